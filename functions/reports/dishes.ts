@@ -1,0 +1,6 @@
+/** GET /v1/restaurants/{id}/reports/dishes — dishes ordered in a range (spec 4.1). */
+import { reportEndpoint } from '../../middleware/compose';
+import { dishes } from '../../shared/reports/dishes';
+import { containerDependencies } from '../../shared/runtime';
+
+export const handler = reportEndpoint(dishes, containerDependencies());

@@ -1,0 +1,38 @@
+/**
+ * Ownership (spec 5.4–5.5): the path's restaurant must belong to the caller on the requested
+ * platform (X-Platform-Id in any case, or the path's platformId where a route carries one;
+ * otherwise the token's first platform). An empty `{id}` is a validation error, not a 403.
+ */
+import { authorize, type OwnershipRules } from '../shared/auth/ownership';
+import { cannotBeEmpty, validationError } from '../shared/errors';
+import { headerValues, pathParameter } from '../shared/http/event';
+import { requireState, stateOf, type PortalMiddleware, type PortalRequest } from './types';
+
+export interface OwnershipOptions {
+  readonly rules: OwnershipRules;
+  /** Name of the path parameter carrying a platformId, for routes that have one. */
+  readonly platformPathParameter?: string;
+}
+
+export const PLATFORM_HEADER = 'X-Platform-Id';
+
+export const ownership = ({ rules, platformPathParameter }: OwnershipOptions): PortalMiddleware => {
+  const ownershipBefore = (request: PortalRequest) => {
+    const restaurantId = pathParameter(request.event, 'id') ?? '';
+    if (restaurantId.trim() === '') throw validationError([cannotBeEmpty('id')]);
+    const fromPath =
+      platformPathParameter === undefined
+        ? undefined
+        : pathParameter(request.event, platformPathParameter);
+    const platformsSent = [
+      ...headerValues(request.event, PLATFORM_HEADER).map((value) => value.trim()),
+      ...(fromPath === undefined ? [] : [fromPath]),
+    ];
+    stateOf(request.context).access = authorize(
+      requireState(request.context, 'claims'),
+      { restaurantId, platformsSent },
+      rules,
+    );
+  };
+  return { before: ownershipBefore };
+};

@@ -1,0 +1,35 @@
+/**
+ * The types every middleware of the chain shares. What one step learns (the token, the
+ * verified claims, the access granted, the report query) is handed forward on a typed slot of
+ * the invocation's context; later steps read it there and never re-parse the request.
+ */
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { PortalClaims } from '../shared/auth/claims';
+import type { Access } from '../shared/auth/ownership';
+import type { GatewayEvent, GatewayResult } from '../shared/http/event';
+import type { ReportQuery } from '../shared/reports/query';
+import { internalError } from '../shared/errors';
+
+export interface PortalState {
+  token?: string;
+  claims?: PortalClaims;
+  access?: Access;
+  query?: ReportQuery;
+}
+
+export type PortalContext = Context & { portal?: PortalState };
+export type PortalRequest = Request<GatewayEvent, GatewayResult, Error, PortalContext>;
+export type PortalMiddleware = MiddlewareObj<GatewayEvent, GatewayResult, Error, PortalContext>;
+
+export const stateOf = (context: PortalContext): PortalState => (context.portal ??= {});
+
+/** A value an earlier step must have set; its absence is a wiring fault, never the client's. */
+export const requireState = <K extends keyof PortalState>(
+  context: PortalContext,
+  key: K,
+): NonNullable<PortalState[K]> => {
+  const value = stateOf(context)[key];
+  if (value === undefined) throw internalError(new Error(`chain did not provide ${key}`));
+  return value as NonNullable<PortalState[K]>;
+};

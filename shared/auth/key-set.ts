@@ -1,0 +1,182 @@
+/**
+ * The environment's published JSON Web Key set (spec 4.5, 5.2), fetched once per container and
+ * shared by every invocation it serves.
+ *
+ * - Keys are fresh for `maxAgeMs` (spec 8: 3600 s); one fetch is in flight at a time.
+ * - A `kid` we do not hold triggers a refetch at most once per `cooldownMs`, counted from the
+ *   last attempt, so random kids cannot make us hammer the key-set host.
+ * - Each fetch times out, refuses redirects and bodies over `maxBytes`.
+ * - When a refresh fails while keys are held, the last good set keeps serving for up to
+ *   `staleMs` and the failure is logged; with nothing usable the set is unavailable (a 500).
+ */
+import {
+  createLocalJWKSet,
+  errors,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTHeaderParameters,
+  type FlattenedJWSInput,
+  type KeyObject,
+  type CryptoKey,
+} from 'jose';
+import { describeError, type Logger } from '../logger';
+
+export interface KeySetOptions {
+  readonly url: URL;
+  readonly maxAgeMs?: number;
+  readonly staleMs?: number;
+  readonly cooldownMs?: number;
+  readonly timeoutMs?: number;
+  readonly maxBytes?: number;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+export const KEY_SET_DEFAULTS = {
+  maxAgeMs: 3_600_000,
+  staleMs: 86_400_000,
+  cooldownMs: 30_000,
+  timeoutMs: 2_000,
+  maxBytes: 64 * 1024,
+} as const;
+
+/** Our side failed: no key set could be had. Mapped to 500, never to a 401. */
+export class KeySetUnavailableError extends Error {
+  override readonly name = 'KeySetUnavailableError';
+  readonly code = 'ERR_KEY_SET_UNAVAILABLE';
+}
+
+type KeyLookup = (
+  header: JWTHeaderParameters,
+  token: FlattenedJWSInput,
+) => Promise<CryptoKey | KeyObject>;
+
+export interface KeySet {
+  /** jose's key getter: resolves the key for a token's protected header. */
+  readonly getKey: KeyLookup;
+  /** Starts loading the set if nothing is held yet (container initialisation). */
+  prefetch(): void;
+  /** kids of the set in use; a refresh that drops a kid lets caches drop its tokens. */
+  readonly kids: () => ReadonlySet<string>;
+}
+
+interface Loaded {
+  readonly lookup: ReturnType<typeof createLocalJWKSet>;
+  readonly kids: ReadonlySet<string>;
+  readonly fetchedAt: number;
+}
+
+const isSigningKey = (key: JWK): boolean =>
+  typeof key.kty === 'string' && key.kty !== 'oct' && (key.use === undefined || key.use === 'sig');
+
+/** Only public signature keys are kept: a symmetric key must never verify a token. */
+export const parseKeySet = (body: string): JSONWebKeySet => {
+  const parsed = JSON.parse(body) as unknown;
+  const keys = (parsed as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys)) throw new TypeError('key set has no keys array');
+  const usable = keys.filter(
+    (key): key is JWK => typeof key === 'object' && key !== null && isSigningKey(key as JWK),
+  );
+  if (usable.length === 0) throw new TypeError('key set has no signature keys');
+  return { keys: usable };
+};
+
+const readCapped = async (response: Response, maxBytes: number): Promise<string> => {
+  const declared = Number(response.headers.get('content-length') ?? '0');
+  if (declared > maxBytes) throw new TypeError('key set response is too large');
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw new TypeError('key set response is too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+export const fetchKeySet = async (
+  url: URL,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<JSONWebKeySet> => {
+  const response = await fetch(url, {
+    redirect: 'error',
+    signal: AbortSignal.timeout(timeoutMs),
+    headers: { accept: 'application/json' },
+  });
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new TypeError(`key set answered HTTP ${response.status}`);
+  }
+  return parseKeySet(await readCapped(response, maxBytes));
+};
+
+export const createKeySet = (options: KeySetOptions): KeySet => {
+  const settings = { ...KEY_SET_DEFAULTS, ...options };
+  const now = settings.now ?? Date.now;
+  const { logger } = settings;
+  let loaded: Loaded | undefined;
+  let inflight: Promise<Loaded> | undefined;
+  let lastAttempt = Number.NEGATIVE_INFINITY;
+
+  const load = async (): Promise<Loaded> => {
+    lastAttempt = now();
+    try {
+      const jwks = await fetchKeySet(settings.url, settings.timeoutMs, settings.maxBytes);
+      const kids = new Set(jwks.keys.flatMap((key) => (key.kid === undefined ? [] : [key.kid])));
+      loaded = { lookup: createLocalJWKSet(jwks), kids, fetchedAt: now() };
+      logger.log('info', 'key set loaded', { keys: jwks.keys.length });
+      return loaded;
+    } catch (error) {
+      const usable = loaded !== undefined && now() - loaded.fetchedAt < settings.staleMs;
+      logger.log(usable ? 'warn' : 'error', 'key set fetch failed', {
+        ...describeError(error),
+        servingStale: usable,
+      });
+      if (usable && loaded) return loaded;
+      throw new KeySetUnavailableError('no usable key set', { cause: error });
+    }
+  };
+
+  const refresh = (): Promise<Loaded> => {
+    inflight ??= load().finally(() => {
+      inflight = undefined;
+    });
+    return inflight;
+  };
+
+  const coolingDown = (): boolean => now() - lastAttempt < settings.cooldownMs;
+
+  const current = async (): Promise<Loaded> => {
+    if (inflight) return inflight;
+    if (!loaded) return refresh();
+    const age = now() - loaded.fetchedAt;
+    if (age >= settings.staleMs) return refresh();
+    if (age >= settings.maxAgeMs && !coolingDown()) return refresh();
+    return loaded;
+  };
+
+  const getKey: KeyLookup = async (header, token) => {
+    const set = await current();
+    try {
+      return await set.lookup(header, token);
+    } catch (error) {
+      const unknownKid =
+        error instanceof errors.JWKSNoMatchingKey &&
+        typeof header.kid === 'string' &&
+        !set.kids.has(header.kid);
+      if (!unknownKid || coolingDown()) throw error;
+      const refreshed = await refresh();
+      return refreshed.lookup(header, token);
+    }
+  };
+
+  return {
+    getKey,
+    prefetch() {
+      if (!loaded && !inflight) refresh().catch(() => undefined);
+    },
+    kids: () => loaded?.kids ?? new Set<string>(),
+  };
+};

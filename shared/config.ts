@@ -1,0 +1,96 @@
+/**
+ * Service configuration, read once per container from the environment. A bad value fails at
+ * initialisation, naming the variable, rather than on the first request.
+ */
+import { parseIsoDate, type IsoDate } from './dates';
+import type { LogLevel } from './logger';
+import { parseLegacyAliases, type LegacyPlatformKeys } from './platforms';
+
+export interface ServiceConfig {
+  readonly jwksUrl: URL;
+  readonly issuer?: string;
+  readonly clockToleranceSeconds: number;
+  readonly legacyPlatforms: LegacyPlatformKeys;
+  readonly database: {
+    readonly url: string;
+    readonly poolMax: number;
+    readonly statementTimeoutMs: number;
+    readonly connectTimeoutSeconds: number;
+  };
+  readonly logLevel: LogLevel;
+}
+
+export class ConfigError extends TypeError {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+const required = (env: Env, name: string): string => {
+  const value = env[name]?.trim();
+  if (!value) throw new ConfigError(`${name} is not set`);
+  return value;
+};
+
+const integer = (env: Env, name: string, fallback: number, min: number, max: number): number => {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}`);
+  }
+  return value;
+};
+
+/** Key sets are fetched over HTTPS; plain HTTP only from this machine (the local issuer). */
+const keySetUrl = (raw: string): URL => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('JWKS_URL is not a URL');
+  }
+  const local = url.protocol === 'http:' && LOOPBACK.has(url.hostname);
+  if (url.protocol !== 'https:' && !local) {
+    throw new ConfigError('JWKS_URL must use https (http only for localhost)');
+  }
+  return url;
+};
+
+const sunset = (env: Env): IsoDate | undefined => {
+  const raw = env.LEGACY_PLATFORM_KEYS_SUNSET?.trim();
+  if (!raw) return undefined;
+  const date = parseIsoDate(raw);
+  if (!date) throw new ConfigError('LEGACY_PLATFORM_KEYS_SUNSET must be a date in YYYY-MM-DD form');
+  return date;
+};
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+export const loadConfig = (env: Env = process.env): ServiceConfig => {
+  const logLevel = (env.LOG_LEVEL?.trim() || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL must be one of ' + LOG_LEVELS.join(', '));
+  let aliases: Map<string, string>;
+  try {
+    aliases = parseLegacyAliases(env.LEGACY_PLATFORM_KEYS ?? '');
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const issuer = env.JWT_ISSUER?.trim();
+  const legacySunset = sunset(env);
+  return {
+    jwksUrl: keySetUrl(required(env, 'JWKS_URL')),
+    ...(issuer ? { issuer } : {}),
+    clockToleranceSeconds: integer(env, 'JWT_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
+    legacyPlatforms: { aliases, ...(legacySunset ? { sunset: legacySunset } : {}) },
+    database: {
+      url: required(env, 'DATABASE_URL'),
+      poolMax: integer(env, 'DB_POOL_MAX', 2, 1, 20),
+      statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 60000),
+      connectTimeoutSeconds: integer(env, 'DB_CONNECT_TIMEOUT_SECONDS', 5, 1, 60),
+    },
+    logLevel,
+  };
+};

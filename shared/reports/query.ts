@@ -1,0 +1,88 @@
+/**
+ * The date range of a report request (spec 4.1, 7, 8). `from` and `to` are required calendar
+ * dates; `compare[from]`/`compare[to]` are optional but come as a pair. Each range may span at
+ * most 31 days, both ends included.
+ */
+import { daysInRange, parseIsoDate, type DateRange, type IsoDate } from '../dates';
+import {
+  cannotBeEmpty,
+  outOfRange,
+  validationError,
+  type ValidationEntry,
+} from '../errors';
+
+export const MAX_RANGE_DAYS = 31;
+
+export interface ReportQuery {
+  readonly range: DateRange;
+  readonly compare?: DateRange;
+}
+
+/** Reads every value the client sent for a query parameter. */
+export type QueryReader = (name: string) => readonly string[];
+
+type Field = { state: 'absent' } | { state: 'date'; date: IsoDate } | { state: 'invalid' };
+
+const readDate = (name: string, values: readonly string[], entries: ValidationEntry[]): Field => {
+  if (values.length > 1) {
+    entries.push({ field: name, code: 'FIELD_REPEATED', message: `${name} must be given once` });
+    return { state: 'invalid' };
+  }
+  const [value = ''] = values;
+  if (value.trim() === '') return { state: 'absent' };
+  const date = parseIsoDate(value);
+  if (date) return { state: 'date', date };
+  entries.push({
+    field: name,
+    code: 'INVALID_DATE',
+    message: `${name} must be a calendar date in YYYY-MM-DD form`,
+  });
+  return { state: 'invalid' };
+};
+
+const checkOrder = (range: DateRange, fromName: string, toName: string): ValidationEntry[] =>
+  range.from > range.to
+    ? [{ field: fromName, code: 'INVALID_RANGE', message: `${fromName} must not be after ${toName}` }]
+    : [];
+
+export const parseReportQuery = (
+  read: QueryReader,
+  { compare: allowCompare }: { compare: boolean },
+): ReportQuery => {
+  const entries: ValidationEntry[] = [];
+  const from = readDate('from', read('from'), entries);
+  const to = readDate('to', read('to'), entries);
+  if (from.state === 'absent') entries.push(cannotBeEmpty('from'));
+  if (to.state === 'absent') entries.push(cannotBeEmpty('to'));
+
+  let compare: DateRange | undefined;
+  if (allowCompare) {
+    const cFrom = readDate('compare[from]', read('compare[from]'), entries);
+    const cTo = readDate('compare[to]', read('compare[to]'), entries);
+    if (cFrom.state === 'absent' && cTo.state !== 'absent') {
+      entries.push(requiredWith('compare[from]', 'compare[to]'));
+    }
+    if (cTo.state === 'absent' && cFrom.state !== 'absent') {
+      entries.push(requiredWith('compare[to]', 'compare[from]'));
+    }
+    if (cFrom.state === 'date' && cTo.state === 'date') {
+      compare = { from: cFrom.date, to: cTo.date };
+      entries.push(...checkOrder(compare, 'compare[from]', 'compare[to]'));
+    }
+  }
+  if (from.state !== 'date' || to.state !== 'date') throw validationError(entries);
+  const range = { from: from.date, to: to.date };
+  entries.push(...checkOrder(range, 'from', 'to'));
+  if (entries.length > 0) throw validationError(entries);
+
+  if ([range, compare].some((r) => r !== undefined && daysInRange(r) > MAX_RANGE_DAYS)) {
+    throw outOfRange();
+  }
+  return compare ? { range, compare } : { range };
+};
+
+const requiredWith = (field: string, other: string): ValidationEntry => ({
+  field,
+  code: 'FIELD_REQUIRED_WITH',
+  message: `${field} is required when ${other} is given`,
+});
