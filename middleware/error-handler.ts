@@ -31,7 +31,7 @@ export const errorHandler = ({ logger }: ErrorHandlerOptions): PortalMiddleware 
   const base = httpErrorHandler({ logger: false, fallbackMessage: INTERNAL_BODY });
 
   const errorHandlerOnError = async (request: PortalRequest) => {
-    if (request.response !== null && request.response !== undefined) return;
+    if (request.response) return;
     const error = request.error;
     const portal = error instanceof PortalError ? error : internalError(error);
     const fields = {

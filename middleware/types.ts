@@ -31,5 +31,5 @@ export const requireState = <K extends keyof PortalState>(
 ): NonNullable<PortalState[K]> => {
   const value = stateOf(context)[key];
   if (value === undefined) throw internalError(new Error(`chain did not provide ${key}`));
-  return value as NonNullable<PortalState[K]>;
+  return value;
 };

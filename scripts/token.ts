@@ -39,7 +39,9 @@ if (values.help) {
 
 const owner = values.owner
   ? (SAMPLE_OWNERS.find((candidate) => candidate.sub === values.owner) ??
-    fail(`unknown owner ${values.owner}; sample owners: ${SAMPLE_OWNERS.map((o) => o.sub).join(', ')}`))
+    fail(
+      `unknown owner ${values.owner}; sample owners: ${SAMPLE_OWNERS.map((o) => o.sub).join(', ')}`,
+    ))
   : SAMPLE_OWNER;
 
 const grants: Grant[] = [];
@@ -55,7 +57,8 @@ for (const token of tokens) {
 }
 
 const expiresIn = values['expires-in'];
-if (!/^\d+[smhd]$/.test(expiresIn)) fail('--expires-in takes a duration such as 90s, 15m, 1h or 7d');
+if (!/^\d+[smhd]$/.test(expiresIn))
+  fail('--expires-in takes a duration such as 90s, 15m, 1h or 7d');
 
 const claims = claimsFor(owner);
 if (grants.length > 0) claims.authSchema = JSON.stringify({ restaurants: grants });

@@ -71,7 +71,8 @@ const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 export const loadConfig = (env: Env = process.env): ServiceConfig => {
   const logLevel = (env.LOG_LEVEL?.trim() || 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL must be one of ' + LOG_LEVELS.join(', '));
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError('LOG_LEVEL must be one of ' + LOG_LEVELS.join(', '));
   let aliases: Map<string, string>;
   try {
     aliases = parseLegacyAliases(env.LEGACY_PLATFORM_KEYS ?? '');

@@ -13,8 +13,8 @@ export const parseIsoDate = (value: string): IsoDate | undefined => {
   const match = ISO_DATE.exec(value);
   if (!match) return undefined;
   const [, y, m, d] = match.map(Number) as [number, number, number, number];
-  const time = Date.UTC(y, m - 1, d);
-  const date = new Date(time);
+  const date = new Date(0);
+  date.setUTCFullYear(y, m - 1, d); // not Date.UTC, which maps years 0–99 to 1900–1999
   if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) {
     return undefined;
   }

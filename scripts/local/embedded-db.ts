@@ -8,7 +8,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 export interface EmbeddedDatabase {
   readonly url: string;
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 export const startEmbeddedDatabase = async (port = 0): Promise<EmbeddedDatabase> => {

@@ -10,7 +10,7 @@ import { startLocalStack } from './stack';
 export interface LocalInvoke {
   readonly event: unknown;
   readonly env: Readonly<Record<string, string>>;
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 export const prepareLocalInvoke = async (
@@ -31,8 +31,6 @@ export const prepareLocalInvoke = async (
     token: await stack.issuer.sign(claimsFor(SAMPLE_OWNER), { expiresIn: '5m' }),
     today: todayIn(restaurant?.timeZone ?? 'UTC'),
   });
-  const provided = Object.fromEntries(
-    Object.entries(stack.env).filter(([name]) => !env[name]),
-  );
+  const provided = Object.fromEntries(Object.entries(stack.env).filter(([name]) => !env[name]));
   return { event: filled, env: provided, close: stack.close };
 };

@@ -79,14 +79,11 @@ export const loadOrCreateIssuer = async (
 
 export interface KeySetServer {
   readonly url: string;
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 /** Serves `keySet()` at KEY_SET_PATH on 127.0.0.1 (port 0: any free port). */
-export const serveKeySet = async (
-  keySet: () => JSONWebKeySet,
-  port = 0,
-): Promise<KeySetServer> => {
+export const serveKeySet = async (keySet: () => JSONWebKeySet, port = 0): Promise<KeySetServer> => {
   const server = createServer((request, response) => {
     if (request.method === 'GET' && request.url === KEY_SET_PATH) {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -103,7 +100,9 @@ export const serveKeySet = async (
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 };

@@ -26,7 +26,7 @@ export interface LocalStack {
   readonly env: Readonly<Record<string, string>>;
   readonly issuer: LocalIssuer;
   readonly embedded: boolean;
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 export const LOCAL_LEGACY_KEYS = `${SAMPLE_LEGACY_KEY}=${SAMPLE_LEGACY_PLATFORM}`;

@@ -24,21 +24,29 @@ module.exports = async ({ resolveVariable }) => {
     const url = (process.env.JWKS_URL ?? '').trim();
     const local = process.argv.slice(2).some((arg) => LOCAL_COMMANDS.includes(arg));
     if (!url && !local) {
-      throw new Error(`JWKS_URL is not set: stage "${stage}" has no portal environment, so its key-set URL comes from JWKS_URL`);
+      throw new Error(
+        `JWKS_URL is not set: stage "${stage}" has no portal environment, so its key-set URL comes from JWKS_URL`,
+      );
     }
     return { url };
   }
   const portalRegion = regions[region];
   if (!portalRegion) {
-    throw new Error(`AWS region "${region}" serves no portal region: add it to custom.portalRegions in serverless.yml`);
+    throw new Error(
+      `AWS region "${region}" serves no portal region: add it to custom.portalRegions in serverless.yml`,
+    );
   }
   const variable = perStage[portalRegion];
   if (!variable) {
-    throw new Error(`stage "${stage}" has no key set for portal region ${portalRegion}: add it to custom.keySetVariables`);
+    throw new Error(
+      `stage "${stage}" has no key set for portal region ${portalRegion}: add it to custom.keySetVariables`,
+    );
   }
   const url = await fromParamsOrEnv(resolveVariable, variable);
   if (!url) {
-    throw new Error(`${variable} is not set: it holds the key-set URL of stage "${stage}" in ${region} (portal region ${portalRegion})`);
+    throw new Error(
+      `${variable} is not set: it holds the key-set URL of stage "${stage}" in ${region} (portal region ${portalRegion})`,
+    );
   }
   return { url };
 };

@@ -87,7 +87,7 @@ const readCapped = async (response: Response, maxBytes: number): Promise<string>
   if (!response.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of response.body) {
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
     if (size > maxBytes) throw new TypeError('key set response is too large');
     chunks.push(chunk);

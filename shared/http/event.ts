@@ -38,7 +38,9 @@ export const headerValues = (event: GatewayEvent, name: string): string[] => {
     }
     if (values.length > 0) return values;
   }
-  for (const [key, value] of Object.entries(event.headers ?? {})) {
+  // API Gateway sends `headers: null` for a request without headers, whatever the types say.
+  const headers = event.headers as Record<string, string | undefined> | null;
+  for (const [key, value] of Object.entries(headers ?? {})) {
     if (key.toLowerCase() === wanted && value !== undefined) values.push(value);
   }
   return values;
@@ -56,7 +58,7 @@ export const queryValues = (event: GatewayEvent, name: string): string[] => {
   const multi = event.multiValueQueryStringParameters?.[name];
   if (multi) return multi;
   const single = event.queryStringParameters?.[name];
-  return single === undefined || single === null ? [] : [single];
+  return single === undefined ? [] : [single];
 };
 
 export const pathParameter = (event: GatewayEvent, name: string): string | undefined =>

@@ -43,7 +43,7 @@ export const createPostgresReportRepository = (sql: Sql): ReportRepository => ({
          and o.platform_id = ${platformId}
          and o.placed_at >= (${from}::date::timestamp at time zone restaurant.time_zone)
          and o.placed_at < ((${to}::date + 1)::timestamp at time zone restaurant.time_zone)
-        where o.state = any(${COUNTED_STATES as unknown as string[]})
+        where o.state = any(${[...COUNTED_STATES]})
         group by 1
       )
       select to_char(days.day, 'YYYY-MM-DD') as date,
@@ -53,13 +53,11 @@ export const createPostgresReportRepository = (sql: Sql): ReportRepository => ({
       from generate_series(${from}::date, ${to}::date, interval '1 day') as days(day)
       left join totals on totals.day = days.day::date
       order by days.day`;
-    return rows.map(
-      (row): DayTotals => ({
-        date: text(row, 'date') as IsoDate,
-        orderCount: integer(row, 'order_count'),
-        revenue: toAmount(text(row, 'revenue')),
-      }),
-    );
+    return rows.map((row): DayTotals => ({
+      date: text(row, 'date') as IsoDate,
+      orderCount: integer(row, 'order_count'),
+      revenue: toAmount(text(row, 'revenue')),
+    }));
   },
 
   async dishes({ restaurantId, platformId }: ReportScope, { from, to }: DateRange) {
@@ -79,15 +77,13 @@ export const createPostgresReportRepository = (sql: Sql): ReportRepository => ({
        and o.placed_at >= (${from}::date::timestamp at time zone restaurant.time_zone)
        and o.placed_at < ((${to}::date + 1)::timestamp at time zone restaurant.time_zone)
       join order_lines l on l.order_id = o.id
-      where o.state = any(${COUNTED_STATES as unknown as string[]})
+      where o.state = any(${[...COUNTED_STATES]})
       group by l.dish_name, restaurant.minor_units
       order by sum(l.quantity * l.unit_price) desc, order_count desc, name asc`;
-    return rows.map(
-      (row): DishTotals => ({
-        name: text(row, 'name'),
-        orderCount: integer(row, 'order_count'),
-        revenue: toAmount(text(row, 'revenue')),
-      }),
-    );
+    return rows.map((row): DishTotals => ({
+      name: text(row, 'name'),
+      orderCount: integer(row, 'order_count'),
+      revenue: toAmount(text(row, 'revenue')),
+    }));
   },
 });

@@ -4,12 +4,7 @@
  * most 31 days, both ends included.
  */
 import { daysInRange, parseIsoDate, type DateRange, type IsoDate } from '../dates';
-import {
-  cannotBeEmpty,
-  outOfRange,
-  validationError,
-  type ValidationEntry,
-} from '../errors';
+import { cannotBeEmpty, outOfRange, validationError, type ValidationEntry } from '../errors';
 
 export const MAX_RANGE_DAYS = 31;
 
@@ -42,7 +37,13 @@ const readDate = (name: string, values: readonly string[], entries: ValidationEn
 
 const checkOrder = (range: DateRange, fromName: string, toName: string): ValidationEntry[] =>
   range.from > range.to
-    ? [{ field: fromName, code: 'INVALID_RANGE', message: `${fromName} must not be after ${toName}` }]
+    ? [
+        {
+          field: fromName,
+          code: 'INVALID_RANGE',
+          message: `${fromName} must not be after ${toName}`,
+        },
+      ]
     : [];
 
 export const parseReportQuery = (

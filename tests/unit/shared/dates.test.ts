@@ -1,0 +1,67 @@
+import {
+  addDays,
+  daysInRange,
+  eachDay,
+  parseIsoDate,
+  todayIn,
+  type IsoDate,
+} from '../../../shared/dates';
+
+const d = (value: string) => value as IsoDate;
+
+describe('parseIsoDate', () => {
+  it.each(['2024-02-29', '2023-12-31', '2026-01-01', '0001-01-01'])(
+    'accepts the calendar date %s',
+    (value) => {
+      expect(parseIsoDate(value)).toBe(value);
+    },
+  );
+
+  it.each([
+    '2024-02-30',
+    '2023-02-29',
+    '2024-13-01',
+    '2024-00-10',
+    '2024-1-5',
+    '24-01-05',
+    '2024-01-05T00:00:00Z',
+    ' 2024-01-05',
+    '2024/01/05',
+    '',
+    'today',
+    '２０２４-01-05',
+  ])('refuses %j, which is not a strict YYYY-MM-DD calendar date', (value) => {
+    expect(parseIsoDate(value)).toBeUndefined();
+  });
+});
+
+describe('date arithmetic', () => {
+  it('counts both ends of a range', () => {
+    expect(daysInRange({ from: d('2024-01-01'), to: d('2024-01-01') })).toBe(1);
+    expect(daysInRange({ from: d('2024-01-01'), to: d('2024-01-31') })).toBe(31);
+    expect(daysInRange({ from: d('2024-02-01'), to: d('2024-03-02') })).toBe(31);
+  });
+
+  it('adds days across month ends, leap days and DST changes without drifting', () => {
+    expect(addDays(d('2024-02-28'), 1)).toBe('2024-02-29');
+    expect(addDays(d('2024-03-30'), 2)).toBe('2024-04-01');
+    expect(addDays(d('2024-10-26'), 2)).toBe('2024-10-28');
+    expect(addDays(d('2024-01-01'), -1)).toBe('2023-12-31');
+  });
+
+  it('lists each day of a range in order', () => {
+    expect(eachDay({ from: d('2024-12-30'), to: d('2025-01-02') })).toEqual([
+      '2024-12-30',
+      '2024-12-31',
+      '2025-01-01',
+      '2025-01-02',
+    ]);
+  });
+
+  it("gives today's date in the restaurant's own time zone", () => {
+    const instant = new Date('2024-06-30T21:30:00Z');
+    expect(todayIn('UTC', instant)).toBe('2024-06-30');
+    expect(todayIn('Asia/Dubai', instant)).toBe('2024-07-01');
+    expect(todayIn('America/Mexico_City', instant)).toBe('2024-06-30');
+  });
+});
