@@ -18,12 +18,17 @@ export interface Dependencies {
   readonly ownership: OwnershipRules;
   readonly reports: ReportRepository;
   readonly logger: Logger;
+  /** Ends the database pool (tests and tooling; a Lambda container never needs it). */
+  readonly close: () => Promise<void>;
 }
 
-export const createDependencies = (config: ServiceConfig): Dependencies => {
-  const logger = createLogger(config.logLevel);
+export const createDependencies = (
+  config: ServiceConfig,
+  logger: Logger = createLogger(config.logLevel),
+): Dependencies => {
   const keySet = createKeySet({ url: config.jwksUrl, logger });
   keySet.prefetch();
+  const sql = createSql(config.database);
   return {
     verifier: createVerifier({
       keySet,
@@ -31,8 +36,9 @@ export const createDependencies = (config: ServiceConfig): Dependencies => {
       ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
     }),
     ownership: { legacy: config.legacyPlatforms, today: () => todayIn('UTC') },
-    reports: createPostgresReportRepository(createSql(config.database)),
+    reports: createPostgresReportRepository(sql),
     logger,
+    close: () => sql.end({ timeout: 1 }),
   };
 };
 
@@ -41,3 +47,8 @@ let container: Dependencies | undefined;
 /** The container's dependencies, built on first use from the environment. */
 export const containerDependencies = (): Dependencies =>
   (container ??= createDependencies(loadConfig()));
+
+/** Closes the container's dependencies, if built (tests that import the handlers). */
+export const closeContainerDependencies = async (): Promise<void> => {
+  await container?.close();
+};

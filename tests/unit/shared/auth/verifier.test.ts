@@ -1,0 +1,465 @@
+/**
+ * createVerifier over a key-set stub: real tokens signed with jose's own builder for what must
+ * pass, hand-built tokens for the attacks. jose reads the real clock, so times are chosen
+ * relative to now with margins far wider than the clock tolerance.
+ */
+import { createHmac, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
+import { jest } from '@jest/globals';
+import {
+  createLocalJWKSet,
+  exportJWK,
+  exportPKCS8,
+  exportSPKI,
+  generateKeyPair,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+  type JWTHeaderParameters,
+  type JWTPayload,
+} from 'jose';
+import { MESSAGES, PortalError } from '../../../../shared/errors';
+import type { KeySet } from '../../../../shared/auth/key-set';
+import {
+  createVerifier,
+  type AsymmetricAlgorithm,
+  type Verifier,
+} from '../../../../shared/auth/verifier';
+
+const ISSUER = 'https://portal-auth.test';
+const TOLERANCE = 30;
+
+const INVALID = { statusCode: 401, code: 'TOKEN_INVALID', message: MESSAGES.tokenUnverifiable };
+const EXPIRED = { statusCode: 401, code: 'TOKEN_EXPIRED', message: MESSAGES.tokenExpired };
+
+const RESTAURANTS = [
+  { id: 'r-1', platforms: [{ restaurantId: 'p-1', platformId: 'TB_AE', platformKey: 'TB_AE' }] },
+];
+
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** A payload the service accepts: an auth schema, an issuer and an expiry five minutes ahead. */
+const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+  sub: 'owner-1',
+  iss: ISSUER,
+  iat: nowSeconds(),
+  exp: nowSeconds() + 300,
+  authSchema: { restaurants: RESTAURANTS },
+  ...overrides,
+});
+
+interface Signer {
+  readonly kid: string;
+  readonly privateKey: CryptoKey;
+  readonly publicKey: CryptoKey;
+  readonly publicJwk: JWK;
+  /** The private key as a node KeyObject, to sign hand-built tokens. */
+  readonly nodeKey: KeyObject;
+}
+
+const signer = async (alg: 'RS256' | 'ES256' | 'EdDSA', kid: string): Promise<Signer> => {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, use: 'sig' };
+  const nodeKey = createPrivateKey(await exportPKCS8(privateKey));
+  return { kid, privateKey, publicKey, publicJwk, nodeKey };
+};
+
+const b64url = (value: string | Uint8Array): string => Buffer.from(value).toString('base64url');
+const segment = (value: unknown): string => b64url(JSON.stringify(value));
+
+/** A compact JWS built by hand: header text as given (so it may repeat members), RSA or ECDSA. */
+const handSigned = (
+  headerText: string,
+  payloadText: string,
+  key: KeyObject,
+  encodePayload = true,
+): string => {
+  const input = `${b64url(headerText)}.${encodePayload ? b64url(payloadText) : payloadText}`;
+  const signature =
+    key.asymmetricKeyType === 'ec'
+      ? sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' })
+      : sign('sha256', Buffer.from(input), key);
+  return `${input}.${b64url(signature)}`;
+};
+
+const signed = (
+  header: JWTHeaderParameters,
+  key: CryptoKey,
+  payload: Record<string, unknown> = claims(),
+): Promise<string> => new SignJWT(payload as JWTPayload).setProtectedHeader(header).sign(key);
+
+type GetKey = KeySet['getKey'];
+
+interface StubKeySet extends KeySet {
+  readonly lookups: jest.Mock<GetKey>;
+}
+
+const stubKeySet = (keys: readonly JWK[]): StubKeySet => {
+  const lookups = jest.fn<GetKey>(createLocalJWKSet({ keys: [...keys] }));
+  return {
+    getKey: lookups,
+    lookups,
+    prefetch() {
+      // the stub holds its keys from the start
+    },
+    kids: () => new Set(keys.flatMap((key) => (key.kid === undefined ? [] : [key.kid]))),
+  };
+};
+
+/** The error a verification was refused with; fails the test when it was not a PortalError. */
+const refusalOf = async (verification: Promise<unknown>): Promise<PortalError> => {
+  const outcome = await verification.then(
+    () => new Error('the token was accepted'),
+    (error: unknown) => error,
+  );
+  expect(outcome).toBeInstanceOf(PortalError);
+  return outcome as PortalError;
+};
+
+/** Refused as TOKEN_INVALID, mapped from the jose error with this stable code. */
+const expectInvalid = async (verification: Promise<unknown>, joseCode: string): Promise<void> => {
+  const error = await refusalOf(verification);
+  expect(error).toMatchObject(INVALID);
+  expect(error.headers).toEqual({ 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+  expect(error.cause).toMatchObject({ code: joseCode });
+};
+
+const NO_KEY = 'ERR_JWKS_NO_MATCHING_KEY';
+const BAD_SIGNATURE = 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED';
+const ALG_NOT_ALLOWED = 'ERR_JOSE_ALG_NOT_ALLOWED';
+const JWS_INVALID = 'ERR_JWS_INVALID';
+const CLAIM_INVALID = 'ERR_JWT_CLAIM_VALIDATION_FAILED';
+
+let rsa: Signer;
+let rsa2: Signer;
+let ec: Signer;
+let ed: Signer;
+let attacker: Signer;
+let keySet: StubKeySet;
+let verify: Verifier;
+
+beforeAll(async () => {
+  [rsa, rsa2, ec, ed, attacker] = await Promise.all([
+    signer('RS256', 'rsa-1'),
+    signer('RS256', 'rsa-2'),
+    signer('ES256', 'ec-1'),
+    signer('EdDSA', 'ed-1'),
+    signer('RS256', 'attacker-1'),
+  ]);
+});
+
+beforeEach(() => {
+  keySet = stubKeySet([rsa.publicJwk, rsa2.publicJwk, ec.publicJwk, ed.publicJwk]);
+  verify = createVerifier({ keySet, issuer: ISSUER, clockToleranceSeconds: TOLERANCE });
+});
+
+afterEach(() => {
+  jest.restoreAllMocks();
+});
+
+const rsaHeader = (extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ alg: 'RS256', kid: rsa.kid, ...extra });
+
+describe('tokens signed by a key of the set', () => {
+  it.each([
+    ['RS256', () => rsa],
+    ['ES256', () => ec],
+    ['EdDSA', () => ed],
+  ] as const)('returns the claims of a valid %s token', async (alg, key) => {
+    const exp = nowSeconds() + 300;
+    const token = await signed(
+      { alg, kid: key().kid, typ: 'JWT' },
+      key().privateKey,
+      claims({ exp }),
+    );
+
+    await expect(verify(token)).resolves.toEqual({ sub: 'owner-1', exp, restaurants: RESTAURANTS });
+  });
+
+  it('accepts hand-built tokens when nothing is wrong with them (control for the attacks)', async () => {
+    const rs = handSigned(rsaHeader(), JSON.stringify(claims()), rsa.nodeKey);
+    const es = handSigned(
+      JSON.stringify({ alg: 'ES256', kid: ec.kid }),
+      JSON.stringify(claims()),
+      ec.nodeKey,
+    );
+
+    await expect(verify(rs)).resolves.toMatchObject({ sub: 'owner-1' });
+    await expect(verify(es)).resolves.toMatchObject({ sub: 'owner-1' });
+  });
+
+  it('accepts any issuer, or none, when no issuer is configured', async () => {
+    const open = createVerifier({ keySet, clockToleranceSeconds: TOLERANCE });
+    const other = await signed(
+      { alg: 'RS256', kid: rsa.kid },
+      rsa.privateKey,
+      claims({ iss: 'x' }),
+    );
+    const none = await signed(
+      { alg: 'RS256', kid: rsa.kid },
+      rsa.privateKey,
+      claims({ iss: undefined }),
+    );
+
+    await expect(open(other)).resolves.toMatchObject({ sub: 'owner-1' });
+    await expect(open(none)).resolves.toMatchObject({ sub: 'owner-1' });
+  });
+});
+
+describe('token times', () => {
+  const rsaToken = (overrides: Record<string, unknown>): Promise<string> =>
+    signed({ alg: 'RS256', kid: rsa.kid }, rsa.privateKey, claims(overrides));
+
+  it.each([
+    ['just past, beyond the tolerance', () => nowSeconds() - TOLERANCE - 5],
+    ['an hour ago', () => nowSeconds() - 3600],
+  ])('refuses a token that expired %s as TOKEN_EXPIRED', async (_when, exp) => {
+    const error = await refusalOf(verify(await rsaToken({ exp: exp() })));
+
+    expect(error).toMatchObject(EXPIRED);
+    expect(error.headers).toEqual({ 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    expect(error.cause).toMatchObject({ code: 'ERR_JWT_EXPIRED' });
+  });
+
+  it('accepts a token whose expiry passed within the clock tolerance', async () => {
+    const exp = nowSeconds() - TOLERANCE + 5;
+
+    await expect(verify(await rsaToken({ exp }))).resolves.toMatchObject({ exp });
+  });
+
+  it.each([
+    ['a numeric string', () => String(nowSeconds() + 300)],
+    ['null', () => null],
+    ['missing', () => undefined],
+  ])('refuses exp that is %s as TOKEN_INVALID', async (_what, exp) => {
+    await expectInvalid(verify(await rsaToken({ exp: exp() })), CLAIM_INVALID);
+  });
+
+  it('refuses a token whose nbf lies beyond the tolerance in the future', async () => {
+    await expectInvalid(
+      verify(await rsaToken({ nbf: nowSeconds() + TOLERANCE + 60 })),
+      CLAIM_INVALID,
+    );
+  });
+
+  it('accepts a token whose nbf lies within the clock tolerance', async () => {
+    const token = await rsaToken({ nbf: nowSeconds() + TOLERANCE - 5 });
+
+    await expect(verify(token)).resolves.toMatchObject({ sub: 'owner-1' });
+  });
+});
+
+describe('issuer', () => {
+  it.each([
+    ['another issuer', 'https://evil.test'],
+    ['the issuer with a trailing slash', `${ISSUER}/`],
+    ['no issuer', undefined],
+  ])('refuses %s when an issuer is configured', async (_what, iss) => {
+    const token = await signed({ alg: 'RS256', kid: rsa.kid }, rsa.privateKey, claims({ iss }));
+
+    await expectInvalid(verify(token), CLAIM_INVALID);
+  });
+});
+
+describe('algorithms', () => {
+  it.each(['none', 'None', 'NONE', 'nOnE'])(
+    'refuses alg %s, with and without a signature, before any key is looked up',
+    async (alg) => {
+      const unsigned = `${segment({ alg, kid: rsa.kid })}.${segment(claims())}`;
+
+      for (const token of [`${unsigned}.`, `${unsigned}.${b64url('signature')}`]) {
+        await expectInvalid(verify(token), ALG_NOT_ALLOWED);
+      }
+      expect(keySet.lookups).not.toHaveBeenCalled();
+    },
+  );
+
+  it('refuses an RS256 token with an empty signature', async () => {
+    const token = `${segment({ alg: 'RS256', kid: rsa.kid })}.${segment(claims())}.`;
+
+    await expectInvalid(verify(token), BAD_SIGNATURE);
+  });
+
+  const publicKeyAs = async (form: string): Promise<Buffer> => {
+    const pem = await exportSPKI(rsa.publicKey);
+    if (form === 'PEM text') return Buffer.from(pem);
+    if (form === 'DER bytes') return createPublicKey(pem).export({ type: 'spki', format: 'der' });
+    return Buffer.from(JSON.stringify(rsa.publicJwk));
+  };
+
+  it.each(
+    (['HS256', 'HS384', 'HS512'] as const).flatMap((alg) =>
+      ['PEM text', 'DER bytes', 'JWK JSON text'].map((form) => [alg, form] as const),
+    ),
+  )('refuses %s signed with the public key as %s', async (alg, form) => {
+    const input = `${segment({ alg, kid: rsa.kid, typ: 'JWT' })}.${segment(claims())}`;
+    const mac = createHmac(`sha${alg.slice(2)}`, await publicKeyAs(form))
+      .update(input)
+      .digest('base64url');
+
+    await expectInvalid(verify(`${input}.${mac}`), ALG_NOT_ALLOWED);
+    expect(keySet.lookups).not.toHaveBeenCalled();
+  });
+
+  it('refuses an RSA signature presented under an ES256 header with the RSA kid', async () => {
+    const token = handSigned(
+      JSON.stringify({ alg: 'ES256', kid: rsa.kid }),
+      JSON.stringify(claims()),
+      rsa.nodeKey,
+    );
+
+    await expectInvalid(verify(token), NO_KEY);
+  });
+
+  it('refuses an ES384 header naming the P-256 key', async () => {
+    const signature = b64url(new Uint8Array(96));
+    const token = `${segment({ alg: 'ES384', kid: ec.kid })}.${segment(claims())}.${signature}`;
+
+    await expectInvalid(verify(token), NO_KEY);
+  });
+
+  it('refuses the ECDSA psychic signature (r = s = 0) on ES256', async () => {
+    const signature = b64url(new Uint8Array(64));
+    const token = `${segment({ alg: 'ES256', kid: ec.kid })}.${segment(claims())}.${signature}`;
+
+    await expectInvalid(verify(token), BAD_SIGNATURE);
+  });
+
+  it('refuses a valid token whose algorithm is outside the configured list', async () => {
+    const algorithms: AsymmetricAlgorithm[] = ['ES256'];
+    const only = createVerifier({ keySet, clockToleranceSeconds: TOLERANCE, algorithms });
+    const token = await signed({ alg: 'RS256', kid: rsa.kid }, rsa.privateKey);
+
+    await expectInvalid(only(token), ALG_NOT_ALLOWED);
+  });
+
+  it.each(['HS256', 'HS512', 'none', 'PBES2-HS256+A128KW'])(
+    'createVerifier refuses %s in its options with a TypeError',
+    (alg) => {
+      const algorithms = [alg] as unknown as AsymmetricAlgorithm[];
+
+      expect(() => createVerifier({ keySet, clockToleranceSeconds: 0, algorithms })).toThrow(
+        new TypeError('only asymmetric JWS algorithms may verify portal tokens'),
+      );
+    },
+  );
+});
+
+describe('key selection', () => {
+  it.each([
+    ['a kid outside the set', 'attacker-1', NO_KEY],
+    ['the kid of the real key', 'rsa-1', BAD_SIGNATURE],
+  ])('ignores an embedded jwk header with %s', async (_what, kid, joseCode) => {
+    const token = await signed({ alg: 'RS256', kid, jwk: attacker.publicJwk }, attacker.privateKey);
+
+    await expectInvalid(verify(token), joseCode);
+  });
+
+  it.each(
+    (['jku', 'x5u'] as const).flatMap((member) =>
+      [
+        ['attacker-1', NO_KEY],
+        ['rsa-1', BAD_SIGNATURE],
+      ].map(([kid, joseCode]) => [member, kid, joseCode] as const),
+    ),
+  )('never fetches a %s header (kid %s)', async (member, kid, joseCode) => {
+    const fetchSpy = jest.spyOn(globalThis, 'fetch');
+    const token = await signed(
+      { alg: 'RS256', kid, [member]: 'http://127.0.0.1:9/' },
+      attacker.privateKey,
+    );
+
+    await expectInvalid(verify(token), joseCode);
+    expect(fetchSpy).not.toHaveBeenCalled();
+  });
+
+  it('ignores an x5c header carrying a certificate chain', async () => {
+    const x5c = [Buffer.from('attacker certificate').toString('base64')];
+    const token = await signed({ alg: 'RS256', kid: rsa.kid, x5c }, attacker.privateKey);
+
+    await expectInvalid(verify(token), BAD_SIGNATURE);
+  });
+
+  it('refuses a token signed by another key set’s key that carries the same kid', async () => {
+    const impostor = await signer('RS256', rsa.kid);
+    const token = await signed({ alg: 'RS256', kid: rsa.kid }, impostor.privateKey);
+
+    await expectInvalid(verify(token), BAD_SIGNATURE);
+  });
+
+  it.each([
+    ['a path', '../../etc/passwd'],
+    ['SQL', "' OR 1=1 --"],
+    ['a shell command', '$(rm -rf /)'],
+    ['10,000 characters', 'k'.repeat(10_000)],
+    ['a number', 42],
+    ['an object', { kid: 'rsa-1' }],
+    ['null', null],
+  ])('refuses a kid that is %s, even on a token the real key signed', async (_what, kid) => {
+    const token = handSigned(rsaHeader({ kid }), JSON.stringify(claims()), rsa.nodeKey);
+
+    await expectInvalid(verify(token), NO_KEY);
+  });
+
+  it('refuses a token without kid when two keys of the set fit its algorithm', async () => {
+    const token = await signed({ alg: 'RS256' }, rsa.privateKey);
+
+    await expectInvalid(verify(token), 'ERR_JWKS_MULTIPLE_MATCHING_KEYS');
+  });
+});
+
+describe('header parameters', () => {
+  it('refuses an unknown critical header parameter', async () => {
+    const header = rsaHeader({ crit: ['urn:example:policy'], 'urn:example:policy': 1 });
+    const token = handSigned(header, JSON.stringify(claims()), rsa.nodeKey);
+
+    await expectInvalid(verify(token), 'ERR_JOSE_NOT_SUPPORTED');
+  });
+
+  it('refuses an unencoded payload (b64: false, critical)', async () => {
+    const header = rsaHeader({ b64: false, crit: ['b64'] });
+    // compact serialisation: the unencoded payload must not contain a '.'
+    const payload = JSON.stringify(claims({ iss: 'portal-auth' }));
+    const token = handSigned(header, payload, rsa.nodeKey, false);
+
+    expect(token.split('.')).toHaveLength(3);
+
+    await expectInvalid(verify(token), 'ERR_JWT_INVALID');
+  });
+
+  it.each([
+    ['alg RS256 then HS256', '{"alg":"RS256","kid":"rsa-1","alg":"HS256"}', ALG_NOT_ALLOWED],
+    ['alg RS256 then none', '{"alg":"RS256","kid":"rsa-1","alg":"none"}', ALG_NOT_ALLOWED],
+    ['the real kid then an unknown one', '{"alg":"RS256","kid":"rsa-1","kid":"x"}', NO_KEY],
+  ])('refuses duplicate header members (%s): the last one counts', async (_what, header, code) => {
+    const token = handSigned(header, JSON.stringify(claims()), rsa.nodeKey);
+
+    await expectInvalid(verify(token), code);
+  });
+});
+
+describe('malformed tokens', () => {
+  it.each([
+    ['empty', ''],
+    ['two parts', 'a.b'],
+    ['three junk parts', 'a.b.c'],
+    ['not base64url', '!!!.***.###'],
+    ['a header that is not JSON', `${b64url('not json')}.${b64url('{}')}.${b64url('sig')}`],
+    ['a header that is a JSON array', `${segment(['RS256'])}.${b64url('{}')}.${b64url('sig')}`],
+    ['four parts', 'a.b.c.d'],
+  ])('refuses a token that is %s', async (_what, token) => {
+    await expectInvalid(verify(token), JWS_INVALID);
+    expect(keySet.lookups).not.toHaveBeenCalled();
+  });
+
+  it('refuses a 5-part JWE with a huge PBES2 count in well under 100 ms', async () => {
+    const header = { alg: 'PBES2-HS512+A256KW', enc: 'A256GCM', p2c: 2 ** 40, p2s: b64url('salt') };
+    const parts = [segment(header), b64url('key'), b64url('iv'), b64url('ct'), b64url('tag')];
+
+    const started = performance.now();
+    await expectInvalid(verify(parts.join('.')), JWS_INVALID);
+    const elapsed = performance.now() - started;
+
+    expect(elapsed).toBeLessThan(100);
+    expect(keySet.lookups).not.toHaveBeenCalled();
+  });
+});

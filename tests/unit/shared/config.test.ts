@@ -1,0 +1,259 @@
+import { ConfigError, loadConfig, type ServiceConfig } from '../../../shared/config';
+
+type Env = Record<string, string | undefined>;
+
+const JWKS_URL = 'https://auth.portal.example.com/v2/.well-known/jwks.json';
+const DATABASE_URL = 'postgres://reports:secret@db.internal:5432/reports';
+
+/** The smallest environment the service starts with. */
+const minimalEnv = (): Env => ({ JWKS_URL, DATABASE_URL });
+
+const configErrorOf = (env: Env): ConfigError => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected loadConfig to throw a ConfigError');
+};
+
+describe('loadConfig', () => {
+  it('fills every optional setting with its default', () => {
+    // Act
+    const config = loadConfig(minimalEnv());
+
+    // Assess
+    expect(config.jwksUrl).toBeInstanceOf(URL);
+    expect(config.jwksUrl.href).toBe(JWKS_URL);
+    expect({ ...config, jwksUrl: config.jwksUrl.href }).toEqual({
+      jwksUrl: JWKS_URL,
+      clockToleranceSeconds: 5,
+      legacyPlatforms: { aliases: new Map() },
+      database: {
+        url: DATABASE_URL,
+        poolMax: 2,
+        statementTimeoutMs: 5000,
+        connectTimeoutSeconds: 5,
+      },
+      logLevel: 'info',
+    });
+    expect(config).not.toHaveProperty('issuer');
+    expect(config.legacyPlatforms).not.toHaveProperty('sunset');
+  });
+
+  it('reads every setting that is given', () => {
+    // Prepare
+    const env: Env = {
+      JWKS_URL,
+      DATABASE_URL,
+      JWT_ISSUER: ' https://auth.portal.example.com ',
+      JWT_CLOCK_TOLERANCE_SECONDS: '30',
+      LEGACY_PLATFORM_KEYS: 'TBLEGACY_KW=TB_KW',
+      LEGACY_PLATFORM_KEYS_SUNSET: '2026-06-30',
+      DB_POOL_MAX: '20',
+      DB_STATEMENT_TIMEOUT_MS: '100',
+      DB_CONNECT_TIMEOUT_SECONDS: '60',
+      LOG_LEVEL: 'debug',
+    };
+
+    // Act
+    const config = loadConfig(env);
+
+    // Assess
+    expect({ ...config, jwksUrl: config.jwksUrl.href }).toEqual({
+      jwksUrl: JWKS_URL,
+      issuer: 'https://auth.portal.example.com',
+      clockToleranceSeconds: 30,
+      legacyPlatforms: { aliases: new Map([['TBLEGACY_KW', 'TB_KW']]), sunset: '2026-06-30' },
+      database: {
+        url: DATABASE_URL,
+        poolMax: 20,
+        statementTimeoutMs: 100,
+        connectTimeoutSeconds: 60,
+      },
+      logLevel: 'debug',
+    });
+  });
+
+  it.each(['', '   '])('treats JWT_ISSUER %j as not set', (issuer) => {
+    // Act
+    const config = loadConfig({ ...minimalEnv(), JWT_ISSUER: issuer });
+
+    // Assess
+    expect(config).not.toHaveProperty('issuer');
+  });
+
+  it('does not change the environment it reads', () => {
+    // Prepare
+    const env = { ...minimalEnv(), LOG_LEVEL: 'warn' };
+    const before = { ...env };
+
+    // Act
+    loadConfig(env);
+
+    // Assess
+    expect(env).toEqual(before);
+  });
+
+  describe('JWKS_URL', () => {
+    it.each([undefined, '', '   '])('refuses a missing JWKS_URL (%j)', (value) => {
+      // Act
+      const error = configErrorOf({ ...minimalEnv(), JWKS_URL: value });
+
+      // Assess
+      expect(error.message).toBe('JWKS_URL is not set');
+    });
+
+    it.each(['not a url', '/.well-known/jwks.json', 'auth.example.com/jwks.json'])(
+      'refuses %j, which is not a URL',
+      (value) => {
+        // Act
+        const error = configErrorOf({ ...minimalEnv(), JWKS_URL: value });
+
+        // Assess
+        expect(error.message).toBe('JWKS_URL is not a URL');
+      },
+    );
+
+    it.each([
+      'http://auth.portal.example.com/jwks.json',
+      'http://10.0.0.5/jwks.json',
+      'http://localhost.example.com/jwks.json',
+      'http://127.0.0.1.nip.io/jwks.json',
+      'ftp://localhost/jwks.json',
+      'file:///etc/jwks.json',
+    ])('refuses %s: plain HTTP only for this machine, nothing but HTTP(S)', (value) => {
+      // Act
+      const error = configErrorOf({ ...minimalEnv(), JWKS_URL: value });
+
+      // Assess
+      expect(error.message).toMatch(/^JWKS_URL /);
+      expect(error.message).toContain('https');
+    });
+
+    it.each([
+      'http://localhost:3001/.well-known/jwks.json',
+      'http://127.0.0.1:3001/.well-known/jwks.json',
+      'http://[::1]:3001/.well-known/jwks.json',
+    ])('accepts plain HTTP from the local issuer at %s', (value) => {
+      // Act
+      const config = loadConfig({ ...minimalEnv(), JWKS_URL: value });
+
+      // Assess
+      expect(config.jwksUrl.href).toBe(value);
+    });
+  });
+
+  describe('DATABASE_URL', () => {
+    it.each([undefined, '', '  '])('refuses a missing DATABASE_URL (%j)', (value) => {
+      // Act
+      const error = configErrorOf({ ...minimalEnv(), DATABASE_URL: value });
+
+      // Assess
+      expect(error.message).toBe('DATABASE_URL is not set');
+    });
+  });
+
+  describe.each([
+    { name: 'DB_POOL_MAX', min: 1, max: 20, read: (c: ServiceConfig) => c.database.poolMax },
+    {
+      name: 'DB_STATEMENT_TIMEOUT_MS',
+      min: 100,
+      max: 60000,
+      read: (c: ServiceConfig) => c.database.statementTimeoutMs,
+    },
+    {
+      name: 'DB_CONNECT_TIMEOUT_SECONDS',
+      min: 1,
+      max: 60,
+      read: (c: ServiceConfig) => c.database.connectTimeoutSeconds,
+    },
+    {
+      name: 'JWT_CLOCK_TOLERANCE_SECONDS',
+      min: 0,
+      max: 300,
+      read: (c: ServiceConfig) => c.clockToleranceSeconds,
+    },
+  ])('$name', ({ name, min, max, read }) => {
+    it.each([String(min - 1), String(max + 1), '2.5', 'ten', '-', 'NaN', 'Infinity'])(
+      `refuses %j, which is not a whole number from ${min} to ${max}`,
+      (value) => {
+        // Act
+        const error = configErrorOf({ ...minimalEnv(), [name]: value });
+
+        // Assess
+        expect(error.message).toBe(`${name} must be a whole number from ${min} to ${max}`);
+      },
+    );
+
+    it(`accepts both ends of ${min}..${max}, spaces trimmed`, () => {
+      // Act
+      const ends = [min, max].map((value) =>
+        read(loadConfig({ ...minimalEnv(), [name]: ` ${value} ` })),
+      );
+
+      // Assess
+      expect(ends).toEqual([min, max]);
+    });
+  });
+
+  describe('LEGACY_PLATFORM_KEYS', () => {
+    it.each(['TBLEGACY_KW', 'TBLEGACY_KW=tb_kw', '=TB_KW', 'A=TB_KW=TB_AE'])(
+      'refuses the malformed list %j, naming LEGACY_PLATFORM_KEYS',
+      (value) => {
+        // Act
+        const error = configErrorOf({ ...minimalEnv(), LEGACY_PLATFORM_KEYS: value });
+
+        // Assess
+        expect(error.message).toMatch(/^LEGACY_PLATFORM_KEYS: /);
+      },
+    );
+
+    it.each(['2026-02-30', '2026-6-30', '30.06.2026', 'tomorrow', '2026-06-30T00:00:00Z'])(
+      'refuses the sunset %j, which is not a YYYY-MM-DD date',
+      (value) => {
+        // Act
+        const error = configErrorOf({ ...minimalEnv(), LEGACY_PLATFORM_KEYS_SUNSET: value });
+
+        // Assess
+        expect(error.message).toBe('LEGACY_PLATFORM_KEYS_SUNSET must be a date in YYYY-MM-DD form');
+      },
+    );
+
+    it('treats a blank sunset as no sunset', () => {
+      // Act
+      const config = loadConfig({ ...minimalEnv(), LEGACY_PLATFORM_KEYS_SUNSET: ' ' });
+
+      // Assess
+      expect(config.legacyPlatforms).toEqual({ aliases: new Map() });
+    });
+  });
+
+  describe('LOG_LEVEL', () => {
+    it.each(['debug', 'info', 'warn', 'error'])('accepts %s', (level) => {
+      // Act
+      const config = loadConfig({ ...minimalEnv(), LOG_LEVEL: level });
+
+      // Assess
+      expect(config.logLevel).toBe(level);
+    });
+
+    it.each(['verbose', 'INFO', 'trace', 'fatal'])('refuses %j, naming LOG_LEVEL', (level) => {
+      // Act
+      const error = configErrorOf({ ...minimalEnv(), LOG_LEVEL: level });
+
+      // Assess
+      expect(error.message).toBe('LOG_LEVEL must be one of debug, info, warn, error');
+    });
+  });
+
+  it('throws a ConfigError, a kind of TypeError, with its own name', () => {
+    // Act
+    const error = configErrorOf({});
+
+    // Assess
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.name).toBe('ConfigError');
+  });
+});
