@@ -20,18 +20,27 @@ const fail = (message: string): never => {
   process.exit(2);
 };
 
-const { values, tokens } = parseArgs({
-  options: {
-    owner: { type: 'string' },
-    restaurant: { type: 'string', multiple: true },
-    platform: { type: 'string', multiple: true },
-    'expires-in': { type: 'string', default: '1h' },
-    sub: { type: 'string' },
-    help: { type: 'boolean' },
-  },
-  tokens: true,
-  strict: true,
-});
+const parse = () =>
+  parseArgs({
+    options: {
+      owner: { type: 'string' },
+      restaurant: { type: 'string', multiple: true },
+      platform: { type: 'string', multiple: true },
+      'expires-in': { type: 'string', default: '1h' },
+      sub: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    tokens: true,
+    strict: true,
+  });
+
+let parsed: ReturnType<typeof parse>;
+try {
+  parsed = parse();
+} catch (error) {
+  parsed = fail(error instanceof Error ? error.message : 'invalid arguments');
+}
+const { values, tokens } = parsed;
 if (values.help) {
   process.stdout.write(`${usage}\n`);
   process.exit(0);

@@ -30,7 +30,9 @@ export const rawOrders = (restaurantId: string, platformId: string): Promise<Raw
     const orders = await sql<{ id: string; placed_at: Date; state: string; total: string }[]>`
       select id, placed_at, state, total::text as total from orders
       where restaurant_id = ${restaurantId} and platform_id = ${platformId}`;
-    const lines = await sql<{ order_id: string; dish_name: string; quantity: number; unit_price: string }[]>`
+    const lines = await sql<
+      { order_id: string; dish_name: string; quantity: number; unit_price: string }[]
+    >`
       select l.order_id, l.dish_name, l.quantity, l.unit_price::text as unit_price
       from order_lines l join orders o on o.id = l.order_id
       where o.restaurant_id = ${restaurantId} and o.platform_id = ${platformId}`;
@@ -40,7 +42,11 @@ export const rawOrders = (restaurantId: string, platformId: string): Promise<Raw
       totalMilli: milli(order.total),
       lines: lines
         .filter((line) => line.order_id === order.id)
-        .map((line) => ({ dish: line.dish_name, quantity: line.quantity, unitMilli: milli(line.unit_price) })),
+        .map((line) => ({
+          dish: line.dish_name,
+          quantity: line.quantity,
+          unitMilli: milli(line.unit_price),
+        })),
     }));
   });
 
@@ -83,7 +89,9 @@ export const expectedDishes = (
   }
   const step = 10 ** (3 - minorUnits);
   return [...byDish.entries()]
-    .sort(([a, x], [b, y]) => y.milli - x.milli || y.orders - x.orders || (a < b ? -1 : a > b ? 1 : 0))
+    .sort(
+      ([a, x], [b, y]) => y.milli - x.milli || y.orders - x.orders || (a < b ? -1 : a > b ? 1 : 0),
+    )
     .map(([name, { orders: orderCount, milli: total }]) => ({
       name,
       orderCount,

@@ -24,10 +24,34 @@ const laterStepThatMustNotRun = () => {
 
 describe('cors: preflight (spec 4.3)', () => {
   it.each([
-    ['REST v1 with an Origin', () => restEvent({ method: 'OPTIONS', resource: ORDERS_ROUTE, pathParameters: PATH, headers: ORIGIN })],
-    ['REST v1 without an Origin', () => restEvent({ method: 'OPTIONS', resource: ORDERS_ROUTE, pathParameters: PATH })],
-    ['HTTP API v2 with an Origin', () => httpApiEvent({ method: 'OPTIONS', resource: ORDERS_ROUTE, pathParameters: PATH, headers: ORIGIN })],
-    ['HTTP API v2 without an Origin', () => httpApiEvent({ method: 'OPTIONS', resource: ORDERS_ROUTE, pathParameters: PATH })],
+    [
+      'REST v1 with an Origin',
+      () =>
+        restEvent({
+          method: 'OPTIONS',
+          resource: ORDERS_ROUTE,
+          pathParameters: PATH,
+          headers: ORIGIN,
+        }),
+    ],
+    [
+      'REST v1 without an Origin',
+      () => restEvent({ method: 'OPTIONS', resource: ORDERS_ROUTE, pathParameters: PATH }),
+    ],
+    [
+      'HTTP API v2 with an Origin',
+      () =>
+        httpApiEvent({
+          method: 'OPTIONS',
+          resource: ORDERS_ROUTE,
+          pathParameters: PATH,
+          headers: ORIGIN,
+        }),
+    ],
+    [
+      'HTTP API v2 without an Origin',
+      () => httpApiEvent({ method: 'OPTIONS', resource: ORDERS_ROUTE, pathParameters: PATH }),
+    ],
   ])(
     'answers an OPTIONS request (%s) with 200, exactly the spec headers plus Max-Age and an empty body, before any later middleware',
     async (_name, event) => {
@@ -57,7 +81,12 @@ describe('cors: preflight (spec 4.3)', () => {
 
     // Act
     const response = await lambda(
-      restEvent({ method: 'OPTIONS', resource: ORDERS_ROUTE, pathParameters: PATH, headers: ORIGIN }),
+      restEvent({
+        method: 'OPTIONS',
+        resource: ORDERS_ROUTE,
+        pathParameters: PATH,
+        headers: ORIGIN,
+      }),
       lambdaContext(),
     );
 
@@ -71,8 +100,12 @@ describe('cors: preflight (spec 4.3)', () => {
     const event = httpApiEvent({ method: 'OPTIONS', resource: ORDERS_ROUTE, pathParameters: PATH });
 
     // Act
-    const zero = await chain().use(cors({ maxAge: 0 })).handler(okHandler())(event, lambdaContext());
-    const hour = await chain().use(cors({ maxAge: 3600 })).handler(okHandler())(event, lambdaContext());
+    const zero = await chain()
+      .use(cors({ maxAge: 0 }))
+      .handler(okHandler())(event, lambdaContext());
+    const hour = await chain()
+      .use(cors({ maxAge: 3600 }))
+      .handler(okHandler())(event, lambdaContext());
 
     // Assess
     expect(zero).toStrictEqual(preflightResponse('0'));
@@ -82,7 +115,8 @@ describe('cors: preflight (spec 4.3)', () => {
   it('gives each preflight its own headers object', async () => {
     // Prepare
     const lambda = chain().use(cors()).handler(okHandler());
-    const event = () => restEvent({ method: 'OPTIONS', resource: ORDERS_ROUTE, pathParameters: PATH });
+    const event = () =>
+      restEvent({ method: 'OPTIONS', resource: ORDERS_ROUTE, pathParameters: PATH });
     const first = await lambda(event(), lambdaContext());
     first.headers!['Access-Control-Allow-Origin'] = 'https://evil.example';
 
@@ -96,10 +130,22 @@ describe('cors: preflight (spec 4.3)', () => {
 
 describe('cors: other methods', () => {
   it.each([
-    ['REST v1 without an Origin', () => restEvent({ resource: ORDERS_ROUTE, pathParameters: PATH })],
-    ['REST v1 with an Origin', () => restEvent({ resource: ORDERS_ROUTE, pathParameters: PATH, headers: ORIGIN })],
-    ['HTTP API v2 without an Origin', () => httpApiEvent({ resource: ORDERS_ROUTE, pathParameters: PATH })],
-    ['HTTP API v2 with an Origin', () => httpApiEvent({ resource: ORDERS_ROUTE, pathParameters: PATH, headers: ORIGIN })],
+    [
+      'REST v1 without an Origin',
+      () => restEvent({ resource: ORDERS_ROUTE, pathParameters: PATH }),
+    ],
+    [
+      'REST v1 with an Origin',
+      () => restEvent({ resource: ORDERS_ROUTE, pathParameters: PATH, headers: ORIGIN }),
+    ],
+    [
+      'HTTP API v2 without an Origin',
+      () => httpApiEvent({ resource: ORDERS_ROUTE, pathParameters: PATH }),
+    ],
+    [
+      'HTTP API v2 with an Origin',
+      () => httpApiEvent({ resource: ORDERS_ROUTE, pathParameters: PATH, headers: ORIGIN }),
+    ],
   ])(
     'decorates a GET success (%s) with Allow-Origin * and Allow-Credentials false',
     async (_name, event) => {

@@ -86,16 +86,19 @@ describe('errorHandler: portal errors (spec 2.6, 7)', () => {
     ],
     ['FORBIDDEN', forbidden, 403, JSON_HEADERS, FORBIDDEN_BODY],
     ['INTERNAL_ERROR', () => internalError(new Error(SQL)), 500, JSON_HEADERS, INTERNAL_BODY],
-  ])('renders %s as its status, headers and spec body', async (_code, make, status, headers, body) => {
-    // Prepare
-    const lambda = failingWith(make());
+  ])(
+    'renders %s as its status, headers and spec body',
+    async (_code, make, status, headers, body) => {
+      // Prepare
+      const lambda = failingWith(make());
 
-    // Act
-    const response = await lambda(event(), lambdaContext());
+      // Act
+      const response = await lambda(event(), lambdaContext());
 
-    // Assess
-    expect(response).toStrictEqual({ statusCode: status, headers, body });
-  });
+      // Assess
+      expect(response).toStrictEqual({ statusCode: status, headers, body });
+    },
+  );
 
   it('renders a portal error thrown by a before step and never reaches the handler', async () => {
     // Prepare
@@ -114,7 +117,11 @@ describe('errorHandler: portal errors (spec 2.6, 7)', () => {
     const response = await lambda(event(), lambdaContext());
 
     // Assess
-    expect(response).toStrictEqual({ statusCode: 403, headers: JSON_HEADERS, body: FORBIDDEN_BODY });
+    expect(response).toStrictEqual({
+      statusCode: 403,
+      headers: JSON_HEADERS,
+      body: FORBIDDEN_BODY,
+    });
     expect(reached).toBe(false);
   });
 });

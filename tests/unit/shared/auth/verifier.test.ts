@@ -15,7 +15,6 @@ import {
   type CryptoKey,
   type JWK,
   type JWTHeaderParameters,
-  type JWTPayload,
 } from 'jose';
 import { MESSAGES, PortalError } from '../../../../shared/errors';
 import type { KeySet } from '../../../../shared/auth/key-set';
@@ -85,7 +84,7 @@ const signed = (
   header: JWTHeaderParameters,
   key: CryptoKey,
   payload: Record<string, unknown> = claims(),
-): Promise<string> => new SignJWT(payload as JWTPayload).setProtectedHeader(header).sign(key);
+): Promise<string> => new SignJWT(payload).setProtectedHeader(header).sign(key);
 
 type GetKey = KeySet['getKey'];
 
@@ -359,7 +358,7 @@ describe('key selection', () => {
       [
         ['attacker-1', NO_KEY],
         ['rsa-1', BAD_SIGNATURE],
-      ].map(([kid, joseCode]) => [member, kid, joseCode] as const),
+      ].map(([kid = '', joseCode = '']) => [member, kid, joseCode] as const),
     ),
   )('never fetches a %s header (kid %s)', async (member, kid, joseCode) => {
     const fetchSpy = jest.spyOn(globalThis, 'fetch');

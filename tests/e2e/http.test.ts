@@ -1,0 +1,161 @@
+/**
+ * End to end over HTTP: `npm start` on a free port with its embedded defaults (no
+ * DATABASE_URL, no JWKS_URL), then the requests a browser client of the portal sends.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { addDays, todayIn } from '../../shared/dates';
+import { freePort, ROOT, run, waitForOutput } from '../support/processes';
+
+const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+const workFolder = `.esbuild-test-e2e-${process.pid}`;
+
+/** The environment of a fresh shell: none of the test run's service settings. */
+const freshEnv = (): NodeJS.ProcessEnv => {
+  const env = { ...process.env, ESBUILD_WORK_FOLDER: workFolder };
+  for (const name of [
+    'DATABASE_URL',
+    'JWKS_URL',
+    'JWT_ISSUER',
+    'LEGACY_PLATFORM_KEYS',
+    'TEST_DATABASE_URL',
+  ]) {
+    delete env[name];
+  }
+  return env;
+};
+
+let server: ChildProcess | undefined;
+let base = '';
+let curlToken = '';
+let curlUrl = '';
+
+beforeAll(async () => {
+  const [port, lambdaPort] = [await freePort(), await freePort()];
+  server = spawn(process.execPath, [TSX, 'scripts/start.ts'], {
+    cwd: ROOT,
+    env: { ...freshEnv(), PORT: String(port), LAMBDA_PORT: String(lambdaPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const output = await waitForOutput(server, /More tokens: npm run token/, 120_000);
+  base = `http://localhost:${port}`;
+  curlToken = /Authorization: Bearer ([\w.-]+)/.exec(output)?.[1] ?? '';
+  curlUrl = /'(http:\/\/localhost:\d+\/v1\/[^']+)'/.exec(output)?.[1] ?? '';
+}, 150_000);
+
+afterAll(async () => {
+  if (server?.pid !== undefined && server.exitCode === null) {
+    const exited = new Promise((resolve) => server?.once('exit', resolve));
+    process.kill(-server.pid, 'SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    if (server.exitCode === null) process.kill(-server.pid, 'SIGKILL');
+  }
+  rmSync(join(ROOT, workFolder), { recursive: true, force: true });
+});
+
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, { headers: { Origin: 'https://portal.example.com', ...headers } });
+
+const week = () => {
+  const to = todayIn('Asia/Dubai');
+  return `from=${addDays(to, -6)}&to=${to}`;
+};
+
+describe('npm start, over HTTP', () => {
+  it('prints a ready-to-paste curl whose request returns a non-empty report', async () => {
+    expect(curlUrl).toMatch(
+      /^http:\/\/localhost:\d+\/v1\/restaurants\/R-1001\/reports\/orders\/day\?from=/,
+    );
+
+    const response = await fetch(curlUrl, { headers: { Authorization: `Bearer ${curlToken}` } });
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    const body = (await response.json()) as { data: { data: { orderCount: number } }[] };
+    expect(body.data).toHaveLength(7);
+    expect(body.data.some((row) => row.data.orderCount > 0)).toBe(true);
+  });
+
+  it('answers a browser preflight with 200 and the spec headers', async () => {
+    const response = await fetch(`${base}/v1/restaurants/R-1001/reports/dishes`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://portal.example.com',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization',
+      },
+    });
+
+    expect(response.status).toBe(200);
+    expect({
+      origin: response.headers.get('access-control-allow-origin'),
+      headers: response.headers.get('access-control-allow-headers'),
+      methods: response.headers.get('access-control-allow-methods'),
+      credentials: response.headers.get('access-control-allow-credentials'),
+    }).toEqual({
+      origin: '*',
+      headers: 'Content-Type,Authorization',
+      methods: 'OPTIONS,GET',
+      credentials: 'false',
+    });
+  });
+
+  it('serves the dishes report to a token from `npm run token`', async () => {
+    const minted = await run(
+      [TSX, 'scripts/token.ts', '--restaurant', 'R-1001', '--platform', 'TB_AE'],
+      freshEnv(),
+    );
+    const token = minted.stdout.trim();
+
+    const response = await get(`/v1/restaurants/R-1001/reports/dishes?${week()}`, {
+      Authorization: `Bearer ${token}`,
+    });
+
+    expect(minted.code).toBe(0);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { data: { data: { name: string } }[] };
+    expect(body.data.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['no token', '/v1/restaurants/R-1001/reports/dishes', {}, 401, 'TOKEN_INVALID'],
+    [
+      "another owner's restaurant",
+      '/v1/restaurants/R-2001/reports/dishes',
+      'token',
+      403,
+      'FORBIDDEN',
+    ],
+    [
+      'a range over 31 days',
+      '/v1/restaurants/R-1001/reports/dishes?from=2026-01-01&to=2026-03-01',
+      'token',
+      400,
+      'OUT_OF_RANGE',
+    ],
+    [
+      'missing dates',
+      '/v1/restaurants/R-1001/reports/orders/day',
+      'token',
+      400,
+      'VALIDATION_ERROR',
+    ],
+  ] as const)(
+    'refuses %s with the spec error body and the CORS header',
+    async (_case, path, auth, status, code) => {
+      const headers: Record<string, string> =
+        auth === 'token' ? { Authorization: `Bearer ${curlToken}` } : {};
+      const query = path.includes('?') || status === 400 ? '' : `?${week()}`;
+
+      const response = await get(`${path}${query}`, headers);
+
+      expect(response.status).toBe(status);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('access-control-allow-credentials')).toBe('false');
+      expect(await response.json()).toMatchObject({ state: 'ERROR', code });
+    },
+  );
+});

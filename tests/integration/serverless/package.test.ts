@@ -1,0 +1,135 @@
+/**
+ * `serverless package` per stage and region, offline: the generated CloudFormation routes GET
+ * and OPTIONS of every endpoint to its own function (no mock CORS integration), gives each
+ * function the key-set URL of its portal environment, and carries the gateway responses.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, run, SERVERLESS } from '../../support/processes';
+
+const KEY_SET_VARIABLES = {
+  JWK_URL_EU_STAGING: 'https://keys.example/eu-staging/v2/jwks.json',
+  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
+  JWK_URL_APAC_PRODUCTION: 'https://keys.example/apac-production/v2/jwks.json',
+  JWK_URL_LATAM_PRODUCTION: 'https://keys.example/latam-production/v2/jwks.json',
+};
+
+const ENDPOINTS = {
+  OrdersPerDay: '/v1/restaurants/{id}/reports/orders/day',
+  Dishes: '/v1/restaurants/{id}/reports/dishes',
+};
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+type Template = { Resources: Record<string, Resource> };
+
+const workFolder = `.esbuild-test-package-${process.pid}`;
+afterAll(() => {
+  rmSync(join(ROOT, workFolder), { recursive: true, force: true });
+});
+
+const packageFor = async (
+  stage: string,
+  region: string,
+  env: Record<string, string | undefined>,
+) => {
+  const out = mkdtempSync(join(tmpdir(), 'portal-package-'));
+  const result = await run(
+    [SERVERLESS, 'package', '--stage', stage, '--region', region, '--package', out],
+    { ...env, ESBUILD_WORK_FOLDER: workFolder },
+  );
+  return { out, result };
+};
+
+const readTemplate = (out: string): Template =>
+  JSON.parse(
+    readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'),
+  ) as Template;
+
+/** The full path of an API Gateway resource, rebuilt from its PathPart chain. */
+const pathOf = (template: Template, logicalId: string): string => {
+  const resource = template.Resources[logicalId];
+  if (!resource) return '';
+  const parent = resource.Properties.ParentId as { Ref?: string; 'Fn::GetAtt'?: unknown };
+  const prefix = parent.Ref ? pathOf(template, parent.Ref) : '';
+  return `${prefix}/${String(resource.Properties.PathPart)}`;
+};
+
+const routes = (template: Template) =>
+  Object.values(template.Resources)
+    .filter((resource) => resource.Type === 'AWS::ApiGateway::Method')
+    .map(({ Properties: p }) => ({
+      method: String(p.HttpMethod),
+      path: pathOf(template, (p.ResourceId as { Ref: string }).Ref),
+      integration: JSON.stringify(p.Integration),
+    }));
+
+describe('serverless package', () => {
+  it.each([
+    ['staging', 'eu-west-1', 'JWK_URL_EU_STAGING'],
+    ['production', 'eu-west-1', 'JWK_URL_EU_PRODUCTION'],
+    ['production', 'me-central-1', 'JWK_URL_EU_PRODUCTION'],
+    ['production', 'ap-southeast-1', 'JWK_URL_APAC_PRODUCTION'],
+    ['production', 'sa-east-1', 'JWK_URL_LATAM_PRODUCTION'],
+  ] as const)(
+    '%s in %s: every endpoint routes GET and OPTIONS to its own function with %s',
+    async (stage, region, variable) => {
+      const { out, result } = await packageFor(stage, region, KEY_SET_VARIABLES);
+      expect(result.code).toBe(0);
+      const template = readTemplate(out);
+
+      for (const [name, path] of Object.entries(ENDPOINTS)) {
+        const fn = template.Resources[`${name}LambdaFunction`];
+        expect(fn?.Properties).toMatchObject({
+          Runtime: 'nodejs22.x',
+          Environment: { Variables: { JWKS_URL: KEY_SET_VARIABLES[variable] } },
+        });
+        const methods = routes(template).filter((route) => route.path === path);
+        expect(methods.map((route) => route.method).sort()).toEqual(['GET', 'OPTIONS']);
+        for (const route of methods) {
+          expect(route.integration).toContain('AWS_PROXY');
+          expect(route.integration).toContain(`${name}LambdaFunction`);
+        }
+      }
+      expect(routes(template).some((route) => route.integration.includes('MOCK'))).toBe(false);
+      const gatewayResponses = Object.values(template.Resources).filter(
+        (resource) => resource.Type === 'AWS::ApiGateway::GatewayResponse',
+      );
+      expect(gatewayResponses.map((r) => r.Properties.ResponseType).sort()).toEqual([
+        'DEFAULT_4XX',
+        'DEFAULT_5XX',
+        'MISSING_AUTHENTICATION_TOKEN',
+        'THROTTLED',
+      ]);
+      for (const response of gatewayResponses) {
+        expect(response.Properties.ResponseParameters).toEqual({
+          'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+        });
+        const body = JSON.parse(
+          (response.Properties.ResponseTemplates as Record<string, string>)['application/json'] ??
+            '',
+        ) as Record<string, unknown>;
+        expect(Object.keys(body)).toEqual(['state', 'code', 'message']);
+      }
+    },
+  );
+
+  it('fails, naming the variable, when the key-set URL of the stage and region is missing', async () => {
+    const { result } = await packageFor('production', 'sa-east-1', {
+      ...KEY_SET_VARIABLES,
+      JWK_URL_LATAM_PRODUCTION: '',
+    });
+
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('JWK_URL_LATAM_PRODUCTION is not set');
+  });
+
+  it('fails for an AWS region that serves no portal region', async () => {
+    const { result } = await packageFor('production', 'us-east-1', KEY_SET_VARIABLES);
+
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain(
+      'AWS region "us-east-1" serves no portal region',
+    );
+  });
+});

@@ -1,0 +1,374 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { errorHandler } from '../../../middleware/error-handler';
+import { ownership, type OwnershipOptions } from '../../../middleware/ownership';
+import type { PortalClaims } from '../../../shared/auth/claims';
+import type { Access, OwnershipRules } from '../../../shared/auth/ownership';
+import type { IsoDate } from '../../../shared/dates';
+import type { GatewayEvent } from '../../../shared/http/event';
+import { httpApiEvent, lambdaContext, restEvent, type RequestSpec } from '../../support/events';
+import {
+  chain,
+  collectingLogger,
+  FORBIDDEN_BODY,
+  INTERNAL_BODY,
+  ORDERS_ROUTE,
+  presetClaims,
+  stateEcho,
+} from './fixtures';
+
+const CLAIMS: PortalClaims = {
+  sub: 'owner-1',
+  exp: 1_800_000_000,
+  restaurants: [
+    {
+      id: 'R-1001',
+      platforms: [
+        { restaurantId: 'tb-ae-5501', platformId: 'TB_AE', platformKey: 'TB_AE' },
+        { restaurantId: 'tb-kw-6601', platformId: 'TB_KW', platformKey: 'TBLEGACY_KW' },
+      ],
+    },
+    {
+      id: 'R-2002',
+      platforms: [{ restaurantId: 'tb-kw-6602', platformId: 'TB_KW', platformKey: 'TB_KW' }],
+    },
+  ],
+};
+
+const RULES: OwnershipRules = {
+  legacy: { aliases: new Map([['TBLEGACY_KW', 'TB_KW']]), sunset: '2026-06-30' as IsoDate },
+  today: () => '2026-01-15' as IsoDate,
+};
+
+const PLATFORM_ROUTE = '/v1/platforms/{platformId}/restaurants/{id}/orders/today';
+
+const JSON_HEADERS = { 'Content-Type': 'application/json' } as const;
+
+const setup = (options: Partial<OwnershipOptions> = {}, claims: PortalClaims | null = CLAIMS) => {
+  const handler = stateEcho('access');
+  const base = chain().use(errorHandler({ logger: collectingLogger().logger }));
+  const lambda = (claims === null ? base : base.use(presetClaims(claims)))
+    .use(ownership({ rules: RULES, ...options }))
+    .handler(handler);
+  return { handler, lambda };
+};
+
+const granted = (access: Access) => ({
+  statusCode: 200,
+  headers: JSON_HEADERS,
+  body: JSON.stringify({ access }),
+});
+
+const FORBIDDEN = { statusCode: 403, headers: JSON_HEADERS, body: FORBIDDEN_BODY };
+
+const ID_EMPTY = {
+  statusCode: 400,
+  headers: JSON_HEADERS,
+  body: JSON.stringify({
+    state: 'ERROR',
+    code: 'VALIDATION_ERROR',
+    message: 'Error',
+    errors: [{ field: 'id', code: 'FIELD_CANNOT_BE_EMPTY', message: 'id cannot be empty' }],
+  }),
+};
+
+const versions: [string, (spec: RequestSpec) => GatewayEvent][] = [
+  ['REST v1', restEvent],
+  ['HTTP API v2', httpApiEvent],
+];
+
+const orders = (id: string, headers?: RequestSpec['headers']): RequestSpec => ({
+  resource: ORDERS_ROUTE,
+  pathParameters: { id },
+  ...(headers ? { headers } : {}),
+});
+
+describe('ownership: granted access (spec 5.4, 5.5)', () => {
+  it.each(versions)(
+    'grants (%s) an owned restaurant on the token’s first platform when no platform is sent',
+    async (_v, build) => {
+      // Prepare
+      const { lambda, handler } = setup();
+
+      // Act
+      const response = await lambda(build(orders('R-1001')), lambdaContext());
+
+      // Assess
+      expect(response).toStrictEqual(
+        granted({
+          restaurantId: 'R-1001',
+          platformId: 'TB_AE',
+          platformRestaurantId: 'tb-ae-5501',
+        }),
+      );
+      expect(handler).toHaveBeenCalledTimes(1);
+    },
+  );
+
+  const spellings = ['X-Platform-Id', 'x-platform-id', 'X-PLATFORM-ID', 'x-Platform-ID'];
+  const cases = versions.flatMap(([v, build]) =>
+    spellings.map((name) => [v, name, build] as const),
+  );
+
+  it.each(cases)('reads (%s) the platform from the header spelled %s', async (_v, name, build) => {
+    // Prepare
+    const { lambda } = setup();
+
+    // Act
+    const response = await lambda(build(orders('R-1001', { [name]: 'TB_KW' })), lambdaContext());
+
+    // Assess
+    expect(response).toStrictEqual(
+      granted({ restaurantId: 'R-1001', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6601' }),
+    );
+  });
+
+  it('grants a restaurant named by its id on the requested platform', async () => {
+    // Prepare
+    const { lambda } = setup();
+
+    // Act
+    const response = await lambda(
+      restEvent(orders('tb-kw-6602', { 'X-Platform-Id': 'TB_KW' })),
+      lambdaContext(),
+    );
+
+    // Assess
+    expect(response).toStrictEqual(
+      granted({ restaurantId: 'R-2002', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6602' }),
+    );
+  });
+
+  it('accepts the legacy platform key before its sunset as the platform it stands for', async () => {
+    // Prepare
+    const { lambda } = setup();
+
+    // Act
+    const response = await lambda(
+      restEvent(orders('R-1001', { 'X-Platform-Id': 'TBLEGACY_KW' })),
+      lambdaContext(),
+    );
+
+    // Assess
+    expect(response).toStrictEqual(
+      granted({ restaurantId: 'R-1001', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6601' }),
+    );
+  });
+
+  it('accepts the same platform sent twice', async () => {
+    // Prepare
+    const { lambda } = setup();
+
+    // Act
+    const response = await lambda(
+      restEvent(orders('R-1001', { 'X-Platform-Id': ['TB_KW', 'TB_KW'] })),
+      lambdaContext(),
+    );
+
+    // Assess
+    expect(response).toStrictEqual(
+      granted({ restaurantId: 'R-1001', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6601' }),
+    );
+  });
+});
+
+describe('ownership: forbidden (spec 7)', () => {
+  const refused: [string, RequestSpec][] = [
+    ['a restaurant the token does not hold', orders('R-9999')],
+    [
+      'an owned restaurant on a platform it is not on',
+      orders('R-2002', { 'X-Platform-Id': 'TB_AE' }),
+    ],
+    ['a platform the token does not hold', orders('R-1001', { 'X-Platform-Id': 'HS_AE' })],
+    [
+      'a platform restaurantId of another platform',
+      orders('tb-kw-6601', { 'X-Platform-Id': 'TB_AE' }),
+    ],
+    [
+      'two different platforms in one repeated header',
+      orders('R-1001', { 'X-Platform-Id': ['TB_AE', 'TB_KW'] }),
+    ],
+  ];
+  const cases = versions.flatMap(([v, build]) =>
+    refused.map(([name, spec]) => [v, name, build, spec] as const),
+  );
+
+  it.each(cases)('refuses (%s) %s with 403 Forbidden', async (_v, _n, build, spec) => {
+    // Prepare
+    const { lambda, handler } = setup();
+
+    // Act
+    const response = await lambda(build(spec), lambdaContext());
+
+    // Assess
+    expect(response).toStrictEqual(FORBIDDEN);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('refuses (REST v1) two different platforms in two spellings of the header', async () => {
+    // Prepare
+    const { lambda, handler } = setup();
+
+    // Act
+    const response = await lambda(
+      restEvent(orders('R-1001', { 'X-Platform-Id': 'TB_AE', 'x-platform-id': 'TB_KW' })),
+      lambdaContext(),
+    );
+
+    // Assess
+    expect(response).toStrictEqual(FORBIDDEN);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('refuses the legacy platform key after its sunset', async () => {
+    // Prepare
+    const handler = stateEcho('access');
+    const lambda = chain()
+      .use(errorHandler({ logger: collectingLogger().logger }))
+      .use(presetClaims(CLAIMS))
+      .use(ownership({ rules: { ...RULES, today: () => '2026-07-01' as IsoDate } }))
+      .handler(handler);
+
+    // Act
+    const response = await lambda(
+      restEvent(orders('R-1001', { 'X-Platform-Id': 'TBLEGACY_KW' })),
+      lambdaContext(),
+    );
+
+    // Assess
+    expect(response).toStrictEqual(FORBIDDEN);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('refuses a token that holds no restaurant', async () => {
+    // Prepare
+    const { lambda, handler } = setup({}, { exp: 1_800_000_000, restaurants: [] });
+
+    // Act
+    const response = await lambda(restEvent(orders('R-1001')), lambdaContext());
+
+    // Assess
+    expect(response).toStrictEqual(FORBIDDEN);
+    expect(handler).not.toHaveBeenCalled();
+  });
+});
+
+describe('ownership: an empty {id} is a validation error (spec 4.1)', () => {
+  const empty: [string, RequestSpec][] = [
+    ['an empty id', orders('')],
+    ['an id of spaces', orders('   ')],
+    ['no path parameters at all', { resource: ORDERS_ROUTE }],
+    [
+      'path parameters without id',
+      { resource: PLATFORM_ROUTE, pathParameters: { platformId: 'TB_AE' } },
+    ],
+  ];
+  const cases = versions.flatMap(([v, build]) =>
+    empty.map(([name, spec]) => [v, name, build, spec] as const),
+  );
+
+  it.each(cases)('answers (%s) %s with 400 VALIDATION_ERROR on id', async (_v, _n, build, spec) => {
+    // Prepare
+    const { lambda, handler } = setup();
+
+    // Act
+    const response = await lambda(build(spec), lambdaContext());
+
+    // Assess
+    expect(response).toStrictEqual(ID_EMPTY);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('answers 400 for a REST v1 event whose pathParameters are null', async () => {
+    // Prepare
+    const { lambda } = setup();
+    const event: APIGatewayProxyEvent = { ...restEvent(orders('R-1001')), pathParameters: null };
+
+    // Act
+    const response = await lambda(event, lambdaContext());
+
+    // Assess
+    expect(response).toStrictEqual(ID_EMPTY);
+  });
+});
+
+describe('ownership: platformPathParameter', () => {
+  const onPlatform = (platformId: string, headers?: RequestSpec['headers']): RequestSpec => ({
+    resource: PLATFORM_ROUTE,
+    pathParameters: { platformId, id: 'R-1001' },
+    ...(headers ? { headers } : {}),
+  });
+
+  it.each(versions)('uses (%s) the platform named by the path', async (_v, build) => {
+    // Prepare
+    const { lambda } = setup({ platformPathParameter: 'platformId' });
+
+    // Act
+    const response = await lambda(build(onPlatform('TB_KW')), lambdaContext());
+
+    // Assess
+    expect(response).toStrictEqual(
+      granted({ restaurantId: 'R-1001', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6601' }),
+    );
+  });
+
+  it.each(versions)('accepts (%s) a header that agrees with the path', async (_v, build) => {
+    // Prepare
+    const { lambda } = setup({ platformPathParameter: 'platformId' });
+
+    // Act
+    const response = await lambda(
+      build(onPlatform('TB_KW', { 'X-Platform-Id': 'TB_KW' })),
+      lambdaContext(),
+    );
+
+    // Assess
+    expect(response).toStrictEqual(
+      granted({ restaurantId: 'R-1001', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6601' }),
+    );
+  });
+
+  it.each(versions)(
+    'refuses (%s) a header and a path that name different platforms',
+    async (_v, build) => {
+      // Prepare
+      const { lambda, handler } = setup({ platformPathParameter: 'platformId' });
+
+      // Act
+      const response = await lambda(
+        build(onPlatform('TB_KW', { 'X-Platform-Id': 'TB_AE' })),
+        lambdaContext(),
+      );
+
+      // Assess
+      expect(response).toStrictEqual(FORBIDDEN);
+      expect(handler).not.toHaveBeenCalled();
+    },
+  );
+
+  it('ignores a path platform when the route declares none', async () => {
+    // Prepare
+    const { lambda } = setup();
+
+    // Act
+    const response = await lambda(restEvent(onPlatform('TB_KW')), lambdaContext());
+
+    // Assess
+    expect(response).toStrictEqual(
+      granted({ restaurantId: 'R-1001', platformId: 'TB_AE', platformRestaurantId: 'tb-ae-5501' }),
+    );
+  });
+});
+
+describe('ownership: wiring', () => {
+  it('answers 500 when no earlier step verified the claims', async () => {
+    // Prepare
+    const { lambda, handler } = setup({}, null);
+
+    // Act
+    const response = await lambda(restEvent(orders('R-1001')), lambdaContext());
+
+    // Assess
+    expect(response).toStrictEqual({ statusCode: 500, headers: JSON_HEADERS, body: INTERNAL_BODY });
+    expect(handler).not.toHaveBeenCalled();
+  });
+});

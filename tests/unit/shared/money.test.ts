@@ -1,0 +1,31 @@
+import { toAmount } from '../../../shared/money';
+
+describe('toAmount', () => {
+  it.each([
+    ['0', 0],
+    ['0.00', 0],
+    ['12', 12],
+    ['12.50', 12.5],
+    ['1234.567', 1234.567],
+    ['-3.25', -3.25],
+    ['99999999.99', 99999999.99],
+  ])('reads the decimal string %j as the number %d', (decimal, expected) => {
+    // Act
+    const amount = toAmount(decimal);
+
+    // Assess
+    expect(amount).toBe(expected);
+  });
+
+  it.each(['', '   ', 'NaN', 'abc', '12,50', 'Infinity', '-Infinity', '1e400'])(
+    'refuses %j, which is not a finite decimal, with a TypeError',
+    (decimal) => {
+      // Act
+      const act = () => toAmount(decimal);
+
+      // Assess
+      expect(act).toThrow(TypeError);
+      expect(act).toThrow('amount is not a finite decimal');
+    },
+  );
+});

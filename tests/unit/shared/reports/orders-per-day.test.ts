@@ -1,0 +1,205 @@
+import { eachDay, type DateRange, type IsoDate } from '../../../../shared/dates';
+import { ordersPerDay } from '../../../../shared/reports/orders-per-day';
+import type {
+  DayTotals,
+  DishTotals,
+  ReportRepository,
+  ReportScope,
+} from '../../../../shared/reports/repository';
+
+const d = (value: string) => value as IsoDate;
+const range = (from: string, to: string): DateRange => ({ from: d(from), to: d(to) });
+
+interface Call {
+  readonly report: 'ordersPerDay' | 'dishes';
+  readonly scope: ReportScope;
+  readonly range: DateRange;
+}
+
+/**
+ * The data port in memory: one entry per day of the range, zeros for days without orders, as
+ * the PostgreSQL adapter answers. Entries carry one field more than DayTotals, which no row may
+ * show.
+ */
+class InMemoryReportRepository implements ReportRepository {
+  readonly calls: Call[] = [];
+
+  constructor(private readonly totals: Readonly<Record<string, readonly [number, number]>>) {}
+
+  ordersPerDay(scope: ReportScope, asked: DateRange): Promise<DayTotals[]> {
+    this.calls.push({ report: 'ordersPerDay', scope, range: asked });
+    return Promise.resolve(
+      eachDay(asked).map((date) => {
+        const [orderCount, revenue] = this.totals[date] ?? [0, 0];
+        return { date, orderCount, revenue, restaurantId: scope.restaurantId };
+      }),
+    );
+  }
+
+  dishes(scope: ReportScope, asked: DateRange): Promise<DishTotals[]> {
+    this.calls.push({ report: 'dishes', scope, range: asked });
+    return Promise.resolve([]);
+  }
+}
+
+const SCOPE: ReportScope = { restaurantId: 'R-1001', platformId: 'TB_AE' };
+
+const TOTALS: Record<string, readonly [number, number]> = {
+  '2024-01-01': [3, 45.5],
+  '2024-01-02': [1, 12],
+  '2024-01-04': [7, 101.25],
+  '2024-01-08': [2, 30.1],
+  '2024-01-09': [5, 80],
+  '2024-01-10': [4, 64.75],
+};
+
+describe('ordersPerDay report', () => {
+  it('renders one row per day with exactly date, orderCount and revenue', async () => {
+    // Prepare
+    const repository = new InMemoryReportRepository(TOTALS);
+
+    // Act
+    const rows = await ordersPerDay.rows(repository, SCOPE, {
+      range: range('2024-01-01', '2024-01-04'),
+    });
+
+    // Assess
+    expect(rows).toStrictEqual([
+      { data: { date: '2024-01-01', orderCount: 3, revenue: 45.5 } },
+      { data: { date: '2024-01-02', orderCount: 1, revenue: 12 } },
+      { data: { date: '2024-01-03', orderCount: 0, revenue: 0 } },
+      { data: { date: '2024-01-04', orderCount: 7, revenue: 101.25 } },
+    ]);
+  });
+
+  it('reads only the range, for the scope it was given, when there is no compare range', async () => {
+    // Prepare
+    const repository = new InMemoryReportRepository(TOTALS);
+
+    // Act
+    await ordersPerDay.rows(repository, SCOPE, { range: range('2024-01-01', '2024-01-04') });
+
+    // Assess
+    expect(repository.calls).toEqual([
+      { report: 'ordersPerDay', scope: SCOPE, range: range('2024-01-01', '2024-01-04') },
+    ]);
+  });
+
+  it('gives row i the totals of day i of the compare range', async () => {
+    // Prepare
+    const repository = new InMemoryReportRepository(TOTALS);
+
+    // Act
+    const rows = await ordersPerDay.rows(repository, SCOPE, {
+      range: range('2024-01-08', '2024-01-10'),
+      compare: range('2024-01-01', '2024-01-03'),
+    });
+
+    // Assess
+    expect(rows).toStrictEqual([
+      {
+        data: { date: '2024-01-08', orderCount: 2, revenue: 30.1 },
+        compare: { date: '2024-01-01', orderCount: 3, revenue: 45.5 },
+      },
+      {
+        data: { date: '2024-01-09', orderCount: 5, revenue: 80 },
+        compare: { date: '2024-01-02', orderCount: 1, revenue: 12 },
+      },
+      {
+        data: { date: '2024-01-10', orderCount: 4, revenue: 64.75 },
+        compare: { date: '2024-01-03', orderCount: 0, revenue: 0 },
+      },
+    ]);
+  });
+
+  it('reads the range and the compare range for the same scope', async () => {
+    // Prepare
+    const repository = new InMemoryReportRepository(TOTALS);
+
+    // Act
+    await ordersPerDay.rows(repository, SCOPE, {
+      range: range('2024-01-08', '2024-01-10'),
+      compare: range('2024-01-01', '2024-01-03'),
+    });
+
+    // Assess
+    expect(repository.calls).toEqual([
+      { report: 'ordersPerDay', scope: SCOPE, range: range('2024-01-08', '2024-01-10') },
+      { report: 'ordersPerDay', scope: SCOPE, range: range('2024-01-01', '2024-01-03') },
+    ]);
+  });
+
+  it('leaves the compare key out of rows past the end of a shorter compare range', async () => {
+    // Prepare
+    const repository = new InMemoryReportRepository(TOTALS);
+
+    // Act
+    const rows = await ordersPerDay.rows(repository, SCOPE, {
+      range: range('2024-01-08', '2024-01-10'),
+      compare: range('2024-01-01', '2024-01-01'),
+    });
+
+    // Assess
+    expect(rows).toStrictEqual([
+      {
+        data: { date: '2024-01-08', orderCount: 2, revenue: 30.1 },
+        compare: { date: '2024-01-01', orderCount: 3, revenue: 45.5 },
+      },
+      { data: { date: '2024-01-09', orderCount: 5, revenue: 80 } },
+      { data: { date: '2024-01-10', orderCount: 4, revenue: 64.75 } },
+    ]);
+    expect(rows.map((row) => 'compare' in row)).toEqual([true, false, false]);
+  });
+
+  it('drops the compare days past the end of the main range', async () => {
+    // Prepare
+    const repository = new InMemoryReportRepository(TOTALS);
+
+    // Act
+    const rows = await ordersPerDay.rows(repository, SCOPE, {
+      range: range('2024-01-09', '2024-01-10'),
+      compare: range('2024-01-01', '2024-01-04'),
+    });
+
+    // Assess
+    expect(rows).toStrictEqual([
+      {
+        data: { date: '2024-01-09', orderCount: 5, revenue: 80 },
+        compare: { date: '2024-01-01', orderCount: 3, revenue: 45.5 },
+      },
+      {
+        data: { date: '2024-01-10', orderCount: 4, revenue: 64.75 },
+        compare: { date: '2024-01-02', orderCount: 1, revenue: 12 },
+      },
+    ]);
+  });
+
+  it('declares exactly the keys its rows and compare values carry, in the same order', async () => {
+    // Prepare
+    const repository = new InMemoryReportRepository(TOTALS);
+
+    // Act
+    const rows = await ordersPerDay.rows(repository, SCOPE, {
+      range: range('2024-01-08', '2024-01-09'),
+      compare: range('2024-01-01', '2024-01-02'),
+    });
+
+    // Assess
+    const keys = ordersPerDay.properties.map((property) => property.key);
+    expect(keys).toEqual(['date', 'orderCount', 'revenue']);
+    for (const row of rows) {
+      expect(Object.keys(row.data)).toEqual(keys);
+      expect(Object.keys(row.compare ?? {})).toEqual(keys);
+    }
+  });
+
+  it('declares an English name for each property and the units of date and money', () => {
+    // Assess
+    expect(ordersPerDay).toMatchObject({ id: 'orders-per-day', comparable: true });
+    expect(ordersPerDay.properties).toEqual([
+      { key: 'date', name: 'Day', type: 'string', unit: 'DATE' },
+      { key: 'orderCount', name: 'Orders', type: 'integer' },
+      { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY' },
+    ]);
+  });
+});
