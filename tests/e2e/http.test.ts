@@ -12,8 +12,11 @@ const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const workFolder = `.esbuild-test-e2e-${process.pid}`;
 
 /** The environment of a fresh shell: none of the test run's service settings. */
-const freshEnv = (): NodeJS.ProcessEnv => {
-  const env = { ...process.env, ESBUILD_WORK_FOLDER: workFolder };
+const SERVICE_SETTINGS = new Set(['DATABASE_URL', 'JWKS_URL', 'JWT_ISSUER', 'LEGACY_PLATFORM_KEYS', 'TEST_DATABASE_URL']);
+const freshEnv = (): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.has(name))),
+  ESBUILD_WORK_FOLDER: workFolder,
+});
   for (const name of [
     'DATABASE_URL',
     'JWKS_URL',
@@ -27,6 +30,7 @@ const freshEnv = (): NodeJS.ProcessEnv => {
 };
 
 let server: ChildProcess | undefined;
+const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 let base = '';
 let curlToken = '';
 let curlUrl = '';
@@ -50,7 +54,7 @@ afterAll(async () => {
     const exited = new Promise((resolve) => server?.once('exit', resolve));
     process.kill(-server.pid, 'SIGTERM');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    if (server.exitCode === null) process.kill(-server.pid, 'SIGKILL');
+    if (running(server)) process.kill(-server.pid, 'SIGKILL');
   }
   rmSync(join(ROOT, workFolder), { recursive: true, force: true });
 });

@@ -86,20 +86,16 @@ describe('ordersPerDay on PostgreSQL', () => {
   it('counts placed, accepted and delivered orders but not cancelled or rejected ones, nor other platforms', async () => {
     await withFixture(
       { timeZone: 'Asia/Dubai', currency: 'AED', minorUnits: 2 },
-      ['PLACED', 'ACCEPTED', 'DELIVERED', 'CANCELLED', 'REJECTED']
-        .map((state) => ({
-          at: '2024-05-01T12:00:00+04:00',
-          state,
-          lines: [['A', 1, '10.000']] as const,
-        }))
-        .concat([
-          {
+      [
+        ...['PLACED', 'ACCEPTED', 'DELIVERED', 'CANCELLED', 'REJECTED'].map(
+          (state): FixtureOrder => ({
             at: '2024-05-01T12:00:00+04:00',
-            state: 'DELIVERED',
-            platform: 'FY_AE',
-            lines: [['A', 1, '99.000']],
-          },
-        ]),
+            state,
+            lines: [['A', 1, '10.000']],
+          }),
+        ),
+        { at: '2024-05-01T12:00:00+04:00', platform: 'FY_AE', lines: [['A', 1, '99.000']] },
+      ],
       async (repository) => {
         const days = await repository.ordersPerDay(scope, {
           from: d('2024-05-01'),

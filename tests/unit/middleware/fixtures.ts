@@ -38,6 +38,8 @@ export interface CollectingLogger {
   readonly logger: Logger;
   readonly lines: string[];
   readonly entries: () => Record<string, unknown>[];
+  /** The entries without their `time`, for whole-entry comparisons. */
+  readonly untimed: () => Record<string, unknown>[];
 }
 
 /** A real logger at level debug whose lines are kept for the test to read. */
@@ -46,10 +48,12 @@ export const collectingLogger = (): CollectingLogger => {
   const logger = createLogger('debug', (line) => {
     lines.push(line);
   });
+  const entries = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   return {
     logger,
     lines,
-    entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    entries,
+    untimed: () => entries().map(({ time: _time, ...rest }) => rest),
   };
 };
 

@@ -36,10 +36,10 @@ const CLAIMS: PortalClaims = {
 
 const event = () => restEvent({ resource: ORDERS_ROUTE, pathParameters: { id: 'R-1001' } });
 
-const setup = (verifier: Verifier, token: string | undefined = SAMPLE_JWT) => {
+const setup = (verifier: Verifier, token: string | null = SAMPLE_JWT) => {
   const handler = stateEcho('claims');
   const base = chain().use(errorHandler({ logger: collectingLogger().logger }));
-  const lambda = (token === undefined ? base : base.use(presetToken(token)))
+  const lambda = (token === null ? base : base.use(presetToken(token)))
     .use(verifyJwt({ verifier }))
     .handler(handler);
   return { handler, lambda };
@@ -121,7 +121,7 @@ describe('verifyJwt', () => {
   it('answers 500 without calling the verifier when no earlier step stored a token', async () => {
     // Prepare
     const verifier = jest.fn<Verifier>(() => Promise.resolve(CLAIMS));
-    const { lambda, handler } = setup(verifier, undefined);
+    const { lambda, handler } = setup(verifier, null);
 
     // Act
     const response = await lambda(event(), lambdaContext());

@@ -84,6 +84,27 @@ describe('loadConfig', () => {
     expect(config).not.toHaveProperty('issuer');
   });
 
+  it('reads process.env when no environment is passed', () => {
+    // Prepare
+    const saved = { ...process.env };
+    Object.assign(process.env, minimalEnv(), { LOG_LEVEL: 'warn', DB_POOL_MAX: '7' });
+
+    try {
+      // Act
+      const config = loadConfig();
+
+      // Assess
+      expect(config.jwksUrl.href).toBe(JWKS_URL);
+      expect(config.database).toMatchObject({ url: DATABASE_URL, poolMax: 7 });
+      expect(config.logLevel).toBe('warn');
+    } finally {
+      for (const key of Object.keys(process.env)) {
+        if (!(key in saved)) Reflect.deleteProperty(process.env, key);
+      }
+      Object.assign(process.env, saved);
+    }
+  });
+
   it('does not change the environment it reads', () => {
     // Prepare
     const env = { ...minimalEnv(), LOG_LEVEL: 'warn' };

@@ -140,6 +140,22 @@ describe('error factories (spec section 7)', () => {
     });
   });
 
+  it('gives a VALIDATION_ERROR built without entries an empty errors[]', () => {
+    // Prepare
+    const error = new PortalError(400, 'VALIDATION_ERROR', MESSAGES.validation);
+
+    // Act
+    const body = error.toBody();
+
+    // Assess
+    expect(body).toEqual({
+      state: 'ERROR',
+      code: 'VALIDATION_ERROR',
+      message: 'Error',
+      errors: [],
+    });
+  });
+
   it('leaves out errors[] for a non-validation code even when entries were passed', () => {
     // Prepare
     const error = new PortalError(400, 'OUT_OF_RANGE', MESSAGES.outOfRange, [cannotBeEmpty('id')]);
