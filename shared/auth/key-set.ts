@@ -166,9 +166,15 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
         error instanceof errors.JWKSNoMatchingKey &&
         typeof header.kid === 'string' &&
         !set.kids.has(header.kid);
-      if (!unknownKid || coolingDown()) throw error;
-      const refreshed = await refresh();
-      return refreshed.lookup(header, token);
+      if (!unknownKid) throw error;
+      // A newer set may be on its way or already here (another invocation's refetch):
+      // use it; start a refetch only outside the cooldown window.
+      const newer =
+        inflight ??
+        (loaded && loaded !== set ? Promise.resolve(loaded) : undefined) ??
+        (coolingDown() ? undefined : refresh());
+      if (!newer) throw error;
+      return (await newer).lookup(header, token);
     }
   };
 

@@ -48,6 +48,10 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
   if (algorithms.some((alg) => !(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg))) {
     throw new TypeError('only asymmetric JWS algorithms may verify portal tokens');
   }
+  const tolerance = options.clockToleranceSeconds;
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
+    throw new TypeError('clockToleranceSeconds must be a non-negative number of seconds');
+  }
   const verifyOptions = {
     algorithms,
     clockTolerance: options.clockToleranceSeconds,

@@ -12,22 +12,19 @@ const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const workFolder = `.esbuild-test-e2e-${process.pid}`;
 
 /** The environment of a fresh shell: none of the test run's service settings. */
-const SERVICE_SETTINGS = new Set(['DATABASE_URL', 'JWKS_URL', 'JWT_ISSUER', 'LEGACY_PLATFORM_KEYS', 'TEST_DATABASE_URL']);
+const SERVICE_SETTINGS = new Set([
+  'DATABASE_URL',
+  'JWKS_URL',
+  'JWT_ISSUER',
+  'LEGACY_PLATFORM_KEYS',
+  'TEST_DATABASE_URL',
+]);
 const freshEnv = (): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.has(name))),
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.has(name)),
+  ),
   ESBUILD_WORK_FOLDER: workFolder,
 });
-  for (const name of [
-    'DATABASE_URL',
-    'JWKS_URL',
-    'JWT_ISSUER',
-    'LEGACY_PLATFORM_KEYS',
-    'TEST_DATABASE_URL',
-  ]) {
-    delete env[name];
-  }
-  return env;
-};
 
 let server: ChildProcess | undefined;
 const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;

@@ -341,6 +341,15 @@ describe('algorithms', () => {
       );
     },
   );
+
+  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])(
+    'createVerifier refuses a clock tolerance of %s when it is built, not on the first request',
+    (clockToleranceSeconds) => {
+      expect(() => createVerifier({ keySet, clockToleranceSeconds })).toThrow(
+        new TypeError('clockToleranceSeconds must be a non-negative number of seconds'),
+      );
+    },
+  );
 });
 
 describe('key selection', () => {
