@@ -18,7 +18,7 @@ const defaults = { maxTokenLength: 16 * 1024 } satisfies BearerOptions;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export const bearer = (opts: BearerOptions = {}): PortalMiddleware => {
-  const { maxTokenLength } = { ...defaults, ...opts };
+  const maxTokenLength = opts.maxTokenLength ?? defaults.maxTokenLength;
   if (!Number.isInteger(maxTokenLength) || maxTokenLength < 1) {
     throw new TypeError('bearer: maxTokenLength must be a positive whole number');
   }

@@ -24,7 +24,7 @@ export const SPEC_CORS_HEADERS = {
 } as const;
 
 export const cors = (opts: CorsOptions = {}): PortalMiddleware => {
-  const options = { ...defaults, ...opts };
+  const options = { ...opts, maxAge: opts.maxAge ?? defaults.maxAge };
   if (!Number.isInteger(options.maxAge) || options.maxAge < 0) {
     throw new TypeError('cors: maxAge must be a whole number of seconds');
   }
@@ -37,7 +37,6 @@ export const cors = (opts: CorsOptions = {}): PortalMiddleware => {
   const preflightHeaders = {
     ...SPEC_CORS_HEADERS,
     'Access-Control-Max-Age': String(options.maxAge),
-    'Content-Type': 'application/json',
   };
 
   const corsBefore = (request: PortalRequest) => {

@@ -24,10 +24,11 @@ export const ownership = ({ rules, platformPathParameter }: OwnershipOptions): P
       platformPathParameter === undefined
         ? undefined
         : pathParameter(request.event, platformPathParameter);
+    // An empty header names no platform: the token's first platform applies (spec 5.5).
     const platformsSent = [
       ...headerValues(request.event, PLATFORM_HEADER).map((value) => value.trim()),
       ...(fromPath === undefined ? [] : [fromPath]),
-    ];
+    ].filter((value) => value !== '');
     stateOf(request.context).access = authorize(
       requireState(request.context, 'claims'),
       { restaurantId, platformsSent },

@@ -38,7 +38,7 @@ const integer = (env: Env, name: string, fallback: number, min: number, max: num
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}`);
   }
   return value;

@@ -5,7 +5,7 @@
  */
 export const toAmount = (decimal: string): number => {
   const amount = Number(decimal);
-  if (decimal.trim() === '' || !Number.isFinite(amount)) {
+  if (!/^-?\d+(?:\.\d+)?$/.test(decimal) || !Number.isFinite(amount)) {
     throw new TypeError('amount is not a finite decimal');
   }
   return amount;

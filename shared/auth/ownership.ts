@@ -33,11 +33,13 @@ const requestedPlatform = (
   sent: readonly string[],
   rules: OwnershipRules,
 ): string | undefined => {
-  const distinct = [...new Set(sent)];
-  if (distinct.length > 1) return undefined; // header and path disagree, or a repeated header
-  const [named] = distinct;
-  if (named === undefined) return claims.restaurants[0]?.platforms[0]?.platformId;
-  return resolvePlatformId(named, rules.legacy, rules.today());
+  if (sent.length === 0) return claims.restaurants[0]?.platforms[0]?.platformId;
+  const today = rules.today();
+  const named = sent.map((value) => resolvePlatformId(value, rules.legacy, today));
+  if (named.includes(undefined)) return undefined; // a legacy key past its sunset
+  const distinct = new Set(named);
+  // Header and path disagree, or a repeated header names two platforms.
+  return distinct.size === 1 ? named[0] : undefined;
 };
 
 export const authorize = (

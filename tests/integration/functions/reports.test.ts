@@ -416,7 +416,6 @@ describe('OPTIONS (spec 4.3)', () => {
         'Access-Control-Allow-Methods': 'OPTIONS,GET',
         'Access-Control-Allow-Credentials': 'false',
         'Access-Control-Max-Age': '600',
-        'Content-Type': 'application/json',
       },
       body: '',
     });

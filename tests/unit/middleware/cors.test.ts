@@ -68,33 +68,6 @@ describe('cors: preflight (spec 4.3)', () => {
     },
   );
 
-  it('answers a preflight that carries no token and no query before authentication could refuse it', async () => {
-    // Prepare
-    const handler = okHandler();
-    const lambda = chain()
-      .use(cors())
-      .use(errorHandler({ logger: collectingLogger().logger }))
-      .before(() => {
-        throw headerInvalid();
-      })
-      .handler(handler);
-
-    // Act
-    const response = await lambda(
-      restEvent({
-        method: 'OPTIONS',
-        resource: ORDERS_ROUTE,
-        pathParameters: PATH,
-        headers: ORIGIN,
-      }),
-      lambdaContext(),
-    );
-
-    // Assess
-    expect(response).toStrictEqual(preflightResponse());
-    expect(handler).not.toHaveBeenCalled();
-  });
-
   it('announces the configured preflight cache lifetime, zero included', async () => {
     // Prepare
     const event = httpApiEvent({ method: 'OPTIONS', resource: ORDERS_ROUTE, pathParameters: PATH });

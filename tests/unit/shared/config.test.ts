@@ -278,3 +278,20 @@ describe('loadConfig', () => {
     expect(error.name).toBe('ConfigError');
   });
 });
+
+describe('whole-number settings', () => {
+  it.each(['0x14', '1e1', '2.0', '+2'])(
+    'refuses DB_POOL_MAX=%s, which is not written as a whole number',
+    (raw) => {
+      const env = {
+        JWKS_URL: 'https://keys.example/jwks.json',
+        DATABASE_URL: 'postgres://db/x',
+        DB_POOL_MAX: raw,
+      };
+
+      expect(() => loadConfig(env)).toThrow(
+        new ConfigError('DB_POOL_MAX must be a whole number from 1 to 20'),
+      );
+    },
+  );
+});

@@ -29,3 +29,9 @@ describe('toAmount', () => {
     },
   );
 });
+
+describe('toAmount refuses number forms PostgreSQL never sends', () => {
+  it.each(['0x10', '1e3', '+1', '.5', '1.', ' 1'])('refuses %j', (value) => {
+    expect(() => toAmount(value)).toThrow(TypeError);
+  });
+});

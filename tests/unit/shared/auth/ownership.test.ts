@@ -369,3 +369,33 @@ describe('authorize', () => {
     });
   });
 });
+
+describe('a legacy key sent beside the platformId it stands for', () => {
+  it('names one platform, not two', () => {
+    const claims = {
+      exp: 0,
+      restaurants: [
+        {
+          id: 'R-9',
+          platforms: [{ restaurantId: 'kw-9', platformId: 'TB_KW', platformKey: 'OLD_KW' }],
+        },
+      ],
+    };
+    const rules = {
+      legacy: { aliases: new Map([['OLD_KW', 'TB_KW']]) },
+      today: () => '2026-01-01' as IsoDate,
+    };
+
+    const access = authorize(
+      claims,
+      { restaurantId: 'R-9', platformsSent: ['OLD_KW', 'TB_KW'] },
+      rules,
+    );
+
+    expect(access).toEqual({
+      restaurantId: 'R-9',
+      platformId: 'TB_KW',
+      platformRestaurantId: 'kw-9',
+    });
+  });
+});
