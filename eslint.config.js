@@ -27,6 +27,40 @@ export default tseslint.config(
       ],
     },
   },
+  // Import direction: functions → middleware → shared, never back; shared knows no Middy.
+  {
+    files: ['shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/middleware/**', '**/functions/**', '**/scripts/**'],
+              message: 'shared/ must not depend on outer layers.',
+            },
+            { group: ['@middy/*'], message: 'shared/ has no knowledge of Middy.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['middleware/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/functions/**', '**/scripts/**'],
+              message: 'middleware/ must not depend on functions/ or scripts/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['tests/**/*.ts'],
     rules: {

@@ -16,10 +16,21 @@ export interface OwnershipOptions {
 
 export const PLATFORM_HEADER = 'X-Platform-Id';
 
+/**
+ * API Gateway decodes path parameters; one that still holds a `%` not followed by two hex
+ * digits came from a malformed percent-encoding the gateway passed through undecoded.
+ */
+const hasMalformedEscape = (value: string): boolean => /%(?![0-9A-Fa-f]{2})/.test(value);
+
 export const ownership = ({ rules, platformPathParameter }: OwnershipOptions): PortalMiddleware => {
   const ownershipBefore = (request: PortalRequest) => {
     const restaurantId = pathParameter(request.event, 'id') ?? '';
     if (restaurantId.trim() === '') throw validationError([cannotBeEmpty('id')]);
+    if (hasMalformedEscape(restaurantId)) {
+      throw validationError([
+        { field: 'id', code: 'INVALID_ENCODING', message: 'id is not validly percent-encoded' },
+      ]);
+    }
     const fromPath =
       platformPathParameter === undefined
         ? undefined

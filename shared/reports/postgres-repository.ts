@@ -25,32 +25,46 @@ const integer = (row: Record<string, unknown>, key: string): number => {
   return value;
 };
 
+/** The restaurant's time zone and its currency's minor unit, as the CTE `restaurant`. */
+const restaurantOf = (sql: Sql, restaurantId: string) => sql`
+  restaurant as (
+    select r.time_zone, c.minor_units
+    from restaurants r join currencies c on c.code = r.currency
+    where r.id = ${restaurantId}
+  )`;
+
+/**
+ * The counted orders `o` of the scope placed within the range's days in the restaurant's time
+ * zone: a range scan on orders (restaurant_id, platform_id, placed_at).
+ */
+const countedOrders = (
+  sql: Sql,
+  { restaurantId, platformId }: ReportScope,
+  { from, to }: DateRange,
+) => sql`
+  orders o
+    on o.restaurant_id = ${restaurantId}
+   and o.platform_id = ${platformId}
+   and o.placed_at >= (${from}::date::timestamp at time zone restaurant.time_zone)
+   and o.placed_at < ((${to}::date + 1)::timestamp at time zone restaurant.time_zone)
+   and o.state = any(${[...COUNTED_STATES]})`;
+
 export const createPostgresReportRepository = (sql: Sql): ReportRepository => ({
-  async ordersPerDay({ restaurantId, platformId }: ReportScope, { from, to }: DateRange) {
+  async ordersPerDay(scope: ReportScope, range: DateRange) {
     const rows = await sql`
-      with restaurant as (
-        select r.time_zone, c.minor_units
-        from restaurants r join currencies c on c.code = r.currency
-        where r.id = ${restaurantId}
-      ),
+      with ${restaurantOf(sql, scope.restaurantId)},
       totals as (
         select (o.placed_at at time zone restaurant.time_zone)::date as day,
                count(*) as orders,
                sum(o.total) as revenue
-        from restaurant
-        join orders o
-          on o.restaurant_id = ${restaurantId}
-         and o.platform_id = ${platformId}
-         and o.placed_at >= (${from}::date::timestamp at time zone restaurant.time_zone)
-         and o.placed_at < ((${to}::date + 1)::timestamp at time zone restaurant.time_zone)
-        where o.state = any(${[...COUNTED_STATES]})
+        from restaurant join ${countedOrders(sql, scope, range)}
         group by 1
       )
       select to_char(days.day, 'YYYY-MM-DD') as date,
              coalesce(totals.orders, 0)::int as order_count,
              round(coalesce(totals.revenue, 0),
                    coalesce((select minor_units from restaurant), 2))::text as revenue
-      from generate_series(${from}::date, ${to}::date, interval '1 day') as days(day)
+      from generate_series(${range.from}::date, ${range.to}::date, interval '1 day') as days(day)
       left join totals on totals.day = days.day::date
       order by days.day`;
     return rows.map((row): DayTotals => ({
@@ -60,24 +74,15 @@ export const createPostgresReportRepository = (sql: Sql): ReportRepository => ({
     }));
   },
 
-  async dishes({ restaurantId, platformId }: ReportScope, { from, to }: DateRange) {
+  async dishes(scope: ReportScope, range: DateRange) {
     const rows = await sql`
-      with restaurant as (
-        select r.time_zone, c.minor_units
-        from restaurants r join currencies c on c.code = r.currency
-        where r.id = ${restaurantId}
-      )
+      with ${restaurantOf(sql, scope.restaurantId)}
       select l.dish_name as name,
              count(distinct o.id)::int as order_count,
              round(sum(l.quantity * l.unit_price), restaurant.minor_units)::text as revenue
       from restaurant
-      join orders o
-        on o.restaurant_id = ${restaurantId}
-       and o.platform_id = ${platformId}
-       and o.placed_at >= (${from}::date::timestamp at time zone restaurant.time_zone)
-       and o.placed_at < ((${to}::date + 1)::timestamp at time zone restaurant.time_zone)
+      join ${countedOrders(sql, scope, range)}
       join order_lines l on l.order_id = o.id
-      where o.state = any(${[...COUNTED_STATES]})
       group by l.dish_name, restaurant.minor_units
       order by sum(l.quantity * l.unit_price) desc, order_count desc, name asc`;
     return rows.map((row): DishTotals => ({

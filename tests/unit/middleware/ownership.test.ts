@@ -372,3 +372,33 @@ describe('ownership: wiring', () => {
     expect(handler).not.toHaveBeenCalled();
   });
 });
+
+describe('a path id left undecoded by the gateway', () => {
+  it.each(['%E0%A4%A', 'R-1001%', '%zz', 'a%2'])(
+    'answers %j with 400 INVALID_ENCODING, not a crash or a 403',
+    async (id) => {
+      const handler = stateEcho('access');
+      const endpoint = chain()
+        .use(errorHandler({ logger: collectingLogger().logger }))
+        .use(presetClaims(CLAIMS))
+        .use(ownership({ rules: RULES }))
+        .handler(handler);
+
+      const result = await endpoint(
+        restEvent({ resource: ORDERS_ROUTE, pathParameters: { id } }),
+        lambdaContext(),
+      );
+
+      expect(handler).not.toHaveBeenCalled();
+      expect(result.statusCode).toBe(400);
+      expect(JSON.parse(result.body)).toEqual({
+        state: 'ERROR',
+        code: 'VALIDATION_ERROR',
+        message: 'Error',
+        errors: [
+          { field: 'id', code: 'INVALID_ENCODING', message: 'id is not validly percent-encoded' },
+        ],
+      });
+    },
+  );
+});
