@@ -1,20 +1,14 @@
 /**
  * Date-range validation (spec 4.1, 7, 8): `from`/`to` and, where the report allows it, the
- * `compare[from]`/`compare[to]` pair, read as the flat keys API Gateway delivers.
+ * `compare[from]`/`compare[to]` pair — the query step with the day-range parser.
  */
-import { queryValues } from '../shared/http/event';
 import { parseReportQuery } from '../shared/reports/query';
-import { stateOf, type PortalMiddleware, type PortalRequest } from './types';
+import { queryParameters } from './query';
+import type { PortalMiddleware } from './types';
 
 export interface DateRangeOptions {
   readonly compare: boolean;
 }
 
-export const dateRange = ({ compare }: DateRangeOptions): PortalMiddleware => {
-  const dateRangeBefore = (request: PortalRequest) => {
-    stateOf(request.context).query = parseReportQuery((name) => queryValues(request.event, name), {
-      compare,
-    });
-  };
-  return { before: dateRangeBefore };
-};
+export const dateRange = ({ compare }: DateRangeOptions): PortalMiddleware =>
+  queryParameters((read) => parseReportQuery(read, { compare }));

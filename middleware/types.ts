@@ -8,14 +8,14 @@ import type { Context } from 'aws-lambda';
 import type { PortalClaims } from '../shared/auth/claims';
 import type { Access } from '../shared/auth/ownership';
 import type { GatewayEvent, GatewayResult } from '../shared/http/event';
-import type { ReportQuery } from '../shared/reports/query';
 import { internalError } from '../shared/errors';
 
 export interface PortalState {
   token?: string;
   claims?: PortalClaims;
   access?: Access;
-  query?: ReportQuery;
+  /** The endpoint's parsed query parameters (what its parser returned). */
+  query?: unknown;
 }
 
 export type PortalContext = Context & { portal?: PortalState };
@@ -30,6 +30,6 @@ export const requireState = <K extends keyof PortalState>(
   key: K,
 ): NonNullable<PortalState[K]> => {
   const value = stateOf(context)[key];
-  if (value === undefined) throw internalError(new Error(`chain did not provide ${key}`));
+  if (value === undefined || value === null) throw internalError(new Error(`chain did not provide ${key}`));
   return value;
 };

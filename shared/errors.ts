@@ -18,7 +18,8 @@ export type ValidationCode =
   | 'INVALID_RANGE'
   | 'FIELD_REPEATED'
   | 'FIELD_REQUIRED_WITH'
-  | 'INVALID_ENCODING';
+  | 'INVALID_ENCODING'
+  | 'INVALID_VALUE';
 
 export interface ValidationEntry {
   field: string;

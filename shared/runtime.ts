@@ -7,7 +7,7 @@ import { createKeySet } from './auth/key-set';
 import type { OwnershipRules } from './auth/ownership';
 import { createVerifier, type Verifier } from './auth/verifier';
 import { todayIn } from './dates';
-import { createSql } from './db/client';
+import { createSql, type Sql } from './db/client';
 import { loadConfig, type ServiceConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import { createPostgresReportRepository } from './reports/postgres-repository';
@@ -18,6 +18,8 @@ export interface Dependencies {
   readonly ownership: OwnershipRules;
   readonly reports: ReportRepository;
   readonly logger: Logger;
+  /** The container's database pool, for the data ports of reports and services. */
+  readonly sql: Sql;
   /** Ends the database pool (tests and tooling; a Lambda container never needs it). */
   readonly close: () => Promise<void>;
 }
@@ -38,6 +40,7 @@ export const createDependencies = (
     ownership: { legacy: config.legacyPlatforms, today: () => todayIn('UTC') },
     reports: createPostgresReportRepository(sql),
     logger,
+    sql,
     close: () => sql.end({ timeout: 1 }),
   };
 };

@@ -3,4 +3,5 @@ import { reportEndpoint } from '../../middleware/compose';
 import { dishes } from '../../shared/reports/dishes';
 import { containerDependencies } from '../../shared/runtime';
 
-export const handler = reportEndpoint(dishes, containerDependencies());
+const deps = containerDependencies();
+export const handler = reportEndpoint(dishes, deps.reports, deps);

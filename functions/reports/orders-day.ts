@@ -3,4 +3,5 @@ import { reportEndpoint } from '../../middleware/compose';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
 import { containerDependencies } from '../../shared/runtime';
 
-export const handler = reportEndpoint(ordersPerDay, containerDependencies());
+const deps = containerDependencies();
+export const handler = reportEndpoint(ordersPerDay, deps.reports, deps);

@@ -3,17 +3,27 @@
  * contained it and the revenue of its lines. Highest revenue first, then most orders, then
  * name.
  */
+import {
+  DAY_RANGE_PARAMETERS,
+  parseReportQuery,
+  rangeFileNameParts,
+  type ReportQuery,
+} from './query';
+import type { ReportRepository } from './repository';
 import type { ReportDefinition } from './report';
 
-export const dishes: ReportDefinition = {
+export const dishes: ReportDefinition<ReportQuery, Pick<ReportRepository, 'dishes'>> = {
   id: 'dishes',
   title: 'Dishes',
-  comparable: false,
+  description: 'Every dish ordered in the range, with its orders and sales, highest sales first.',
   properties: [
-    { key: 'name', name: 'Dish', type: 'string' },
-    { key: 'orderCount', name: 'Orders', type: 'integer' },
-    { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY' },
+    { key: 'name', name: 'Dish', type: 'string', csvName: 'dish' },
+    { key: 'orderCount', name: 'Orders', type: 'integer', csvName: 'orders' },
+    { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY', csvName: 'sales' },
   ],
+  parameters: DAY_RANGE_PARAMETERS,
+  parseQuery: (read) => parseReportQuery(read, { compare: false }),
+  fileNameParts: rangeFileNameParts,
   async rows(repository, scope, { range }) {
     const list = await repository.dishes(scope, range);
     return list.map(({ name, orderCount, revenue }) => ({ data: { name, orderCount, revenue } }));

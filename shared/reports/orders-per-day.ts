@@ -4,7 +4,14 @@
  * end of a shorter compare range carry no `compare`, and compare days past the end of the
  * main range are not reported.
  */
-import type { DayTotals } from './repository';
+import {
+  COMPARE_PARAMETERS,
+  DAY_RANGE_PARAMETERS,
+  parseReportQuery,
+  rangeFileNameParts,
+  type ReportQuery,
+} from './query';
+import type { DayTotals, ReportRepository } from './repository';
 import type { ReportDefinition, RowValues } from './report';
 
 const values = ({ date, orderCount, revenue }: DayTotals): RowValues => ({
@@ -13,15 +20,18 @@ const values = ({ date, orderCount, revenue }: DayTotals): RowValues => ({
   revenue,
 });
 
-export const ordersPerDay: ReportDefinition = {
+export const ordersPerDay: ReportDefinition<ReportQuery, Pick<ReportRepository, 'ordersPerDay'>> = {
   id: 'orders-per-day',
   title: 'Orders per day',
-  comparable: true,
+  description: 'Orders and sales per day of the restaurant, optionally beside a comparison period.',
   properties: [
-    { key: 'date', name: 'Day', type: 'string', unit: 'DATE' },
-    { key: 'orderCount', name: 'Orders', type: 'integer' },
-    { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY' },
+    { key: 'date', name: 'Day', type: 'string', unit: 'DATE', csvName: 'day' },
+    { key: 'orderCount', name: 'Orders', type: 'integer', csvName: 'orders' },
+    { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY', csvName: 'sales' },
   ],
+  parameters: [...DAY_RANGE_PARAMETERS, ...COMPARE_PARAMETERS],
+  parseQuery: (read) => parseReportQuery(read, { compare: true }),
+  fileNameParts: rangeFileNameParts,
   async rows(repository, scope, { range, compare }) {
     const [days, compareDays] = await Promise.all([
       repository.ordersPerDay(scope, range),

@@ -4,9 +4,48 @@
  * most 31 days, both ends included.
  */
 import { daysInRange, parseIsoDate, type DateRange, type IsoDate } from '../dates';
+import type { ParameterDefinition } from './report';
 import { cannotBeEmpty, outOfRange, validationError, type ValidationEntry } from '../errors';
 
 export const MAX_RANGE_DAYS = 31;
+
+/** The day-range parameters (spec 4.1), for the manifest and the OpenAPI document. */
+export const DAY_RANGE_PARAMETERS: readonly ParameterDefinition[] = [
+  {
+    name: 'from',
+    description: "First day, in the restaurant's time zone",
+    required: true,
+    format: 'date',
+  },
+  {
+    name: 'to',
+    description: 'Last day, included; at most 31 days after from',
+    required: true,
+    format: 'date',
+  },
+];
+
+export const COMPARE_PARAMETERS: readonly ParameterDefinition[] = [
+  {
+    name: 'compare[from]',
+    description: 'First day of the comparison period (with compare[to])',
+    required: false,
+    format: 'date',
+  },
+  {
+    name: 'compare[to]',
+    description: 'Last day of the comparison period (with compare[from])',
+    required: false,
+    format: 'date',
+  },
+];
+
+/** The CSV file name's words for a day-range query. */
+export const rangeFileNameParts = ({ range, compare }: ReportQuery): string[] => [
+  range.from,
+  range.to,
+  ...(compare ? ['vs', compare.from, compare.to] : []),
+];
 
 export interface ReportQuery {
   readonly range: DateRange;

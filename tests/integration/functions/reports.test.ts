@@ -352,13 +352,11 @@ describe('spec section 7, as a client meets each row', () => {
 
   it('500 INTERNAL_ERROR, logged, when the key-set host is unreachable and nothing is cached', async () => {
     const lines: string[] = [];
-    const endpoint = reportEndpoint(
-      ordersPerDay,
-      dependencies(
-        loadConfig({ ...process.env, JWKS_URL: 'http://127.0.0.1:9/v2/jwks.json' }),
-        createLogger('info', (line) => lines.push(line)),
-      ),
+    const deps = dependencies(
+      loadConfig({ ...process.env, JWKS_URL: 'http://127.0.0.1:9/v2/jwks.json' }),
+      createLogger('info', (line) => lines.push(line)),
     );
+    const endpoint = reportEndpoint(ordersPerDay, deps.reports, deps);
     const token = await tokenFor(owner1);
 
     const result = await invoke(
@@ -378,16 +376,14 @@ describe('spec section 7, as a client meets each row', () => {
   });
 
   it('500 INTERNAL_ERROR when the database cannot be reached', async () => {
-    const endpoint = reportEndpoint(
-      ordersPerDay,
-      dependencies(
-        loadConfig({
-          ...process.env,
-          DATABASE_URL: 'postgres://postgres@127.0.0.1:9/none',
-          DB_CONNECT_TIMEOUT_SECONDS: '1',
-        }),
-      ),
+    const deps = dependencies(
+      loadConfig({
+        ...process.env,
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:9/none',
+        DB_CONNECT_TIMEOUT_SECONDS: '1',
+      }),
     );
+    const endpoint = reportEndpoint(ordersPerDay, deps.reports, deps);
     const token = await tokenFor(owner1);
 
     const result = await invoke(

@@ -104,7 +104,7 @@ const memoryRepository = () => {
 const dependencies = (
   reports: ReportRepository,
   log: CollectingLogger = collectingLogger(),
-): Dependencies => ({
+): Omit<Dependencies, 'sql'> => ({
   verifier: createVerifier({ keySet: signing.keySet, clockToleranceSeconds: 0, issuer: ISSUER }),
   ownership: { legacy: { aliases: new Map() }, today: () => '2026-01-15' as IsoDate },
   reports,
@@ -130,7 +130,10 @@ const ordersRequest = (
 
 const ordersEndpoint = (log?: CollectingLogger) => {
   const memory = memoryRepository();
-  return { ...memory, lambda: reportEndpoint(ordersPerDay, dependencies(memory.repository, log)) };
+  return {
+    ...memory,
+    lambda: reportEndpoint(ordersPerDay, memory.repository, dependencies(memory.repository, log)),
+  };
 };
 
 const refusal = (statusCode: number, body: string, extra: Record<string, string> = {}) => ({
@@ -316,7 +319,7 @@ describe('reportEndpoint: answers', () => {
   it('serves the dishes report through the same chain', async () => {
     // Prepare
     const memory = memoryRepository();
-    const lambda = reportEndpoint(dishes, dependencies(memory.repository));
+    const lambda = reportEndpoint(dishes, memory.repository, dependencies(memory.repository));
     const token = await sign();
 
     // Act
@@ -374,7 +377,7 @@ describe('reportEndpoint: answers', () => {
       dishes: () => Promise.reject(new Error(sql)),
     };
     const log = collectingLogger();
-    const lambda = reportEndpoint(ordersPerDay, dependencies(failing, log));
+    const lambda = reportEndpoint(ordersPerDay, failing, dependencies(failing, log));
     const token = await sign();
 
     // Act
