@@ -136,9 +136,12 @@ const ordersEndpoint = (log?: CollectingLogger) => {
   };
 };
 
+/** The report chain lets a browser read Content-Disposition (CSV downloads). */
+const EXPOSED = { 'Access-Control-Expose-Headers': 'Content-Disposition' };
+
 const refusal = (statusCode: number, body: string, extra: Record<string, string> = {}) => ({
   statusCode,
-  headers: corsJsonHeaders(extra),
+  headers: corsJsonHeaders({ ...EXPOSED, ...extra }),
   body,
 });
 
@@ -254,7 +257,11 @@ describe('reportEndpoint: answers', () => {
     const response = await lambda(build(ordersRequest({ token })), lambdaContext());
 
     // Assess
-    expect(response).toStrictEqual({ statusCode: 200, headers: corsJsonHeaders(), body: dayRows });
+    expect(response).toStrictEqual({
+      statusCode: 200,
+      headers: corsJsonHeaders(EXPOSED),
+      body: dayRows,
+    });
     expect(calls).toEqual([
       {
         report: 'ordersPerDay',
@@ -277,7 +284,11 @@ describe('reportEndpoint: answers', () => {
     );
 
     // Assess
-    expect(response).toStrictEqual({ statusCode: 200, headers: corsJsonHeaders(), body: dayRows });
+    expect(response).toStrictEqual({
+      statusCode: 200,
+      headers: corsJsonHeaders(EXPOSED),
+      body: dayRows,
+    });
     expect(calls.map((call) => call.scope)).toEqual([
       { restaurantId: 'R-1001', platformId: 'TB_KW' },
     ]);
@@ -300,7 +311,7 @@ describe('reportEndpoint: answers', () => {
     // Assess
     expect(response).toStrictEqual({
       statusCode: 200,
-      headers: corsJsonHeaders(),
+      headers: corsJsonHeaders(EXPOSED),
       body: JSON.stringify({
         data: [
           {
@@ -336,7 +347,7 @@ describe('reportEndpoint: answers', () => {
     // Assess
     expect(response).toStrictEqual({
       statusCode: 200,
-      headers: corsJsonHeaders(),
+      headers: corsJsonHeaders(EXPOSED),
       body:
         '{"data":[{"data":{"name":"Falafel wrap","orderCount":4,"revenue":60}},' +
         '{"data":{"name":"Hummus","orderCount":2,"revenue":18.25}}]}',

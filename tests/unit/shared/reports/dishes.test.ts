@@ -117,11 +117,12 @@ describe('dishes report', () => {
 
   it('declares an English name for each property, money in the restaurant currency', () => {
     // Assess
-    expect(dishes).toMatchObject({ id: 'dishes', comparable: false });
+    expect(dishes.id).toBe('dishes');
     expect(dishes.properties).toEqual([
-      { key: 'name', name: 'Dish', type: 'string' },
-      { key: 'orderCount', name: 'Orders', type: 'integer' },
-      { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY' },
+      { key: 'name', name: 'Dish', type: 'string', csvName: 'dish' },
+      { key: 'orderCount', name: 'Orders', type: 'integer', csvName: 'orders' },
+      { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY', csvName: 'sales' },
     ]);
+    expect(dishes.parameters.map((parameter) => parameter.name)).toEqual(['from', 'to']);
   });
 });

@@ -195,11 +195,17 @@ describe('ordersPerDay report', () => {
 
   it('declares an English name for each property and the units of date and money', () => {
     // Assess
-    expect(ordersPerDay).toMatchObject({ id: 'orders-per-day', comparable: true });
+    expect(ordersPerDay.id).toBe('orders-per-day');
     expect(ordersPerDay.properties).toEqual([
-      { key: 'date', name: 'Day', type: 'string', unit: 'DATE' },
-      { key: 'orderCount', name: 'Orders', type: 'integer' },
-      { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY' },
+      { key: 'date', name: 'Day', type: 'string', unit: 'DATE', csvName: 'day' },
+      { key: 'orderCount', name: 'Orders', type: 'integer', csvName: 'orders' },
+      { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY', csvName: 'sales' },
+    ]);
+    expect(ordersPerDay.parameters.map((parameter) => parameter.name)).toEqual([
+      'from',
+      'to',
+      'compare[from]',
+      'compare[to]',
     ]);
   });
 });
