@@ -30,6 +30,7 @@ export const requireState = <K extends keyof PortalState>(
   key: K,
 ): NonNullable<PortalState[K]> => {
   const value = stateOf(context)[key];
-  if (value === undefined || value === null) throw internalError(new Error(`chain did not provide ${key}`));
+  if (value === undefined || value === null)
+    throw internalError(new Error(`chain did not provide ${key}`));
   return value;
 };
