@@ -13,6 +13,7 @@ export const parseIsoDate = (value: string): IsoDate | undefined => {
   const match = ISO_DATE.exec(value);
   if (!match) return undefined;
   const [, y, m, d] = match.map(Number) as [number, number, number, number];
+  if (y < 1) return undefined; // year 0000 (1 BC) is no date PostgreSQL accepts in this form
   const date = new Date(0);
   date.setUTCFullYear(y, m - 1, d); // not Date.UTC, which maps years 0–99 to 1900–1999
   if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) {

@@ -6,7 +6,7 @@
 import { createKeySet } from './auth/key-set';
 import type { OwnershipRules } from './auth/ownership';
 import { createVerifier, type Verifier } from './auth/verifier';
-import { todayIn } from './dates';
+import type { IsoDate } from './dates';
 import { createSql, type Sql } from './db/client';
 import { loadConfig, type ServiceConfig } from './config';
 import { createLogger, type Logger } from './logger';
@@ -37,7 +37,10 @@ export const createDependencies = (
       clockToleranceSeconds: config.clockToleranceSeconds,
       ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
     }),
-    ownership: { legacy: config.legacyPlatforms, today: () => todayIn('UTC') },
+    ownership: {
+      legacy: config.legacyPlatforms,
+      today: () => new Date().toISOString().slice(0, 10) as IsoDate,
+    },
     reports: createPostgresReportRepository(sql),
     logger,
     sql,

@@ -68,7 +68,7 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
         JWKS_URL: jwksUrl,
         DATABASE_URL: databaseUrl,
         JWT_ISSUER: options.jwtIssuer ?? (options.jwksUrl ? '' : LOCAL_ISSUER),
-        LEGACY_PLATFORM_KEYS: LOCAL_LEGACY_KEYS,
+        LEGACY_PLATFORM_KEYS: process.env.LEGACY_PLATFORM_KEYS ?? LOCAL_LEGACY_KEYS,
       },
       issuer,
       embedded,

@@ -36,10 +36,14 @@ export interface VerifierOptions {
 
 export type Verifier = (token: string) => Promise<PortalClaims>;
 
+/** jose's stable error codes: ERR_JWT_*, ERR_JWS_*, ERR_JWKS_*, ERR_JOSE_*. */
+const JOSE_CODE = /^ERR_J(WT|WS|WKS|WE|WK|OSE)_/;
+
 const toPortalError = (error: unknown): PortalError => {
   if (error instanceof KeySetUnavailableError) return internalError(error);
-  if (error instanceof errors.JWTExpired) return tokenExpired(error);
-  if (error instanceof errors.JOSEError) return tokenUnverifiable(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === errors.JWTExpired.code) return tokenExpired(error);
+  if (typeof code === 'string' && JOSE_CODE.test(code)) return tokenUnverifiable(error);
   return internalError(error);
 };
 

@@ -254,6 +254,7 @@ describe('defaults', () => {
       maxAgeMs: HOUR,
       staleMs: DAY,
       cooldownMs: COOLDOWN,
+      failureBackoffMs: 5_000,
       timeoutMs: 2_000,
       maxBytes: LIMIT,
     });
@@ -320,11 +321,9 @@ describe('cold start', () => {
     expect(mapped).toBeInstanceOf(PortalError);
     expect(mapped).toMatchObject(INTERNAL);
     expect((mapped as PortalError).cause).toBeInstanceOf(KeySetUnavailableError);
-    expect(server.requests.filter((path) => path === KEY_SET_PATH)).toHaveLength(2);
-    expect(failures()).toEqual([
-      expect.objectContaining({ level: 'error', servingStale: false }),
-      expect.objectContaining({ level: 'error', servingStale: false }),
-    ]);
+    // The second request came within the failure back-off: answered without a fetch.
+    expect(server.requests.filter((path) => path === KEY_SET_PATH)).toHaveLength(1);
+    expect(failures()).toEqual([expect.objectContaining({ level: 'error', servingStale: false })]);
   });
 
   it('never follows a redirect: its target is not requested', async () => {
@@ -470,7 +469,6 @@ describe('cache', () => {
     expect(failures().map((line) => [line.level, line.servingStale])).toEqual([
       ['warn', true],
       ['error', false],
-      ['error', false],
     ]);
   });
 
@@ -482,8 +480,29 @@ describe('cache', () => {
     await expect(lookup(keySet, keyA.kid)).rejects.toBeInstanceOf(KeySetUnavailableError);
 
     server.mode = 'jwks';
+    clock = START + DAY + 5_000;
 
     await expect(lookup(keySet, keyA.kid)).resolves.toBeDefined();
+  });
+});
+
+describe('back-off while nothing usable is held', () => {
+  it('answers unavailable without a fetch for 5 s after a failed fetch, then tries once more', async () => {
+    server.mode = 'http-500';
+    const keySet = keySetFor();
+    await expect(lookup(keySet, keyA.kid)).rejects.toBeInstanceOf(KeySetUnavailableError);
+
+    clock = START + 4_999;
+    const flood = await Promise.all(
+      Array.from({ length: 50 }, () => rejectionOf(lookup(keySet, keyA.kid))),
+    );
+    server.mode = 'jwks';
+    clock = START + 5_000;
+    const recovered = await lookup(keySet, keyA.kid);
+
+    expect(flood.every((error) => error instanceof KeySetUnavailableError)).toBe(true);
+    expect(recovered).toBeDefined();
+    expect(server.requests).toEqual([KEY_SET_PATH, KEY_SET_PATH]);
   });
 });
 

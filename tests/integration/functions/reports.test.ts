@@ -254,6 +254,35 @@ describe('spec section 7, as a client meets each row', () => {
     });
   });
 
+  it.each([
+    ['orders/day', ORDERS_DAY, { from: '0000-01-01', to: '0000-01-03' }],
+    [
+      'orders/day compare',
+      ORDERS_DAY,
+      {
+        from: '2026-01-01',
+        to: '2026-01-02',
+        'compare[from]': '0000-12-30',
+        'compare[to]': '0001-01-01',
+      },
+    ],
+    ['dishes', DISHES, { from: '0000-01-01', to: '0000-01-03' }],
+  ])(
+    '400, not 500, for the year 0000 on %s, which PostgreSQL cannot store',
+    async (_case, resource, query) => {
+      const token = await tokenFor(owner1);
+      const handler = resource === DISHES ? dishesHandler : ordersDayHandler;
+
+      const result = await invoke(
+        handler,
+        restEvent(reportRequest(resource, 'R-1001', token, query)),
+      );
+
+      expect(result.statusCode).toBe(400);
+      expect(jsonBody(result)).toMatchObject({ state: 'ERROR', code: 'VALIDATION_ERROR' });
+    },
+  );
+
   it('400 VALIDATION_ERROR with one entry per missing field', async () => {
     const token = await tokenFor(owner1);
 

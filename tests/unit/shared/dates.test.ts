@@ -30,6 +30,7 @@ describe('parseIsoDate', () => {
     '',
     'today',
     '２０２４-01-05',
+    '0000-01-01',
   ])('refuses %j, which is not a strict YYYY-MM-DD calendar date', (value) => {
     expect(parseIsoDate(value)).toBeUndefined();
   });
