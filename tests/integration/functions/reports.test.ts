@@ -200,6 +200,98 @@ describe('GET /v1/restaurants/{id}/reports/orders/day', () => {
   });
 });
 
+describe('CSV export', () => {
+  it('answers orders/day with compare as exactly the comparison CSV of spec 2.4, as a download', async () => {
+    const token = await tokenFor(owner1);
+    const today = dubaiToday();
+    const query = {
+      from: addDays(today, -2),
+      to: today,
+      'compare[from]': addDays(today, -9),
+      'compare[to]': addDays(today, -7),
+      format: 'csv',
+    };
+
+    const [csv, json] = await Promise.all([
+      invoke(ordersDayHandler, restEvent(reportRequest(ORDERS_DAY, 'R-1001', token, query))),
+      invoke(
+        ordersDayHandler,
+        restEvent(reportRequest(ORDERS_DAY, 'R-1001', token, { ...query, format: 'json' })),
+      ),
+    ]);
+
+    type Row = { data: Record<string, string | number>; compare: Record<string, string | number> };
+    const rows = (jsonBody(json) as { data: Row[] }).data;
+    const quoted = (values: (string | number)[]) =>
+      values.map((value) => `"${String(value)}"`).join(',');
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers).toMatchObject({
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="orders-per-day_R-1001_${query.from}_${query.to}_vs_${query['compare[from]']}_${query['compare[to]']}.csv"`,
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': 'Content-Disposition',
+    });
+    expect(csv.body).toBe(
+      [
+        'day,orders,sales,day_comparison,orders_comparison,sales_comparison',
+        ...rows.map((row) =>
+          quoted([
+            row.data.date,
+            row.data.orderCount,
+            row.data.revenue,
+            row.compare.date,
+            row.compare.orderCount,
+            row.compare.revenue,
+          ] as (string | number)[]),
+        ),
+      ]
+        .map((line) => `${line}\r\n`)
+        .join(''),
+    );
+  });
+
+  it('answers dishes as CSV when the client sends Accept: text/csv', async () => {
+    const token = await tokenFor(owner1);
+    const today = dubaiToday();
+
+    const result = await invoke(
+      dishesHandler,
+      restEvent(
+        reportRequest(
+          DISHES,
+          'R-1001',
+          token,
+          { from: addDays(today, -6), to: today },
+          { Accept: 'text/csv' },
+        ),
+      ),
+    );
+
+    expect(result.statusCode).toBe(200);
+    expect(result.body.split('\r\n')[0]).toBe('dish,orders,sales');
+    expect(result.body.split('\r\n').length).toBeGreaterThan(2);
+  });
+
+  it('keeps errors JSON when CSV was asked for', async () => {
+    const token = await tokenFor(owner1);
+
+    const result = await invoke(
+      dishesHandler,
+      restEvent(
+        reportRequest(DISHES, 'R-2001', token, {
+          from: dubaiToday(),
+          to: dubaiToday(),
+          format: 'csv',
+        }),
+      ),
+    );
+
+    expect(result.statusCode).toBe(403);
+    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json' });
+    expect(jsonBody(result)).toEqual({ state: 'ERROR', code: 'FORBIDDEN', message: 'Forbidden' });
+  });
+});
+
 describe('GET /v1/restaurants/{id}/reports/dishes', () => {
   it('answers the sample event with every dish ordered, highest revenue first', async () => {
     const token = await tokenFor(owner1);

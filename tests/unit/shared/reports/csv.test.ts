@@ -1,0 +1,124 @@
+import { PortalError } from '../../../../shared/errors';
+import { csvFileName, csvResult, reportFormat, toCsv } from '../../../../shared/reports/csv';
+import type { PropertyDefinition } from '../../../../shared/reports/report';
+
+const DAY_PROPERTIES: readonly PropertyDefinition[] = [
+  { key: 'date', name: 'Day', type: 'string', unit: 'DATE', csvName: 'day' },
+  { key: 'orderCount', name: 'Orders', type: 'integer', csvName: 'orders' },
+  { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY', csvName: 'sales' },
+];
+
+describe('toCsv', () => {
+  it('writes the comparison CSV of spec 2.4: its header, every value double-quoted, CRLF lines', () => {
+    const rows = [
+      {
+        data: { date: '2026-11-01', orderCount: 3, revenue: 41.5 },
+        compare: { date: '2026-10-25', orderCount: 0, revenue: 0 },
+      },
+      { data: { date: '2026-11-02', orderCount: 12, revenue: 1234.75 } },
+    ];
+
+    const csv = toCsv(DAY_PROPERTIES, rows);
+
+    expect(csv).toBe(
+      'day,orders,sales,day_comparison,orders_comparison,sales_comparison\r\n' +
+        '"2026-11-01","3","41.5","2026-10-25","0","0"\r\n' +
+        '"2026-11-02","12","1234.75","","",""\r\n',
+    );
+  });
+
+  it('writes only the declared columns when no row has compare values', () => {
+    const csv = toCsv(DAY_PROPERTIES, [
+      { data: { date: '2026-11-01', orderCount: 1, revenue: 2 } },
+    ]);
+
+    expect(csv).toBe('day,orders,sales\r\n"2026-11-01","1","2"\r\n');
+  });
+
+  it('uses the key as column name when a property declares no csvName', () => {
+    expect(toCsv([{ key: 'name', name: 'Dish', type: 'string' }], [])).toBe('name\r\n');
+  });
+
+  it('doubles inner quotes and keeps commas and line breaks inside the quoted cell (RFC 4180)', () => {
+    const csv = toCsv(
+      [{ key: 'name', name: 'Dish', type: 'string' }],
+      [{ data: { name: '"Spezial" Teller, groß\nzwei' } }],
+    );
+
+    expect(csv).toBe('name\r\n"""Spezial"" Teller, groß\nzwei"\r\n');
+  });
+
+  it.each(['=HYPERLINK("http://x")', '+1+1', '-2+3', '@SUM(A1)', '\tcmd', '\rcmd'])(
+    'neutralises the text cell %j that a spreadsheet would run as a formula',
+    (name) => {
+      const csv = toCsv([{ key: 'name', name: 'Dish', type: 'string' }], [{ data: { name } }]);
+
+      expect(csv).toBe(`name\r\n"'${name.replaceAll('"', '""')}"\r\n`);
+    },
+  );
+
+  it('keeps negative numbers as numbers', () => {
+    const csv = toCsv(
+      [{ key: 'revenue', name: 'Sales', type: 'number' }],
+      [{ data: { revenue: -12.5 } }],
+    );
+
+    expect(csv).toBe('revenue\r\n"-12.5"\r\n');
+  });
+});
+
+describe('csvFileName and csvResult', () => {
+  it('joins safe words and replaces anything a header or file system could misread', () => {
+    expect(csvFileName(['orders-per-day', 'R-1001', '2026-11-01', '2026-11-07'])).toBe(
+      'orders-per-day_R-1001_2026-11-01_2026-11-07.csv',
+    );
+    expect(csvFileName(['dishes', 'a"b/c\\d; e\r\n'])).toBe('dishes_a-b-c-d-e-.csv');
+  });
+
+  it('answers 200 text/csv in UTF-8 as an attachment with the file name', () => {
+    expect(csvResult('x\r\n', 'r.csv')).toEqual({
+      statusCode: 200,
+      headers: {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': 'attachment; filename="r.csv"',
+      },
+      body: 'x\r\n',
+    });
+  });
+});
+
+describe('reportFormat', () => {
+  it.each([
+    [[], [], 'json'],
+    [['json'], ['text/csv'], 'json'],
+    [['csv'], [], 'csv'],
+    [[], ['text/csv'], 'csv'],
+    [[], ['application/json, text/csv;q=0.5'], 'csv'],
+    [[], ['TEXT/CSV'], 'csv'],
+    [[], ['application/json'], 'json'],
+    [[], ['text/csvx'], 'json'],
+    [[''], [], 'json'],
+  ] as const)('format %j with Accept %j answers %s', (format, accept, expected) => {
+    expect(reportFormat(format, accept)).toBe(expected);
+  });
+
+  it.each([
+    [['xml'], 'INVALID_VALUE', 'format must be json or csv'],
+    [['csv', 'csv'], 'FIELD_REPEATED', 'format must be given once'],
+  ] as const)('refuses format %j with 400 %s', (format, code, message) => {
+    let thrown: unknown;
+    try {
+      reportFormat(format, []);
+    } catch (error) {
+      thrown = error;
+    }
+
+    expect(thrown).toBeInstanceOf(PortalError);
+    expect((thrown as PortalError).toBody()).toEqual({
+      state: 'ERROR',
+      code: 'VALIDATION_ERROR',
+      message: 'Error',
+      errors: [{ field: 'format', code, message }],
+    });
+  });
+});
