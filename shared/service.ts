@@ -16,5 +16,3 @@ export interface ServiceDefinition<Q, D, B> {
   parseQuery(read: QueryReader): Q;
   run(data: D, scope: ReportScope, query: Q): Promise<B>;
 }
-
-export type AnyService = ServiceDefinition<never, never, unknown>;

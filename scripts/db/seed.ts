@@ -6,6 +6,7 @@
 import type { Sql } from '../../shared/db/client';
 import { addDays, todayIn } from '../../shared/dates';
 import { CURRENCIES, SAMPLE_OWNERS, type SampleRestaurant } from './sample-data';
+import { seedPlugins } from './seed-plugins';
 
 export const SEED_DAYS = 90;
 
@@ -33,10 +34,19 @@ interface LineRow {
   unit_price: string;
 }
 
-const localHour = (timeZone: string, now: Date): number =>
-  Number(
-    new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', hourCycle: 'h23' }).format(now),
-  );
+/** Minutes since local midnight in `timeZone`. */
+const localMinutes = (timeZone: string, now: Date): number => {
+  const [hour = 0, minute = 0] = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  })
+    .format(now)
+    .split(':')
+    .map(Number);
+  return hour * 60 + minute;
+};
 
 const pick = <T>(next: () => number, list: readonly T[]): T =>
   list[Math.floor(next() * list.length)] as T;
@@ -46,17 +56,21 @@ const generate = (restaurant: SampleRestaurant, now: Date, firstId: number) => {
   const lines: LineRow[] = [];
   const next = random(restaurant.id.split('').reduce((h, c) => h * 31 + c.charCodeAt(0), 7));
   const today = todayIn(restaurant.timeZone, now);
-  const hourNow = localHour(restaurant.timeZone, now);
+  const minutesNow = localMinutes(restaurant.timeZone, now);
   let id = firstId;
   for (const [p, platform] of restaurant.platforms.entries()) {
     for (let back = SEED_DAYS - 1; back >= 0; back -= 1) {
       const day = addDays(today, -back);
-      if (next() < restaurant.quietDays) continue;
+      if (back > 0 && next() < restaurant.quietDays) continue; // today is never quiet
       const count = Math.floor((p === 0 ? 6 : 2) + next() * (p === 0 ? 18 : 6));
       for (let n = 0; n < count; n += 1) {
-        const hour = 10 + Math.floor(next() * 13);
-        if (back === 0 && hour > hourNow) continue; // no orders from later today
-        const minute = Math.floor(next() * 60);
+        // Past days: lunch to late evening. Today: spread from midnight up to now, so the
+        // day's reports are never empty, whatever the hour, and nothing lies in the future.
+        if (back === 0 && minutesNow === 0) continue;
+        const minuteOfDay =
+          back === 0 ? Math.floor(next() * minutesNow) : 600 + Math.floor(next() * 780);
+        const hour = Math.floor(minuteOfDay / 60);
+        const minute = minuteOfDay % 60;
         const roll = next();
         const state = roll < 0.06 ? 'CANCELLED' : roll < 0.08 ? 'REJECTED' : 'DELIVERED';
         let total = 0;
@@ -132,6 +146,7 @@ export const seed = async (sql: Sql, now: Date = new Date()): Promise<{ orders: 
           order_id bigint, line_no smallint, dish_name text, quantity integer, unit_price numeric)`;
     }
     await tx`select setval(pg_get_serial_sequence('orders', 'id'), ${nextId})`;
+    await seedPlugins(tx);
   });
   return { orders: orders.length };
 };

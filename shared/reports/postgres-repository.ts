@@ -6,24 +6,10 @@
  */
 import type { DateRange, IsoDate } from '../dates';
 import type { Sql } from '../db/client';
-import { toAmount } from '../money';
+import { decimal, integer, text } from '../db/rows';
 import type { DayTotals, DishTotals, ReportRepository, ReportScope } from './repository';
 
 export const COUNTED_STATES = ['PLACED', 'ACCEPTED', 'DELIVERED'] as const;
-
-const text = (row: Record<string, unknown>, key: string): string => {
-  const value = row[key];
-  if (typeof value !== 'string') throw new TypeError(`report row: ${key} is not text`);
-  return value;
-};
-
-const integer = (row: Record<string, unknown>, key: string): number => {
-  const value = row[key];
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw new TypeError(`report row: ${key} is not an integer`);
-  }
-  return value;
-};
 
 /** The restaurant's time zone and its currency's minor unit, as the CTE `restaurant`. */
 const restaurantOf = (sql: Sql, restaurantId: string) => sql`
@@ -70,7 +56,7 @@ export const createPostgresReportRepository = (sql: Sql): ReportRepository => ({
     return rows.map((row): DayTotals => ({
       date: text(row, 'date') as IsoDate,
       orderCount: integer(row, 'order_count'),
-      revenue: toAmount(text(row, 'revenue')),
+      revenue: decimal(row, 'revenue'),
     }));
   },
 
@@ -88,7 +74,7 @@ export const createPostgresReportRepository = (sql: Sql): ReportRepository => ({
     return rows.map((row): DishTotals => ({
       name: text(row, 'name'),
       orderCount: integer(row, 'order_count'),
-      revenue: toAmount(text(row, 'revenue')),
+      revenue: decimal(row, 'revenue'),
     }));
   },
 });

@@ -39,11 +39,7 @@ export interface ReportResponse {
   readonly data: ReportRow[];
 }
 
-/**
- * A report with query `Q` (what its parameters parse to) reading data port `D`.
- * Methods (not function properties) so a definition of any Q and D fits a catalogue of
- * `ReportDefinition<never, never>`.
- */
+/** A report with query `Q` (what its parameters parse to) reading data port `D`. */
 export interface ReportDefinition<Q, D> {
   /** Stable identifier (kebab-case): logs, CSV file names, the manifest. */
   readonly id: string;
@@ -57,5 +53,3 @@ export interface ReportDefinition<Q, D> {
   /** What the CSV file name says about the query (e.g. its range). */
   fileNameParts(query: Q): readonly string[];
 }
-
-export type AnyReport = ReportDefinition<never, never>;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 
 const KEY_SET_VARIABLES = {
+  DATABASE_URL: 'postgres://reports@db.example:5432/reports',
   JWK_URL_EU_STAGING: 'https://keys.example/eu-staging/v2/jwks.json',
   JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
   JWK_URL_APAC_PRODUCTION: 'https://keys.example/apac-production/v2/jwks.json',
@@ -98,6 +99,7 @@ describe('serverless package', () => {
       expect(gatewayResponses.map((r) => r.Properties.ResponseType).sort()).toEqual([
         'DEFAULT_4XX',
         'DEFAULT_5XX',
+        'INCOMPLETE_SIGNATURE',
         'MISSING_AUTHENTICATION_TOKEN',
         'THROTTLED',
       ]);
@@ -122,6 +124,16 @@ describe('serverless package', () => {
 
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toContain('JWK_URL_LATAM_PRODUCTION is not set');
+  });
+
+  it('fails, naming DATABASE_URL, when a portal stage has no database', async () => {
+    const { result } = await packageFor('production', 'eu-west-1', {
+      ...KEY_SET_VARIABLES,
+      DATABASE_URL: '',
+    });
+
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain('DATABASE_URL is not set');
   });
 
   it('fails for an AWS region that serves no portal region', async () => {

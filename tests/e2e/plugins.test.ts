@@ -1,0 +1,177 @@
+/**
+ * End to end over HTTP: `npm start` on a free port with its embedded defaults (no
+ * DATABASE_URL, no JWKS_URL), then `npm run deploy:plugin` against its registry with the local
+ * deployment key, and the registry as the portal reads it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LOCAL_PLUGIN_API_KEY, SAMPLE_PLUGIN_V1_BUNDLE_URL } from '../../scripts/db/seed-plugins';
+import { freePort, ROOT, run, waitForOutput } from '../support/processes';
+
+const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+const workFolder = `.esbuild-test-e2e-plugins-${process.pid}`;
+const CDN = 'https://cdn.example.com/e2e/';
+
+/** The environment of a fresh shell: none of the test run's service or deployment settings. */
+const INHERITED_SETTINGS = new Set([
+  'DATABASE_URL',
+  'JWKS_URL',
+  'JWT_ISSUER',
+  'LEGACY_PLATFORM_KEYS',
+  'TEST_DATABASE_URL',
+  'PLUGIN_UPDATE_URL',
+  'PLUGIN_API_KEY',
+  'PLUGIN_CDN_URL',
+]);
+const freshEnv = (): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !INHERITED_SETTINGS.has(name)),
+  ),
+  ESBUILD_WORK_FOLDER: workFolder,
+});
+
+let server: ChildProcess | undefined;
+const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+let base = '';
+let token = '';
+const bundleDir = mkdtempSync(join(tmpdir(), 'portal-plugin-bundle-'));
+
+beforeAll(async () => {
+  const [port, lambdaPort] = [await freePort(), await freePort()];
+  server = spawn(process.execPath, [TSX, 'scripts/start.ts'], {
+    cwd: ROOT,
+    env: { ...freshEnv(), PORT: String(port), LAMBDA_PORT: String(lambdaPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const output = await waitForOutput(server, /More tokens: npm run token/, 120_000);
+  base = `http://localhost:${port}`;
+  token = /Authorization: Bearer ([\w.-]+)/.exec(output)?.[1] ?? '';
+}, 150_000);
+
+afterAll(async () => {
+  if (server?.pid !== undefined && server.exitCode === null) {
+    const exited = new Promise((resolve) => server?.once('exit', resolve));
+    process.kill(-server.pid, 'SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    if (running(server)) process.kill(-server.pid, 'SIGKILL');
+  }
+  rmSync(join(ROOT, workFolder), { recursive: true, force: true });
+  rmSync(bundleDir, { recursive: true, force: true });
+});
+
+const deploy = (apiKey: string, file: string, ...flags: string[]) =>
+  run([TSX, 'scripts/deploy-plugin.ts', '--file', file, '--region', 'eu', ...flags], {
+    ...freshEnv(),
+    PLUGIN_UPDATE_URL: `${base}/v1/plugins/reports`,
+    PLUGIN_API_KEY: apiKey,
+    PLUGIN_CDN_URL: CDN,
+  });
+
+const plugins = async (portalVersion: string) => {
+  const response = await fetch(`${base}/v1/plugins?portalVersion=${portalVersion}`, {
+    headers: { Authorization: `Bearer ${token}`, Origin: 'https://portal.example.com' },
+  });
+  return { status: response.status, body: await response.json() };
+};
+
+const bundle = (name: string) => {
+  const file = join(bundleDir, name);
+  writeFileSync(file, 'export default {};\n');
+  return file;
+};
+
+describe('npm run deploy:plugin against npm start', () => {
+  it('deploys a v2 bundle the v2 portal then lists, leaving v1 unchanged', async () => {
+    // Prepare
+    const file = bundle('reports.2f6c1a.js');
+    const bundleUrl = 'https://cdn.example.com/e2e/eu/reports/reports.2f6c1a.js';
+
+    // Act
+    const deployed = await deploy(LOCAL_PLUGIN_API_KEY, file, '--portal-version', 'v2');
+    const [v2, v1] = [await plugins('v2'), await plugins('v1')];
+
+    // Assess
+    expect({ code: deployed.code, stderr: deployed.stderr }).toEqual({
+      code: 0,
+      stderr: `deploy:plugin: ${bundleUrl} (portal v2)\nPUT ${base}/v1/plugins/reports -> HTTP 200 OK\n`,
+    });
+    expect(JSON.parse(deployed.stdout)).toEqual({
+      data: { code: 'reports', portalVersion: 'v2', bundleUrl },
+    });
+    expect(`${deployed.stdout}${deployed.stderr}`).not.toContain(LOCAL_PLUGIN_API_KEY);
+    expect(v2).toEqual({
+      status: 200,
+      body: [{ code: 'reports', route: 'reports', bundleUrl }],
+    });
+    expect(v1).toEqual({
+      status: 200,
+      body: [{ code: 'reports', route: 'reports', bundleUrl: SAMPLE_PLUGIN_V1_BUNDLE_URL }],
+    });
+  });
+
+  it('exits non-zero with a wrong key, showing the status and the body but never the key', async () => {
+    // Prepare
+    const wrongKey = 'wrong-key-4b1d9e';
+    const file = bundle('reports.wrong.js');
+
+    // Act
+    const deployed = await deploy(wrongKey, file);
+
+    // Assess
+    expect(deployed.code).toBe(1);
+    expect(deployed.stdout).toBe('');
+    expect(deployed.stderr).toContain(`PUT ${base}/v1/plugins/reports -> HTTP 401`);
+    expect(deployed.stderr).toContain(
+      '{"state":"ERROR","code":"TOKEN_INVALID","message":"The provided token cannot be verified"}',
+    );
+    expect(`${deployed.stdout}${deployed.stderr}`).not.toContain(wrongKey);
+    expect(deployed.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('GET /v1/plugins over HTTP', () => {
+  it('answers a browser preflight with 200 and the spec headers', async () => {
+    // Act
+    const response = await fetch(`${base}/v1/plugins`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://portal.example.com',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization',
+      },
+    });
+
+    // Assess
+    expect(response.status).toBe(200);
+    expect({
+      origin: response.headers.get('access-control-allow-origin'),
+      headers: response.headers.get('access-control-allow-headers'),
+      methods: response.headers.get('access-control-allow-methods'),
+      credentials: response.headers.get('access-control-allow-credentials'),
+    }).toEqual({
+      origin: '*',
+      headers: 'Content-Type,Authorization',
+      methods: 'OPTIONS,GET',
+      credentials: 'false',
+    });
+  });
+
+  it('refuses a request without a token with the spec error body and the CORS header', async () => {
+    // Act
+    const response = await fetch(`${base}/v1/plugins`, {
+      headers: { Origin: 'https://portal.example.com' },
+    });
+
+    // Assess
+    expect(response.status).toBe(401);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await response.json()).toEqual({
+      state: 'ERROR',
+      code: 'TOKEN_INVALID',
+      message: 'Authorization header is invalid. Did you forget to add "Bearer "?',
+    });
+  });
+});

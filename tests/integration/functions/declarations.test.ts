@@ -1,0 +1,267 @@
+/**
+ * One definition per report: every report of the catalogue, invoked through its deployed
+ * handler module (serverless.yml's `handler`) over the seeded sample data, answers rows that
+ * keep its declaration exactly — the declared keys and no others, their types, and their unit
+ * formats — in `data` and in `compare`.
+ */
+import { join } from 'node:path';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { addDays, todayIn, type IsoDate } from '../../../shared/dates';
+import { catalogue, type CatalogueReport } from '../../../shared/catalogue';
+import type { PropertyDefinition, ReportResponse, RowValues } from '../../../shared/reports/report';
+import { closeContainerDependencies } from '../../../shared/runtime';
+import { rowProblems, serverlessFunctions, valueProblems } from '../../support/declarations';
+import { jsonBody, lambdaContext, restEvent } from '../../support/events';
+import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
+import { ROOT } from '../../support/processes';
+import { tokenFor } from '../../support/tokens';
+
+afterAll(closeContainerDependencies);
+
+/** Every sample restaurant on every platform, the sample owner's R-1001 on TB_AE first. */
+const SCOPES = SAMPLE_OWNERS.flatMap((owner) =>
+  owner.restaurants.flatMap((restaurant) =>
+    restaurant.platforms.map((platform) => ({
+      owner,
+      id: restaurant.id,
+      timeZone: restaurant.timeZone,
+      platformId: platform.platformId,
+    })),
+  ),
+);
+
+type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyResult>;
+
+const handlerOf = async (fn: string): Promise<Handler> => {
+  const module = serverlessFunctions().find((entry) => entry.name === fn)?.module;
+  if (!module) throw new Error(`serverless.yml has no function ${fn}`);
+  const loaded = (await import(join(ROOT, module))) as { handler: unknown };
+  return loaded.handler as Handler;
+};
+
+/** The first day of the month `back` months before the month of `today`. */
+const monthStart = (today: IsoDate, back: number): string => {
+  const index = Number(today.slice(0, 4)) * 12 + Number(today.slice(5, 7)) - 1 - back;
+  return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}-01`;
+};
+
+/** Reports whose parameters are not a day range: their query over the sample data. */
+const SAMPLE_QUERIES: Readonly<Record<string, (today: IsoDate) => Record<string, string>>> = {
+  revenue: (today) => ({ from: monthStart(today, 3), to: monthStart(today, 0) }),
+};
+
+/**
+ * A query that asks a report for rows of the recent past, made from its declared parameters:
+ * day ranges are the last 7 days in the restaurant's time zone (compare: the 7 before), a
+ * required choice takes its first value.
+ */
+const sampleQuery = (report: CatalogueReport, today: IsoDate): Record<string, string> => {
+  const sample = SAMPLE_QUERIES[report.id];
+  if (sample) return sample(today);
+  const days: Record<string, IsoDate> = {
+    from: addDays(today, -6),
+    to: today,
+    'compare[from]': addDays(today, -13),
+    'compare[to]': addDays(today, -7),
+  };
+  const query: Record<string, string> = {};
+  for (const parameter of report.parameters) {
+    const day = days[parameter.name];
+    const choice = parameter.enum?.[0];
+    if (parameter.format === 'date' && day) query[parameter.name] = day;
+    else if (parameter.required && choice !== undefined) query[parameter.name] = choice;
+    else if (parameter.required) {
+      throw new Error(
+        `no sample value for ${report.id}'s required parameter ${parameter.name}: add it to SAMPLE_QUERIES`,
+      );
+    }
+  }
+  return query;
+};
+
+const reportEndpoints = catalogue.flatMap(({ function: fn, paths, answers }) =>
+  answers.kind === 'report' ? paths.map((path) => ({ fn, path, report: answers.report })) : [],
+);
+
+describe('every report row keeps its declaration', () => {
+  it('covers every report of the catalogue', () => {
+    // Assess
+    expect(reportEndpoints.length).toBeGreaterThan(0);
+  });
+
+  it.each(reportEndpoints)(
+    '$fn answers on $path, for every sample restaurant and platform, rows of exactly its declared keys, types and units',
+    async ({ fn, path, report }) => {
+      // Prepare
+      const handler = await handlerOf(fn);
+      const queries = SCOPES.map((scope) => sampleQuery(report, todayIn(scope.timeZone)));
+
+      // Act
+      const answers = await Promise.all(
+        SCOPES.map(async (scope, i) => {
+          const event = restEvent({
+            resource: path,
+            pathParameters: { id: scope.id },
+            headers: {
+              Authorization: `Bearer ${await tokenFor(scope.owner)}`,
+              'X-Platform-Id': scope.platformId,
+            },
+            query: queries[i] ?? {},
+          });
+          const result = await handler(event, lambdaContext());
+          return { scope: `${scope.id} on ${scope.platformId}`, result };
+        }),
+      );
+
+      // Assess
+      expect(answers.map(({ scope, result }) => [scope, result.statusCode])).toEqual(
+        SCOPES.map((scope) => [`${scope.id} on ${scope.platformId}`, 200]),
+      );
+      const rows = answers.map(({ scope, result }) => ({
+        scope,
+        rows: (jsonBody(result) as ReportResponse).data,
+      }));
+      expect(
+        rows.flatMap(({ scope, rows: list }) =>
+          rowProblems(report.properties, list).map((problem) => `${scope}: ${problem}`),
+        ),
+      ).toEqual([]);
+      // Rows to check (a report that is always empty proves nothing): the day reports answer
+      // rows everywhere; today's orders exist only where the local day has reached its first
+      // seeded order (10:00), which is true somewhere among the sample time zones at any hour.
+      expect(
+        rows.filter(({ rows: list }) => list.length > 0).map(({ scope }) => scope),
+      ).not.toEqual([]);
+      if ('compare[from]' in (queries[0] ?? {})) {
+        expect(
+          rows.flatMap(({ rows: list }) => list).some((row) => row.compare !== undefined),
+        ).toBe(true);
+      }
+    },
+  );
+});
+
+describe('the row validator', () => {
+  const PROPERTIES: readonly PropertyDefinition[] = [
+    { key: 'day', name: 'Day', type: 'string', unit: 'DATE' },
+    { key: 'month', name: 'Month', type: 'string', unit: 'DATE_MONTH' },
+    { key: 'year', name: 'Year', type: 'string', unit: 'DATE_YEAR' },
+    { key: 'orders', name: 'Orders', type: 'integer' },
+    { key: 'share', name: 'Share', type: 'number' },
+    { key: 'sales', name: 'Sales', type: 'number', unit: 'CURRENCY' },
+    { key: 'dish', name: 'Dish', type: 'string' },
+  ];
+  const GOOD: RowValues = {
+    day: '2024-02-29',
+    month: '2024-02-01',
+    year: '2024-01-01',
+    orders: 12,
+    share: 0.3333333,
+    sales: 1234.125,
+    dish: 'Kunafa',
+  };
+
+  it('accepts rows that keep the declaration, with or without compare', () => {
+    // Act
+    const problems = rowProblems(PROPERTIES, [
+      { data: GOOD },
+      { data: GOOD, compare: { ...GOOD, sales: 0, orders: 0 } },
+    ]);
+
+    // Assess
+    expect(problems).toEqual([]);
+  });
+
+  it.each<[string, RowValues, string]>([
+    ['an undeclared key', { ...GOOD, extra: 1 }, 'row 0 data: undeclared key "extra"'],
+    [
+      'a missing key',
+      Object.fromEntries(Object.entries(GOOD).filter(([key]) => key !== 'dish')),
+      'row 0 data: missing "dish"',
+    ],
+    [
+      'a fractional integer',
+      { ...GOOD, orders: 1.5 },
+      'row 0 data: "orders" = 1.5 is not an integer',
+    ],
+    [
+      'an integer as text',
+      { ...GOOD, orders: '12' },
+      'row 0 data: "orders" = "12" is not an integer',
+    ],
+    [
+      'a number as text',
+      { ...GOOD, share: '0.5' },
+      'row 0 data: "share" = "0.5" is not a finite number',
+    ],
+    ['a string as number', { ...GOOD, dish: 7 }, 'row 0 data: "dish" = 7 is not a string'],
+    [
+      'a DATE that is no calendar day',
+      { ...GOOD, day: '2023-02-29' },
+      'row 0 data: "day" = "2023-02-29" is not a YYYY-MM-DD date',
+    ],
+    [
+      'a DATE with a time',
+      { ...GOOD, day: '2024-02-29T00:00:00Z' },
+      'row 0 data: "day" = "2024-02-29T00:00:00Z" is not a YYYY-MM-DD date',
+    ],
+    [
+      'a DATE_MONTH that is not the 1st',
+      { ...GOOD, month: '2024-02-15' },
+      'row 0 data: "month" = "2024-02-15" is not the first day of a month (YYYY-MM-01)',
+    ],
+    [
+      'a DATE_MONTH without its day',
+      { ...GOOD, month: '2024-02' },
+      'row 0 data: "month" = "2024-02" is not the first day of a month (YYYY-MM-01)',
+    ],
+    [
+      'a DATE_YEAR that is not January 1st',
+      { ...GOOD, year: '2024-02-01' },
+      'row 0 data: "year" = "2024-02-01" is not January 1st (YYYY-01-01)',
+    ],
+    [
+      'a CURRENCY with 4 decimals',
+      { ...GOOD, sales: 1.2345 },
+      'row 0 data: "sales" = 1.2345 is not a finite number with at most 3 decimals',
+    ],
+    [
+      'a CURRENCY with a float error',
+      { ...GOOD, sales: 0.1 + 0.2 },
+      'row 0 data: "sales" = 0.30000000000000004 is not a finite number with at most 3 decimals',
+    ],
+    [
+      'a CURRENCY as decimal text',
+      { ...GOOD, sales: '12.50' },
+      'row 0 data: "sales" = "12.50" is not a finite number',
+    ],
+  ])('refuses %s', (_case, data, problem) => {
+    // Act
+    const problems = rowProblems(PROPERTIES, [{ data }]);
+
+    // Assess
+    expect(problems).toEqual([problem]);
+  });
+
+  it('holds compare to the same declaration and refuses a field beside data and compare', () => {
+    // Prepare
+    const row = { data: GOOD, compare: { ...GOOD, month: '2024-03-31' }, total: 1 };
+
+    // Act
+    const problems = rowProblems(PROPERTIES, [row]);
+
+    // Assess
+    expect(problems).toEqual([
+      'row 0: unexpected field "total"',
+      'row 0 compare: "month" = "2024-03-31" is not the first day of a month (YYYY-MM-01)',
+    ]);
+  });
+
+  it('reads a non-finite number as a type problem', () => {
+    // Act
+    const problems = valueProblems(PROPERTIES, { ...GOOD, sales: Number.NaN }, 'row');
+
+    // Assess
+    expect(problems).toEqual(['row: "sales" = null is not a finite number']);
+  });
+});

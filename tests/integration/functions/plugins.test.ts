@@ -1,0 +1,579 @@
+/**
+ * The plugin registry's handlers (functions/plugins/*), invoked with real API Gateway events
+ * against the real database, the real key set of the global setup and the seeded deployment
+ * key. Each test starts from the seeded registry plus a few plugins of its own; the seeded
+ * state is restored afterwards, because other test files share the database.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { handler as deployHandler } from '../../../functions/plugins/deploy';
+import { handler as listHandler } from '../../../functions/plugins/list';
+import { SAMPLE_OWNERS, type SampleOwner } from '../../../scripts/db/sample-data';
+import {
+  LOCAL_PLUGIN_API_KEY,
+  SAMPLE_PLUGIN_V1_BUNDLE_URL,
+  seedPlugins,
+} from '../../../scripts/db/seed-plugins';
+import { createIssuer } from '../../../scripts/local/issuer';
+import { hashApiKey } from '../../../shared/plugins/api-keys';
+import { closeContainerDependencies } from '../../../shared/runtime';
+import {
+  httpApiEvent,
+  jsonBody,
+  lambdaContext,
+  restEvent,
+  type RequestSpec,
+} from '../../support/events';
+import { withDatabase } from '../../support/oracle';
+import { tokenFor, tokenWithRestaurants } from '../../support/tokens';
+
+const [owner1, owner2] = SAMPLE_OWNERS as [SampleOwner, SampleOwner, SampleOwner];
+const LIST = '/v1/plugins';
+const DEPLOY = '/v1/plugins/{code}';
+
+const ORDERS_KEY = 'test-orders-plugin-key';
+const REVOKED_KEY = 'test-revoked-reports-key';
+
+const CDN = 'https://cdn.example.com/eu';
+const ORDERS_V1 = `${CDN}/orders/orders.v1.js`;
+const ORDERS_V2 = `${CDN}/orders/orders.v2.js`;
+const BETA_V2 = `${CDN}/beta/{bundle}`;
+const DASHBOARD_V1 = `${CDN}/dashboard/dashboard.js`;
+
+/** Every answer but a preflight: the spec's CORS headers (spec 4.3). */
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'Content-Type,Authorization',
+  'Access-Control-Allow-Methods': 'OPTIONS,GET',
+  'Access-Control-Allow-Credentials': 'false',
+};
+const LIST_HEADERS = {
+  'Content-Type': 'application/json',
+  ...CORS_HEADERS,
+  'Access-Control-Expose-Headers': 'Content-Disposition',
+};
+const DEPLOY_HEADERS = { 'Content-Type': 'application/json', ...CORS_HEADERS };
+const PREFLIGHT = {
+  statusCode: 200,
+  headers: {
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Headers': 'Content-Type,Authorization',
+    'Access-Control-Allow-Methods': 'OPTIONS,GET',
+    'Access-Control-Allow-Credentials': 'false',
+    'Access-Control-Max-Age': '600',
+  },
+  body: '',
+};
+
+type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyResult>;
+const invoke = (handler: unknown, event: unknown) => (handler as Handler)(event, lambdaContext());
+
+/**
+ * The seeded registry (plugin `reports` on every sample platform, v1 only) plus: `orders` on
+ * HS_AE with v1 and v2 bundles and its own key, `beta` on TB_AE for v2 only, `dashboard` on
+ * owner-2's FD_DE for v1 only, and a revoked key of `reports`.
+ */
+const resetRegistry = (extras: boolean) =>
+  withDatabase((sql) =>
+    sql.begin(async (tx) => {
+      await seedPlugins(tx);
+      if (!extras) return;
+      await tx`insert into plugins (code, route, title) values
+        ('orders', 'orders', 'Orders'), ('beta', 'beta', 'Beta'), ('dashboard', 'dashboard', 'Dashboard')`;
+      await tx`insert into plugin_platforms (plugin_code, platform_id) values
+        ('orders', 'HS_AE'), ('beta', 'TB_AE'), ('dashboard', 'FD_DE')`;
+      await tx`insert into plugin_versions (plugin_code, portal_version, bundle_url) values
+        ('orders', 'v1', ${ORDERS_V1}), ('orders', 'v2', ${ORDERS_V2}),
+        ('beta', 'v2', ${BETA_V2}), ('dashboard', 'v1', ${DASHBOARD_V1})`;
+      await tx`insert into plugin_api_keys (plugin_code, key_sha256, label, revoked_at) values
+        ('orders', ${hashApiKey(ORDERS_KEY)}, 'orders ci', null),
+        ('reports', ${hashApiKey(REVOKED_KEY)}, 'old ci', now())`;
+    }),
+  );
+
+const versionRows = () =>
+  withDatabase(
+    (sql) => sql<{ code: string; version: string; url: string }[]>`
+      select plugin_code as code, portal_version as version, bundle_url as url
+      from plugin_versions order by plugin_code collate "C", portal_version`,
+  );
+
+beforeEach(() => resetRegistry(true));
+
+afterAll(async () => {
+  await resetRegistry(false);
+  await closeContainerDependencies();
+});
+
+const listRequest = (
+  token: string | undefined,
+  query: RequestSpec['query'] = {},
+  headers: Record<string, string> = {},
+): RequestSpec => ({
+  resource: LIST,
+  headers: { ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }), ...headers },
+  query,
+});
+
+const list = async (token: string, portalVersion?: string) =>
+  invoke(
+    listHandler,
+    restEvent(listRequest(token, portalVersion === undefined ? {} : { portalVersion })),
+  );
+
+const deployEvent = (
+  code: string,
+  body: unknown,
+  headers: Record<string, string | string[]> = { 'x-api-key': LOCAL_PLUGIN_API_KEY },
+  { raw = false, base64 = false }: { raw?: boolean; base64?: boolean } = {},
+): APIGatewayProxyEvent => {
+  const text = raw ? (body as string | null) : JSON.stringify(body);
+  return {
+    ...restEvent({
+      method: 'PUT',
+      resource: DEPLOY,
+      pathParameters: { code },
+      headers: { 'Content-Type': 'application/json', ...headers },
+    }),
+    body: base64 && text !== null ? Buffer.from(text).toString('base64') : text,
+    isBase64Encoded: base64,
+  };
+};
+
+const ok = (body: unknown, headers: Record<string, string>) => ({
+  statusCode: 200,
+  headers,
+  body: JSON.stringify(body),
+});
+
+const refused = (
+  statusCode: number,
+  body: Record<string, unknown>,
+  extraHeaders: Record<string, string> = {},
+  headers: Record<string, string> = DEPLOY_HEADERS,
+) => ({ statusCode, headers: { ...headers, ...extraHeaders }, body: JSON.stringify(body) });
+
+const reportsV1 = { code: 'reports', route: 'reports', bundleUrl: SAMPLE_PLUGIN_V1_BUNDLE_URL };
+const ordersV1 = { code: 'orders', route: 'orders', bundleUrl: ORDERS_V1 };
+const ordersV2 = { code: 'orders', route: 'orders', bundleUrl: ORDERS_V2 };
+const betaV2 = { code: 'beta', route: 'beta', bundleUrl: BETA_V2 };
+const dashboardV1 = { code: 'dashboard', route: 'dashboard', bundleUrl: DASHBOARD_V1 };
+
+describe('GET /v1/plugins (spec 2.1, 4.4)', () => {
+  it("answers the JSON array of Plugin Objects on the owner's platforms, v1 by default, by code", async () => {
+    // Prepare
+    const token = await tokenFor(owner1);
+
+    // Act
+    const result = await list(token);
+
+    // Assess
+    expect(result).toStrictEqual(ok([ordersV1, reportsV1], LIST_HEADERS));
+  });
+
+  it('answers the v2 portal its own bundles, and nothing that has only a v1 bundle', async () => {
+    // Prepare
+    const token = await tokenFor(owner1);
+
+    // Act
+    const result = await list(token, 'v2');
+
+    // Assess
+    expect(result).toStrictEqual(ok([betaV2, ordersV2], LIST_HEADERS));
+  });
+
+  it("answers another owner the plugins of that owner's platforms", async () => {
+    // Prepare
+    const token = await tokenFor(owner2);
+
+    // Act
+    const result = await list(token, 'v1');
+
+    // Assess
+    expect(result).toStrictEqual(ok([dashboardV1, reportsV1], LIST_HEADERS));
+  });
+
+  it('offers a plugin on any platform of the token, whichever restaurant carries it', async () => {
+    // Prepare
+    const token = await tokenWithRestaurants([
+      { id: 'R-9', platforms: [{ restaurantId: 'x-1', platformId: 'XX_ZZ' }] },
+      { id: 'R-10', platforms: [{ restaurantId: 'hs-1', platformId: 'HS_AE' }] },
+    ]);
+
+    // Act
+    const result = await list(token, 'v2');
+
+    // Assess
+    expect(result).toStrictEqual(ok([ordersV2], LIST_HEADERS));
+  });
+
+  it.each([
+    [
+      'no platform the registry knows',
+      [{ id: 'R-9', platforms: [{ restaurantId: 'x', platformId: 'XX_ZZ' }] }],
+    ],
+    ['no restaurants at all', []],
+  ])('answers an empty array to a token with %s', async (_case, restaurants) => {
+    // Prepare
+    const token = await tokenWithRestaurants(restaurants);
+
+    // Act
+    const result = await list(token);
+
+    // Assess
+    expect(result).toStrictEqual(ok([], LIST_HEADERS));
+  });
+
+  it('passes a bundle placeholder through untouched', async () => {
+    // Prepare
+    const token = await tokenFor(owner1);
+
+    // Act
+    const [v1, v2] = [await list(token, 'v1'), await list(token, 'v2')];
+
+    // Assess
+    expect(v1.body).toContain('"bundleUrl":"https://cdn.example.com/eu/reports/{bundle}"');
+    expect(v2.body).toContain('"bundleUrl":"https://cdn.example.com/eu/beta/{bundle}"');
+  });
+
+  it('answers an HTTP API (v2) event exactly as a REST (v1) event', async () => {
+    // Prepare
+    const spec = listRequest(await tokenFor(owner1), { portalVersion: 'v2' });
+
+    // Act
+    const [rest, http] = await Promise.all([
+      invoke(listHandler, restEvent(spec)),
+      invoke(listHandler, httpApiEvent(spec)),
+    ]);
+
+    // Assess
+    expect(http).toStrictEqual(rest);
+  });
+});
+
+describe('GET /v1/plugins: the contract tests', () => {
+  it('answers OPTIONS 200 with the spec headers, no token needed', async () => {
+    // Act
+    const result = await invoke(listHandler, restEvent({ method: 'OPTIONS', resource: LIST }));
+
+    // Assess
+    expect(result).toStrictEqual(PREFLIGHT);
+  });
+
+  it.each([
+    ['no Authorization header', {}],
+    ['the Bearer prefix forgotten', { Authorization: 'TOKEN' }],
+  ])('401 TOKEN_INVALID with CORS for %s', async (_case, headers) => {
+    // Act
+    const result = await invoke(listHandler, restEvent(listRequest(undefined, {}, headers)));
+
+    // Assess
+    expect(result).toStrictEqual(
+      refused(
+        401,
+        {
+          state: 'ERROR',
+          code: 'TOKEN_INVALID',
+          message: 'Authorization header is invalid. Did you forget to add "Bearer "?',
+        },
+        { 'WWW-Authenticate': 'Bearer' },
+        LIST_HEADERS,
+      ),
+    );
+  });
+
+  it('401 TOKEN_INVALID with CORS for a token the key set cannot verify', async () => {
+    // Prepare
+    const stranger = await createIssuer();
+    const token = await stranger.sign({ sub: 'x', authSchema: { restaurants: [] } });
+
+    // Act
+    const result = await list(token);
+
+    // Assess
+    expect(result).toStrictEqual(
+      refused(
+        401,
+        { state: 'ERROR', code: 'TOKEN_INVALID', message: 'The provided token cannot be verified' },
+        { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+        LIST_HEADERS,
+      ),
+    );
+  });
+
+  it.each([
+    ['v3', ['v3'], 'INVALID_VALUE', 'portalVersion must be v1 or v2'],
+    ['devnext', ['devnext'], 'INVALID_VALUE', 'portalVersion must be v1 or v2'],
+    ['repeated', ['v1', 'v2'], 'FIELD_REPEATED', 'portalVersion must be given once'],
+  ])(
+    '400 VALIDATION_ERROR with CORS for portalVersion %s',
+    async (_case, values, code, message) => {
+      // Prepare
+      const token = await tokenFor(owner1);
+
+      // Act
+      const result = await invoke(
+        listHandler,
+        restEvent(listRequest(token, { portalVersion: values })),
+      );
+
+      // Assess
+      expect(result).toStrictEqual(
+        refused(
+          400,
+          {
+            state: 'ERROR',
+            code: 'VALIDATION_ERROR',
+            message: 'Error',
+            errors: [{ field: 'portalVersion', code, message }],
+          },
+          {},
+          LIST_HEADERS,
+        ),
+      );
+    },
+  );
+});
+
+describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
+  it('stores a v2 bundle that the v2 portal then lists, leaving v1 as it was', async () => {
+    // Prepare
+    const bundleUrl = 'https://cdn.example.com/eu/reports/reports.v2.{bundle}.js';
+    const token = await tokenFor(owner1);
+
+    // Act
+    const result = await invoke(
+      deployHandler,
+      deployEvent('reports', { bundleUrl, portalVersion: 'v2' }),
+    );
+
+    // Assess
+    expect(result).toStrictEqual(
+      ok({ data: { code: 'reports', portalVersion: 'v2', bundleUrl } }, DEPLOY_HEADERS),
+    );
+    expect(jsonBody(await list(token, 'v2'))).toEqual([
+      betaV2,
+      ordersV2,
+      { code: 'reports', route: 'reports', bundleUrl },
+    ]);
+    expect(jsonBody(await list(token, 'v1'))).toEqual([ordersV1, reportsV1]);
+  });
+
+  it('replaces the bundle of a portal version on a second deployment', async () => {
+    // Prepare
+    const first = `${CDN}/reports/one.js`;
+    const second = `${CDN}/reports/two.js`;
+
+    // Act
+    await invoke(deployHandler, deployEvent('reports', { bundleUrl: first, portalVersion: 'v1' }));
+    const result = await invoke(
+      deployHandler,
+      deployEvent('reports', { bundleUrl: second, portalVersion: 'v1' }),
+    );
+
+    // Assess
+    expect(result).toStrictEqual(
+      ok({ data: { code: 'reports', portalVersion: 'v1', bundleUrl: second } }, DEPLOY_HEADERS),
+    );
+    expect(await versionRows()).toEqual([
+      { code: 'beta', version: 'v2', url: BETA_V2 },
+      { code: 'dashboard', version: 'v1', url: DASHBOARD_V1 },
+      { code: 'orders', version: 'v1', url: ORDERS_V1 },
+      { code: 'orders', version: 'v2', url: ORDERS_V2 },
+      { code: 'reports', version: 'v1', url: second },
+    ]);
+  });
+
+  it('deploys with its own key the plugin that key belongs to, from a base64 body', async () => {
+    // Prepare
+    const bundleUrl = `${CDN}/orders/orders.v2.1.js`;
+
+    // Act
+    const result = await invoke(
+      deployHandler,
+      deployEvent(
+        'orders',
+        { bundleUrl, portalVersion: 'v2' },
+        { 'X-API-KEY': ORDERS_KEY },
+        { base64: true },
+      ),
+    );
+
+    // Assess
+    expect(result).toStrictEqual(
+      ok({ data: { code: 'orders', portalVersion: 'v2', bundleUrl } }, DEPLOY_HEADERS),
+    );
+  });
+
+  it('answers OPTIONS 200 with the spec headers, no key needed', async () => {
+    // Act
+    const result = await invoke(
+      deployHandler,
+      restEvent({ method: 'OPTIONS', resource: DEPLOY, pathParameters: { code: 'reports' } }),
+    );
+
+    // Assess
+    expect(result).toStrictEqual(PREFLIGHT);
+  });
+
+  const KEY_INVALID = refused(
+    401,
+    { state: 'ERROR', code: 'TOKEN_INVALID', message: 'The provided token cannot be verified' },
+    { 'WWW-Authenticate': 'ApiKey header="x-api-key"' },
+  );
+  const valid = { bundleUrl: `${CDN}/reports/x.js`, portalVersion: 'v2' };
+
+  it.each<[string, Record<string, string | string[]>]>([
+    ['no x-api-key header', {}],
+    ['an unknown key', { 'x-api-key': 'not-a-key' }],
+    ['a revoked key', { 'x-api-key': REVOKED_KEY }],
+    ['the key as a bearer token', { Authorization: `Bearer ${LOCAL_PLUGIN_API_KEY}` }],
+    ['two keys', { 'x-api-key': [LOCAL_PLUGIN_API_KEY, LOCAL_PLUGIN_API_KEY] }],
+  ])('401 TOKEN_INVALID with CORS for %s, storing nothing', async (_case, headers) => {
+    // Prepare
+    const before = await versionRows();
+
+    // Act
+    const result = await invoke(deployHandler, deployEvent('reports', valid, headers));
+
+    // Assess
+    expect(result).toStrictEqual(KEY_INVALID);
+    expect(await versionRows()).toEqual(before);
+  });
+
+  it("403 FORBIDDEN with CORS for another plugin's key, storing nothing", async () => {
+    // Prepare
+    const before = await versionRows();
+
+    // Act
+    const result = await invoke(
+      deployHandler,
+      deployEvent('reports', valid, { 'x-api-key': ORDERS_KEY }),
+    );
+
+    // Assess
+    expect(result).toStrictEqual(
+      refused(403, { state: 'ERROR', code: 'FORBIDDEN', message: 'Forbidden' }),
+    );
+    expect(await versionRows()).toEqual(before);
+  });
+
+  const empty = (field: string) => ({
+    field,
+    code: 'FIELD_CANNOT_BE_EMPTY',
+    message: `${field} cannot be empty`,
+  });
+  const badUrl = {
+    field: 'bundleUrl',
+    code: 'INVALID_VALUE',
+    message:
+      'bundleUrl must be an absolute https URL (http only for localhost) of at most 2048 characters',
+  };
+
+  it.each<[string, APIGatewayProxyEvent, unknown[]]>([
+    [
+      'an empty body',
+      deployEvent('reports', null, undefined, { raw: true }),
+      [empty('bundleUrl'), empty('portalVersion')],
+    ],
+    [
+      'no portalVersion',
+      deployEvent('reports', { bundleUrl: valid.bundleUrl }),
+      [empty('portalVersion')],
+    ],
+    [
+      'portalVersion v3',
+      deployEvent('reports', { ...valid, portalVersion: 'v3' }),
+      [
+        {
+          field: 'portalVersion',
+          code: 'INVALID_VALUE',
+          message: 'portalVersion must be v1 or v2',
+        },
+      ],
+    ],
+    ['a number as bundleUrl', deployEvent('reports', { ...valid, bundleUrl: 7 }), [badUrl]],
+    [
+      'plain http to a CDN',
+      deployEvent('reports', { ...valid, bundleUrl: 'http://cdn.example.com/x.js' }),
+      [badUrl],
+    ],
+    [
+      'malformed JSON',
+      deployEvent('reports', '{"bundleUrl":', undefined, { raw: true }),
+      [{ field: 'body', code: 'INVALID_VALUE', message: 'body must be a JSON object' }],
+    ],
+    [
+      'a form body',
+      deployEvent(
+        'reports',
+        'bundleUrl=x',
+        {
+          'x-api-key': LOCAL_PLUGIN_API_KEY,
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
+        { raw: true },
+      ),
+      [
+        {
+          field: 'Content-Type',
+          code: 'INVALID_VALUE',
+          message: 'Content-Type must be application/json',
+        },
+      ],
+    ],
+  ])('400 VALIDATION_ERROR with CORS for %s, storing nothing', async (_case, event, errors) => {
+    // Prepare
+    const before = await versionRows();
+
+    // Act
+    const result = await invoke(deployHandler, event);
+
+    // Assess
+    expect(result).toStrictEqual(
+      refused(400, { state: 'ERROR', code: 'VALIDATION_ERROR', message: 'Error', errors }),
+    );
+    expect(await versionRows()).toEqual(before);
+  });
+
+  it('checks the key before the body: a bad body with a bad key is 401', async () => {
+    // Act
+    const result = await invoke(
+      deployHandler,
+      deployEvent('reports', {}, { 'x-api-key': 'not-a-key' }),
+    );
+
+    // Assess
+    expect(result).toStrictEqual(KEY_INVALID);
+  });
+
+  it('never answers with the key', async () => {
+    // Act
+    const results = await Promise.all([
+      invoke(deployHandler, deployEvent('reports', valid)),
+      invoke(deployHandler, deployEvent('reports', {})),
+      invoke(deployHandler, deployEvent('orders', valid)),
+    ]);
+
+    // Assess
+    expect(results.map((result) => result.statusCode)).toEqual([200, 400, 403]);
+    for (const result of results) {
+      expect(JSON.stringify(result)).not.toContain(LOCAL_PLUGIN_API_KEY);
+      expect(JSON.stringify(result)).not.toContain(hashApiKey(LOCAL_PLUGIN_API_KEY));
+    }
+  });
+});
+
+describe('the sample registry', () => {
+  it('is restored by seedPlugins: reports on every sample platform, v1 only', async () => {
+    // Prepare
+    await resetRegistry(false);
+    const token = await tokenFor(owner2);
+
+    // Act
+    const [v1, v2] = [await list(token, 'v1'), await list(token, 'v2')];
+
+    // Assess
+    expect(jsonBody(v1)).toEqual([reportsV1]);
+    expect(jsonBody(v2)).toEqual([]);
+  });
+});

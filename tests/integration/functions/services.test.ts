@@ -1,0 +1,816 @@
+/**
+ * The orders-today, revenue and dashboard handlers (functions/orders/today,
+ * functions/reports/revenue, functions/dashboard/today), invoked with real API Gateway events
+ * against the real database and the real local key-set server of the global setup. Figures are
+ * checked against an independent reading of the raw orders (tests/support/services-oracle.ts);
+ * answers that depend on the clock are checked against the reading at the moment before and
+ * the moment after the call. Days and months around DST changes are checked on orders of a
+ * restaurant that exists only inside a rolled-back transaction, with the database clock set.
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { handler as dashboardHandler } from '../../../functions/dashboard/today';
+import { handler as ordersTodayHandler } from '../../../functions/orders/today';
+import { handler as revenueHandler } from '../../../functions/reports/revenue';
+import { SAMPLE_OWNERS, type SampleOwner } from '../../../scripts/db/sample-data';
+import { dashboardQueries } from '../../../shared/dashboard/queries';
+import { dashboard } from '../../../shared/dashboard/today';
+import { addDays, todayIn, type IsoDate } from '../../../shared/dates';
+import { ordersToday } from '../../../shared/reports/orders-today';
+import { ordersTodayQueries } from '../../../shared/reports/queries/orders-today';
+import { revenueQueries } from '../../../shared/reports/queries/revenue';
+import { revenue } from '../../../shared/reports/revenue';
+import { closeContainerDependencies } from '../../../shared/runtime';
+import {
+  httpApiEvent,
+  jsonBody,
+  lambdaContext,
+  restEvent,
+  sampleEvent,
+  type RequestSpec,
+} from '../../support/events';
+import {
+  addMonths,
+  eachMonth,
+  expectedDashboard,
+  expectedOrdersToday,
+  expectedRevenue,
+  listedOrders,
+  monthlySampleEvent,
+  monthOf,
+  withFixture,
+  type Fixture,
+} from '../../support/services-oracle';
+import { tokenFor, tokenWithRestaurants } from '../../support/tokens';
+
+const [owner1, owner2, owner3] = SAMPLE_OWNERS as [SampleOwner, SampleOwner, SampleOwner];
+
+const ORDERS_TODAY = '/v1/restaurants/{id}/orders/today';
+const ORDERS_TODAY_RES = '/res/{id}/orders/today';
+const REVENUE = '/v1/restaurants/{id}/reports/revenue';
+const REVENUE_RES = '/res/{id}/reports/revenue';
+const DASHBOARD = '/v1/restaurants/{id}/dashboard';
+const DASHBOARD_RES = '/res/{id}/dashboard';
+const CORS = { 'Access-Control-Allow-Origin': '*' };
+
+type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyResult>;
+const invoke = (handler: unknown, event: unknown) => (handler as Handler)(event, lambdaContext());
+
+/** Invokes and notes the clock just before and just after, for answers that depend on it. */
+const invokeTimed = async (handler: unknown, event: unknown) => {
+  const before = new Date();
+  const result = await invoke(handler, event);
+  const after = new Date();
+  return { result, moments: [before, after] };
+};
+
+afterAll(closeContainerDependencies);
+
+interface Restaurant {
+  readonly owner: SampleOwner;
+  readonly id: string;
+  readonly platform: string;
+  readonly timeZone: string;
+  readonly currency: string;
+  readonly minorUnits: number;
+}
+
+const DUBAI: Restaurant = {
+  owner: owner1,
+  id: 'R-1001',
+  platform: 'TB_AE',
+  timeZone: 'Asia/Dubai',
+  currency: 'AED',
+  minorUnits: 2,
+};
+const KUWAIT: Restaurant = {
+  owner: owner1,
+  id: 'R-1002',
+  platform: 'TB_KW',
+  timeZone: 'Asia/Kuwait',
+  currency: 'KWD',
+  minorUnits: 3,
+};
+const BERLIN: Restaurant = {
+  owner: owner2,
+  id: 'R-2001',
+  platform: 'FD_DE',
+  timeZone: 'Europe/Berlin',
+  currency: 'EUR',
+  minorUnits: 2,
+};
+const MEXICO: Restaurant = {
+  owner: owner3,
+  id: 'R-3001',
+  platform: 'PY_MX',
+  timeZone: 'America/Mexico_City',
+  currency: 'MXN',
+  minorUnits: 2,
+};
+
+type EventKind = 'REST v1' | 'HTTP API v2';
+
+const eventOf = (kind: EventKind, spec: RequestSpec) =>
+  kind === 'REST v1' ? restEvent(spec) : httpApiEvent(spec);
+
+const request = (
+  resource: string,
+  restaurant: Restaurant,
+  token: string,
+  query: Record<string, string | string[]> = {},
+): RequestSpec => ({
+  resource,
+  pathParameters: { id: restaurant.id },
+  headers: { Authorization: `Bearer ${token}`, 'X-Platform-Id': restaurant.platform },
+  query,
+});
+
+/** An RFC 4180 body as the reports export it: every value quoted, CRLF line ends. */
+const csvOf = (header: string, rows: readonly (readonly (string | number)[])[]): string =>
+  [header, ...rows.map((row) => row.map((value) => `"${String(value)}"`).join(','))]
+    .map((line) => `${line}\r\n`)
+    .join('');
+
+/** The months the sample data covers (its 90 days up to today), and one month after. */
+const sampleMonths = (timeZone: string) => {
+  const today = todayIn(timeZone);
+  return { from: monthOf(addDays(today, -89)), to: addMonths(monthOf(today), 1) };
+};
+
+describe('GET /v1/restaurants/{id}/orders/today', () => {
+  it("answers the sample event with every order of the restaurant's local day, newest first", async () => {
+    // Prepare
+    const token = await tokenFor(owner1);
+
+    // Act
+    const { result, moments } = await invokeTimed(
+      ordersTodayHandler,
+      sampleEvent('orders-today', token),
+    );
+
+    // Assess
+    const orders = await listedOrders(DUBAI.id, DUBAI.platform);
+    expect(result.statusCode).toBe(200);
+    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
+    expect(
+      moments.map((now) => ({
+        data: expectedOrdersToday(orders, DUBAI.timeZone, 2, now).map((data) => ({ data })),
+      })),
+    ).toContainEqual(jsonBody(result));
+  });
+
+  it.each([
+    ['R-1002', 'a 3-decimal currency', 'REST v1', ORDERS_TODAY_RES, KUWAIT],
+    ['R-2001', 'a zone with DST', 'HTTP API v2', ORDERS_TODAY, BERLIN],
+    ['R-3001', 'a negative UTC offset', 'HTTP API v2', ORDERS_TODAY_RES, MEXICO],
+  ] as const)(
+    'lists the local day of %s (%s) with its offsets, through %s on %s',
+    async (_id, _case, kind, resource, restaurant) => {
+      // Prepare
+      const token = await tokenFor(restaurant.owner);
+
+      // Act
+      const { result, moments } = await invokeTimed(
+        ordersTodayHandler,
+        eventOf(kind, request(resource, restaurant, token)),
+      );
+
+      // Assess
+      const orders = await listedOrders(restaurant.id, restaurant.platform);
+      expect(result.statusCode).toBe(200);
+      expect(
+        moments.map((now) => ({
+          data: expectedOrdersToday(orders, restaurant.timeZone, restaurant.minorUnits, now).map(
+            (data) => ({ data }),
+          ),
+        })),
+      ).toContainEqual(jsonBody(result));
+    },
+  );
+
+  it('exports CSV with format=csv: one quoted line per order under the declared columns', async () => {
+    // Prepare
+    const token = await tokenFor(owner1);
+
+    // Act
+    const { result, moments } = await invokeTimed(
+      ordersTodayHandler,
+      restEvent(request(ORDERS_TODAY, DUBAI, token, { format: 'csv' })),
+    );
+
+    // Assess
+    const orders = await listedOrders(DUBAI.id, DUBAI.platform);
+    expect(result.statusCode).toBe(200);
+    expect(result.headers).toMatchObject({
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': 'attachment; filename="orders-today_R-1001_today.csv"',
+      ...CORS,
+    });
+    expect(result.body.startsWith('order,placed_at,state,items,total\r\n')).toBe(true);
+    expect(
+      moments.map((now) =>
+        csvOf(
+          'order,placed_at,state,items,total',
+          expectedOrdersToday(orders, DUBAI.timeZone, 2, now).map((order) => [
+            order.id,
+            order.placedAt,
+            order.state,
+            order.itemCount,
+            order.total,
+          ]),
+        ),
+      ),
+    ).toContain(result.body);
+  });
+});
+
+describe('GET /v1/restaurants/{id}/reports/revenue', () => {
+  it('answers the sample event with one row per month, each with its year', async () => {
+    // Prepare
+    const token = await tokenFor(owner1);
+    const thisMonth = monthOf(todayIn(DUBAI.timeZone));
+
+    // Act
+    const result = await invoke(revenueHandler, monthlySampleEvent('revenue', token));
+
+    // Assess
+    const expected = expectedRevenue(
+      await listedOrders(DUBAI.id, DUBAI.platform),
+      DUBAI.timeZone,
+      eachMonth(addMonths(thisMonth, -2), thisMonth),
+      2,
+    );
+    expect(result.statusCode).toBe(200);
+    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
+    expect(jsonBody(result)).toEqual({ data: expected.map((data) => ({ data })) });
+    expect(expected.some((month) => month.orderCount > 0)).toBe(true);
+  });
+
+  it.each([
+    ['R-2001', 'a zone with DST', 'HTTP API v2', REVENUE_RES, BERLIN],
+    ['R-3001', 'evening orders on the next UTC day', 'REST v1', REVENUE, MEXICO],
+    ['R-1002', 'a 3-decimal currency', 'HTTP API v2', REVENUE, KUWAIT],
+  ] as const)(
+    'counts the local months of %s (%s), an empty month as zeros, through %s on %s',
+    async (_id, _case, kind, resource, restaurant) => {
+      // Prepare
+      const token = await tokenFor(restaurant.owner);
+      const { from, to } = sampleMonths(restaurant.timeZone);
+
+      // Act
+      const result = await invoke(
+        revenueHandler,
+        eventOf(kind, request(resource, restaurant, token, { from, to })),
+      );
+
+      // Assess
+      const expected = expectedRevenue(
+        await listedOrders(restaurant.id, restaurant.platform),
+        restaurant.timeZone,
+        eachMonth(from, to),
+        restaurant.minorUnits,
+      );
+      expect(result.statusCode).toBe(200);
+      expect(jsonBody(result)).toEqual({ data: expected.map((data) => ({ data })) });
+      expect(expected.at(-1)?.orderCount).toBe(0);
+      expect(expected.some((month) => month.orderCount > 0)).toBe(true);
+    },
+  );
+
+  it('exports CSV with format=csv under month,year,orders,sales', async () => {
+    // Prepare
+    const token = await tokenFor(owner1);
+    const { from, to } = sampleMonths(DUBAI.timeZone);
+
+    // Act
+    const result = await invoke(
+      revenueHandler,
+      restEvent(request(REVENUE, DUBAI, token, { from, to, format: 'csv' })),
+    );
+
+    // Assess
+    const expected = expectedRevenue(
+      await listedOrders(DUBAI.id, DUBAI.platform),
+      DUBAI.timeZone,
+      eachMonth(from, to),
+      2,
+    );
+    expect(result.statusCode).toBe(200);
+    expect(result.headers).toMatchObject({
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="revenue_R-1001_${from.slice(0, 7)}_${to.slice(0, 7)}.csv"`,
+      ...CORS,
+    });
+    expect(result.body).toBe(
+      csvOf(
+        'month,year,orders,sales',
+        expected.map((row) => [row.month, row.year, row.orderCount, row.revenue]),
+      ),
+    );
+  });
+
+  const validation = (...errors: { field: string; code: string; message: string }[]) => ({
+    state: 'ERROR',
+    code: 'VALIDATION_ERROR',
+    message: 'Error',
+    errors,
+  });
+
+  it.each([
+    [
+      'from and to missing',
+      {},
+      validation(
+        { field: 'from', code: 'FIELD_CANNOT_BE_EMPTY', message: 'from cannot be empty' },
+        { field: 'to', code: 'FIELD_CANNOT_BE_EMPTY', message: 'to cannot be empty' },
+      ),
+    ],
+    [
+      'a day that is not the first of a month',
+      { from: '2026-01-15', to: '2026-03-01' },
+      validation({
+        field: 'from',
+        code: 'INVALID_DATE',
+        message: 'from must be the first day of a month (YYYY-MM-01)',
+      }),
+    ],
+    [
+      'from after to',
+      { from: '2026-04-01', to: '2026-03-01' },
+      validation({ field: 'from', code: 'INVALID_RANGE', message: 'from must not be after to' }),
+    ],
+    [
+      'a repeated to',
+      { from: '2026-01-01', to: ['2026-02-01', '2026-03-01'] },
+      validation({ field: 'to', code: 'FIELD_REPEATED', message: 'to must be given once' }),
+    ],
+    [
+      'thirteen months',
+      { from: '2025-01-01', to: '2026-01-01' },
+      { state: 'ERROR', code: 'OUT_OF_RANGE', message: 'Only 12 months can be selected' },
+    ],
+  ])('400 for %s, with the CORS header', async (_case, query, body) => {
+    // Prepare
+    const token = await tokenFor(owner1);
+
+    // Act
+    const result = await invoke(revenueHandler, restEvent(request(REVENUE, DUBAI, token, query)));
+
+    // Assess
+    expect(result.statusCode).toBe(400);
+    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
+    expect(jsonBody(result)).toEqual(body);
+  });
+});
+
+describe('GET /v1/restaurants/{id}/dashboard', () => {
+  it("answers the sample event with today's figures against the same weekday a week earlier", async () => {
+    // Prepare
+    const token = await tokenFor(owner1);
+
+    // Act
+    const { result, moments } = await invokeTimed(
+      dashboardHandler,
+      sampleEvent('dashboard', token),
+    );
+
+    // Assess
+    const orders = await listedOrders(DUBAI.id, DUBAI.platform);
+    expect(result.statusCode).toBe(200);
+    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
+    expect(
+      moments.map((now) => ({ data: expectedDashboard(orders, DUBAI.timeZone, 'AED', 2, now) })),
+    ).toContainEqual(jsonBody(result));
+  });
+
+  it.each([
+    ['R-1002', 'a 3-decimal currency', 'REST v1', DASHBOARD_RES, KUWAIT],
+    ['R-2001', 'a zone with DST', 'HTTP API v2', DASHBOARD, BERLIN],
+    ['R-3001', 'a negative UTC offset', 'HTTP API v2', DASHBOARD_RES, MEXICO],
+  ] as const)(
+    'compares like with like for %s (%s), through %s on %s',
+    async (_id, _case, kind, resource, restaurant) => {
+      // Prepare
+      const token = await tokenFor(restaurant.owner);
+
+      // Act
+      const { result, moments } = await invokeTimed(
+        dashboardHandler,
+        eventOf(kind, request(resource, restaurant, token)),
+      );
+
+      // Assess
+      const orders = await listedOrders(restaurant.id, restaurant.platform);
+      expect(result.statusCode).toBe(200);
+      expect(
+        moments.map((now) => ({
+          data: expectedDashboard(
+            orders,
+            restaurant.timeZone,
+            restaurant.currency,
+            restaurant.minorUnits,
+            now,
+          ),
+        })),
+      ).toContainEqual(jsonBody(result));
+    },
+  );
+});
+
+describe('a restaurant the token grants but the database does not know', () => {
+  const unknown: Restaurant = { ...DUBAI, id: 'R-9999', platform: 'TB_AE' };
+  const grant = () =>
+    tokenWithRestaurants([
+      { id: 'R-9999', platforms: [{ restaurantId: 'tb-ae-9999', platformId: 'TB_AE' }] },
+    ]);
+
+  it('has no orders today', async () => {
+    // Act
+    const result = await invoke(
+      ordersTodayHandler,
+      restEvent(request(ORDERS_TODAY, unknown, await grant())),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(jsonBody(result)).toEqual({ data: [] });
+  });
+
+  it('has zero months', async () => {
+    // Act
+    const result = await invoke(
+      revenueHandler,
+      restEvent(request(REVENUE, unknown, await grant(), { from: '2026-01-01', to: '2026-02-01' })),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(jsonBody(result)).toEqual({
+      data: [
+        { data: { month: '2026-01-01', year: '2026-01-01', orderCount: 0, revenue: 0 } },
+        { data: { month: '2026-02-01', year: '2026-01-01', orderCount: 0, revenue: 0 } },
+      ],
+    });
+  });
+
+  it('has a dashboard of zeros on the UTC day, without a currency', async () => {
+    // Act
+    const { result, moments } = await invokeTimed(
+      dashboardHandler,
+      restEvent(request(DASHBOARD, unknown, await grant())),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    const zero = { value: 0, compare: 0 };
+    expect(
+      moments.map((now) => ({
+        data: {
+          date: todayIn('UTC', now),
+          compareDate: addDays(todayIn('UTC', now), -7),
+          currency: null,
+          orders: zero,
+          revenue: zero,
+          averageOrderValue: zero,
+          cancellationRate: zero,
+        },
+      })),
+    ).toContainEqual(jsonBody(result));
+  });
+});
+
+describe.each([
+  ['orders today', ordersTodayHandler, ORDERS_TODAY, ORDERS_TODAY_RES, {}],
+  ['revenue', revenueHandler, REVENUE, REVENUE_RES, { from: '2026-01-01', to: '2026-03-01' }],
+  ['dashboard', dashboardHandler, DASHBOARD, DASHBOARD_RES, {}],
+])('the %s endpoint keeps the contract of every endpoint', (_name, handler, v1, res, query) => {
+  it.each([v1, res])('OPTIONS %s: 200 with the spec 4.3 headers, no token needed', async (path) => {
+    // Act
+    const result = await invoke(
+      handler,
+      restEvent({ method: 'OPTIONS', resource: path, pathParameters: { id: 'R-1001' } }),
+    );
+
+    // Assess
+    expect(result).toEqual({
+      statusCode: 200,
+      headers: {
+        'Access-Control-Allow-Origin': '*',
+        'Access-Control-Allow-Headers': 'Content-Type,Authorization',
+        'Access-Control-Allow-Methods': 'OPTIONS,GET',
+        'Access-Control-Allow-Credentials': 'false',
+        'Access-Control-Max-Age': '600',
+      },
+      body: '',
+    });
+  });
+
+  it('401 TOKEN_INVALID without a token, with the CORS header', async () => {
+    // Act
+    const result = await invoke(
+      handler,
+      httpApiEvent({ resource: res, pathParameters: { id: 'R-1001' }, query }),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(401);
+    expect(result.headers).toMatchObject({ ...CORS, 'WWW-Authenticate': 'Bearer' });
+    expect(jsonBody(result)).toEqual({
+      state: 'ERROR',
+      code: 'TOKEN_INVALID',
+      message: 'Authorization header is invalid. Did you forget to add "Bearer "?',
+    });
+  });
+
+  it("403 FORBIDDEN for another owner's restaurant, with the CORS header", async () => {
+    // Prepare
+    const token = await tokenFor(owner2);
+
+    // Act
+    const result = await invoke(handler, restEvent(request(v1, DUBAI, token, query)));
+
+    // Assess
+    expect(result.statusCode).toBe(403);
+    expect(result.headers).toMatchObject(CORS);
+    expect(jsonBody(result)).toEqual({ state: 'ERROR', code: 'FORBIDDEN', message: 'Forbidden' });
+  });
+
+  it('400 VALIDATION_ERROR for an empty restaurant id, with the CORS header', async () => {
+    // Prepare
+    const token = await tokenFor(owner1);
+
+    // Act
+    const result = await invoke(
+      handler,
+      restEvent({
+        resource: v1,
+        pathParameters: { id: '' },
+        headers: { Authorization: `Bearer ${token}` },
+        query,
+      }),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(400);
+    expect(result.headers).toMatchObject(CORS);
+    expect(jsonBody(result)).toEqual({
+      state: 'ERROR',
+      code: 'VALIDATION_ERROR',
+      message: 'Error',
+      errors: [{ field: 'id', code: 'FIELD_CANNOT_BE_EMPTY', message: 'id cannot be empty' }],
+    });
+  });
+});
+
+describe.each([
+  ['orders today', ordersTodayHandler, ORDERS_TODAY, {}],
+  ['revenue', revenueHandler, REVENUE, { from: '2026-01-01', to: '2026-03-01' }],
+])('the %s report', (_name, handler, resource, query) => {
+  it('400 VALIDATION_ERROR for an unknown format, with the CORS header', async () => {
+    // Prepare
+    const token = await tokenFor(owner1);
+
+    // Act
+    const result = await invoke(
+      handler,
+      restEvent(request(resource, DUBAI, token, { ...query, format: 'xml' })),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(400);
+    expect(result.headers).toMatchObject(CORS);
+    expect(jsonBody(result)).toEqual({
+      state: 'ERROR',
+      code: 'VALIDATION_ERROR',
+      message: 'Error',
+      errors: [{ field: 'format', code: 'INVALID_VALUE', message: 'format must be json or csv' }],
+    });
+  });
+});
+
+describe('days and months around DST changes, on a restaurant inside a rolled-back transaction', () => {
+  const SCOPE = { restaurantId: 'R-FIXTURE', platformId: 'FX_DE' };
+  const fixture = (timeZone: string, orders: Fixture['orders'], now?: string): Fixture => ({
+    ...SCOPE,
+    timeZone,
+    currency: 'EUR',
+    orders,
+    ...(now === undefined ? {} : { now }),
+  });
+  const order = (placedAt: string, state = 'DELIVERED', total = '1.000', quantities = [1]) => ({
+    placedAt,
+    state,
+    total,
+    quantities,
+  });
+
+  it('lists the 25 hours of the autumn DST day in Berlin, each order with the offset of its instant', async () => {
+    // Prepare
+    const orders = [
+      order('2026-10-24T21:59:00Z'), // 23:59+02:00 the day before
+      order('2026-10-24T22:00:00Z', 'DELIVERED', '12.345', [2, 1]), // 00:00+02:00
+      order('2026-10-25T00:30:00Z', 'CANCELLED', '0.005', [1]), // 02:30+02:00
+      order('2026-10-25T01:30:00Z', 'REJECTED', '10.004', [4]), // 02:30+01:00, an hour later
+      order('2026-10-25T22:59:00Z', 'PLACED', '7.000', [1, 1, 1]), // 23:59+01:00
+      order('2026-10-25T23:00:00Z'), // 00:00+01:00 the day after
+    ];
+
+    // Act
+    const { rows, ids } = await withFixture(
+      fixture('Europe/Berlin', orders, '2026-10-25T12:00:00Z'),
+      async (sql, ids) => ({
+        rows: await ordersToday.rows(ordersTodayQueries(sql), SCOPE, {}),
+        ids,
+      }),
+    );
+
+    // Assess
+    expect(rows).toEqual([
+      {
+        data: {
+          id: ids[4],
+          placedAt: '2026-10-25T23:59:00+01:00',
+          state: 'PLACED',
+          itemCount: 3,
+          total: 7,
+        },
+      },
+      {
+        data: {
+          id: ids[3],
+          placedAt: '2026-10-25T02:30:00+01:00',
+          state: 'REJECTED',
+          itemCount: 4,
+          total: 10,
+        },
+      },
+      {
+        data: {
+          id: ids[2],
+          placedAt: '2026-10-25T02:30:00+02:00',
+          state: 'CANCELLED',
+          itemCount: 1,
+          total: 0.01,
+        },
+      },
+      {
+        data: {
+          id: ids[1],
+          placedAt: '2026-10-25T00:00:00+02:00',
+          state: 'DELIVERED',
+          itemCount: 3,
+          total: 12.35,
+        },
+      },
+    ]);
+  });
+
+  it('lists the 23 hours of the spring DST day in Berlin', async () => {
+    // Prepare
+    const orders = [
+      order('2026-03-28T22:59:00Z'), // 23:59+01:00 the day before
+      order('2026-03-28T23:00:00Z'), // 00:00+01:00
+      order('2026-03-29T00:59:00Z'), // 01:59+01:00
+      order('2026-03-29T01:00:00Z'), // 03:00+02:00, the next minute
+      order('2026-03-29T21:59:00Z'), // 23:59+02:00
+      order('2026-03-29T22:00:00Z'), // 00:00+02:00 the day after
+    ];
+
+    // Act
+    const placed = await withFixture(
+      fixture('Europe/Berlin', orders, '2026-03-29T10:00:00Z'),
+      async (sql) =>
+        (await ordersToday.rows(ordersTodayQueries(sql), SCOPE, {})).map(
+          (row) => row.data.placedAt,
+        ),
+    );
+
+    // Assess
+    expect(placed).toEqual([
+      '2026-03-29T23:59:00+02:00',
+      '2026-03-29T03:00:00+02:00',
+      '2026-03-29T01:59:00+01:00',
+      '2026-03-29T00:00:00+01:00',
+    ]);
+  });
+
+  it.each([
+    ['America/St_Johns', '2026-07-01T02:30:00Z', '2026-07-01T00:00:00-02:30'],
+    ['Asia/Kathmandu', '2026-06-30T18:15:00Z', '2026-07-01T00:00:00+05:45'],
+    ['UTC', '2026-07-01T00:00:00Z', '2026-07-01T00:00:00+00:00'],
+  ])(
+    'writes the offset of %s with its sign and minutes, from its local midnight',
+    async (timeZone, midnight, placedAt) => {
+      // Prepare
+      const before = new Date(Date.parse(midnight) - 60_000).toISOString();
+
+      // Act
+      const placed = await withFixture(
+        fixture(timeZone, [order(before), order(midnight)], '2026-07-01T12:00:00Z'),
+        async (sql) =>
+          (await ordersToday.rows(ordersTodayQueries(sql), SCOPE, {})).map(
+            (row) => row.data.placedAt,
+          ),
+      );
+
+      // Assess
+      expect(placed).toEqual([placedAt]);
+    },
+  );
+
+  it("buckets counted orders into Berlin's calendar months on both sides of each DST change", async () => {
+    // Prepare
+    const orders = [
+      order('2025-12-31T22:59:00Z', 'DELIVERED', '1000.000'), // 2025-12-31 23:59+01:00
+      order('2026-02-28T22:59:00Z', 'DELIVERED', '1.000'), // 02-28 23:59+01:00
+      order('2026-02-28T23:00:00Z', 'DELIVERED', '2.000'), // 03-01 00:00+01:00
+      order('2026-03-15T12:00:00Z', 'CANCELLED', '500.000'), // not counted
+      order('2026-03-31T21:59:00Z', 'ACCEPTED', '4.005'), // 03-31 23:59+02:00
+      order('2026-03-31T22:00:00Z', 'PLACED', '8.000'), // 04-01 00:00+02:00
+      order('2026-09-30T21:59:00Z', 'DELIVERED', '16.000'), // 09-30 23:59+02:00
+      order('2026-09-30T22:00:00Z', 'DELIVERED', '32.000'), // 10-01 00:00+02:00
+      order('2026-10-31T22:59:00Z', 'REJECTED', '64.000'), // not counted
+      order('2026-10-31T22:59:30Z', 'DELIVERED', '64.000'), // 10-31 23:59+01:00
+      order('2026-10-31T23:00:00Z', 'DELIVERED', '128.000'), // 11-01 00:00+01:00
+      order('2026-12-31T23:00:00Z', 'DELIVERED', '1000.000'), // 2027-01-01 00:00+01:00
+    ];
+
+    // Act
+    const rows = await withFixture(fixture('Europe/Berlin', orders), (sql) =>
+      revenue.rows(revenueQueries(sql), SCOPE, {
+        months: { from: '2026-01-01' as IsoDate, to: '2026-12-01' as IsoDate },
+      }),
+    );
+
+    // Assess
+    const month = (m: string, orderCount: number, sales: number) => ({
+      data: { month: `2026-${m}-01`, year: '2026-01-01', orderCount, revenue: sales },
+    });
+    expect(rows).toEqual([
+      month('01', 0, 0),
+      month('02', 1, 1),
+      month('03', 2, 6.01),
+      month('04', 1, 8),
+      month('05', 0, 0),
+      month('06', 0, 0),
+      month('07', 0, 0),
+      month('08', 0, 0),
+      month('09', 1, 16),
+      month('10', 2, 96),
+      month('11', 1, 128),
+      month('12', 0, 0),
+    ]);
+  });
+
+  it('compares the autumn DST day with the week before up to the same local time, not the same instant', async () => {
+    // Prepare: now is 13:00+01:00 on Sunday 2026-10-25; a week earlier 13:00 was 11:00Z.
+    const orders = [
+      order('2026-10-24T21:59:00Z', 'DELIVERED', '50.000'), // the day before
+      order('2026-10-24T22:00:00Z', 'DELIVERED', '10.005'), // local midnight
+      order('2026-10-25T08:00:00Z', 'CANCELLED', '5.000'),
+      order('2026-10-25T12:00:00Z', 'ACCEPTED', '20.000'), // now
+      order('2026-10-25T12:01:00Z', 'DELIVERED', '99.000'), // after now
+      order('2026-10-17T21:59:00Z', 'DELIVERED', '50.000'), // the day before the compare day
+      order('2026-10-17T22:00:00Z', 'PLACED', '7.500'), // its local midnight
+      order('2026-10-18T09:00:00Z', 'CANCELLED', '3.000'),
+      order('2026-10-18T10:00:00Z', 'REJECTED', '3.000'),
+      order('2026-10-18T11:00:00Z', 'DELIVERED', '2.500'), // 13:00+02:00
+      order('2026-10-18T11:01:00Z', 'DELIVERED', '100.000'), // 13:01+02:00, a week before now
+    ];
+
+    // Act
+    const data = await withFixture(
+      fixture('Europe/Berlin', orders, '2026-10-25T12:00:00Z'),
+      (sql) => dashboard.run(dashboardQueries(sql), SCOPE, {}),
+    );
+
+    // Assess
+    expect(data).toEqual({
+      date: '2026-10-25',
+      compareDate: '2026-10-18',
+      currency: 'EUR',
+      orders: { value: 2, compare: 2 },
+      revenue: { value: 30.01, compare: 10 },
+      averageOrderValue: { value: 15, compare: 5 },
+      cancellationRate: { value: 0.3333, compare: 0.5 },
+    });
+  });
+
+  it('answers zeros, not a division by zero, on a dashboard without orders', async () => {
+    // Act
+    const data = await withFixture(fixture('Europe/Berlin', [], '2026-10-25T12:00:00Z'), (sql) =>
+      dashboard.run(dashboardQueries(sql), SCOPE, {}),
+    );
+
+    // Assess
+    const zero = { value: 0, compare: 0 };
+    expect(data).toEqual({
+      date: '2026-10-25',
+      compareDate: '2026-10-18',
+      currency: 'EUR',
+      orders: zero,
+      revenue: zero,
+      averageOrderValue: zero,
+      cancellationRate: zero,
+    });
+  });
+});

@@ -1,0 +1,271 @@
+import fc from 'fast-check';
+import { PortalError, type ValidationEntry } from '../../../../shared/errors';
+import {
+  isValidBundleUrl,
+  MAX_BODY_BYTES,
+  parseDeploymentRequest,
+  type RawBody,
+} from '../../../../shared/plugins/deployment';
+
+const JSON_TYPE = ['application/json'];
+const BUNDLE = 'https://cdn.example.com/eu/reports/main.js';
+
+const raw = (body: string | null, extra: Partial<RawBody> = {}): RawBody => ({
+  body,
+  isBase64Encoded: false,
+  contentTypes: JSON_TYPE,
+  ...extra,
+});
+
+const json = (value: unknown): RawBody => raw(JSON.stringify(value));
+
+/** The validation entries a refused body produces. */
+const entriesOf = (body: RawBody): readonly ValidationEntry[] => {
+  try {
+    parseDeploymentRequest(body);
+  } catch (error) {
+    if (!(error instanceof PortalError) || error.code !== 'VALIDATION_ERROR') throw error;
+    expect(error.statusCode).toBe(400);
+    return error.entries ?? [];
+  }
+  throw new Error('expected a refusal');
+};
+
+const EMPTY = (field: string): ValidationEntry => ({
+  field,
+  code: 'FIELD_CANNOT_BE_EMPTY',
+  message: `${field} cannot be empty`,
+});
+const BAD_URL: ValidationEntry = {
+  field: 'bundleUrl',
+  code: 'INVALID_VALUE',
+  message:
+    'bundleUrl must be an absolute https URL (http only for localhost) of at most 2048 characters',
+};
+const BAD_VERSION: ValidationEntry = {
+  field: 'portalVersion',
+  code: 'INVALID_VALUE',
+  message: 'portalVersion must be v1 or v2',
+};
+const NOT_AN_OBJECT: ValidationEntry = {
+  field: 'body',
+  code: 'INVALID_VALUE',
+  message: 'body must be a JSON object',
+};
+const NOT_JSON_TYPE: ValidationEntry = {
+  field: 'Content-Type',
+  code: 'INVALID_VALUE',
+  message: 'Content-Type must be application/json',
+};
+
+describe('parseDeploymentRequest: a valid body (spec 4.6)', () => {
+  it.each(['v1', 'v2'])('reads bundleUrl and portalVersion %s', (portalVersion) => {
+    // Act
+    const parsed = parseDeploymentRequest(json({ bundleUrl: BUNDLE, portalVersion }));
+
+    // Assess
+    expect(parsed).toEqual({ bundleUrl: BUNDLE, portalVersion });
+  });
+
+  it('keeps a bundle placeholder exactly as sent, not percent-encoded', () => {
+    // Prepare
+    const bundleUrl = 'https://cdn.example.com/eu/reports/{bundle}?v={bundle}';
+
+    // Act
+    const parsed = parseDeploymentRequest(json({ bundleUrl, portalVersion: 'v2' }));
+
+    // Assess
+    expect(parsed).toEqual({ bundleUrl, portalVersion: 'v2' });
+  });
+
+  it('reads a base64-encoded body', () => {
+    // Prepare
+    const body = Buffer.from(JSON.stringify({ bundleUrl: BUNDLE, portalVersion: 'v1' })).toString(
+      'base64',
+    );
+
+    // Act
+    const parsed = parseDeploymentRequest(raw(body, { isBase64Encoded: true }));
+
+    // Assess
+    expect(parsed).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
+  });
+
+  it.each([
+    'application/json',
+    'Application/JSON',
+    'application/json; charset=utf-8',
+    'application/json;charset="UTF-8"',
+  ])('accepts Content-Type %p', (contentType) => {
+    // Act
+    const parsed = parseDeploymentRequest(
+      raw(JSON.stringify({ bundleUrl: BUNDLE, portalVersion: 'v1' }), {
+        contentTypes: [contentType],
+      }),
+    );
+
+    // Assess
+    expect(parsed).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
+  });
+
+  it('ignores fields it does not know', () => {
+    // Act
+    const parsed = parseDeploymentRequest(
+      json({ bundleUrl: BUNDLE, portalVersion: 'v1', region: 'eu', apiKey: 'x' }),
+    );
+
+    // Assess
+    expect(parsed).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
+  });
+
+  it(`accepts a body of exactly ${MAX_BODY_BYTES} bytes`, () => {
+    // Prepare
+    const base = JSON.stringify({ bundleUrl: BUNDLE, portalVersion: 'v1', pad: '' });
+    const body = base.replace('"pad":""', `"pad":"${'x'.repeat(MAX_BODY_BYTES - base.length)}"`);
+
+    // Act
+    const parsed = parseDeploymentRequest(raw(body));
+
+    // Assess
+    expect(Buffer.byteLength(body)).toBe(MAX_BODY_BYTES);
+    expect(parsed).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
+  });
+});
+
+describe('parseDeploymentRequest: missing, empty or wrong fields are 400 VALIDATION_ERROR', () => {
+  it.each<[string, RawBody, readonly ValidationEntry[]]>([
+    ['no body', raw(null), [EMPTY('bundleUrl'), EMPTY('portalVersion')]],
+    ['an empty body', raw(''), [EMPTY('bundleUrl'), EMPTY('portalVersion')]],
+    ['an empty object', json({}), [EMPTY('bundleUrl'), EMPTY('portalVersion')]],
+    ['no bundleUrl', json({ portalVersion: 'v2' }), [EMPTY('bundleUrl')]],
+    ['an empty bundleUrl', json({ bundleUrl: ' ', portalVersion: 'v2' }), [EMPTY('bundleUrl')]],
+    ['a null bundleUrl', json({ bundleUrl: null, portalVersion: 'v2' }), [EMPTY('bundleUrl')]],
+    ['no portalVersion', json({ bundleUrl: BUNDLE }), [EMPTY('portalVersion')]],
+    [
+      'an empty portalVersion',
+      json({ bundleUrl: BUNDLE, portalVersion: '' }),
+      [EMPTY('portalVersion')],
+    ],
+    ['a number as bundleUrl', json({ bundleUrl: 42, portalVersion: 'v1' }), [BAD_URL]],
+    [
+      'an object as bundleUrl',
+      json({ bundleUrl: { href: BUNDLE }, portalVersion: 'v1' }),
+      [BAD_URL],
+    ],
+    ['portalVersion v3', json({ bundleUrl: BUNDLE, portalVersion: 'v3' }), [BAD_VERSION]],
+    ['portalVersion V2', json({ bundleUrl: BUNDLE, portalVersion: 'V2' }), [BAD_VERSION]],
+    ['portalVersion 2', json({ bundleUrl: BUNDLE, portalVersion: 2 }), [BAD_VERSION]],
+    ['portalVersion as a list', json({ bundleUrl: BUNDLE, portalVersion: ['v2'] }), [BAD_VERSION]],
+    ['both wrong', json({ bundleUrl: 'ftp://x', portalVersion: true }), [BAD_URL, BAD_VERSION]],
+  ])('refuses %s', (_name, body, expected) => {
+    // Act / Assess
+    expect(entriesOf(body)).toEqual(expected);
+  });
+
+  it.each<[string, RawBody]>([
+    ['malformed JSON', raw('{"bundleUrl": ')],
+    ['a JSON array', json([{ bundleUrl: BUNDLE, portalVersion: 'v1' }])],
+    ['a JSON string', json('v2')],
+    ['JSON null', raw('null')],
+    ['form encoding', raw(`bundleUrl=${BUNDLE}&portalVersion=v1`)],
+    [
+      'base64 that is not UTF-8',
+      raw(Buffer.from([0xff, 0xfe, 0x7b]).toString('base64'), { isBase64Encoded: true }),
+    ],
+    ['a base64 body read as text', raw(Buffer.from('{}').toString('base64'))],
+  ])('refuses %s as not a JSON object', (_name, body) => {
+    // Act / Assess
+    expect(entriesOf(body)).toEqual([NOT_AN_OBJECT]);
+  });
+
+  it(`refuses a body of more than ${MAX_BODY_BYTES} bytes`, () => {
+    // Prepare
+    const body = json({
+      bundleUrl: BUNDLE,
+      portalVersion: 'v1',
+      pad: 'é'.repeat(MAX_BODY_BYTES / 2),
+    });
+
+    // Act / Assess
+    expect(entriesOf(body)).toEqual([
+      {
+        field: 'body',
+        code: 'INVALID_VALUE',
+        message: `body must be at most ${MAX_BODY_BYTES} bytes`,
+      },
+    ]);
+  });
+
+  it.each<[string, readonly string[]]>([
+    ['no Content-Type', []],
+    ['text/plain', ['text/plain']],
+    ['application/x-www-form-urlencoded', ['application/x-www-form-urlencoded']],
+    ['application/jsonp', ['application/jsonp']],
+    ['a non-UTF-8 charset', ['application/json; charset=latin1']],
+    ['two Content-Type headers', ['application/json', 'application/json']],
+  ])('refuses %s', (_name, contentTypes) => {
+    // Act / Assess
+    expect(
+      entriesOf(raw(JSON.stringify({ bundleUrl: BUNDLE, portalVersion: 'v1' }), { contentTypes })),
+    ).toEqual([NOT_JSON_TYPE]);
+  });
+
+  it('never fails other than with a validation error, whatever the body (fuzz)', () => {
+    // Act / Assess
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json()), fc.boolean(), (body, isBase64Encoded) => {
+        try {
+          parseDeploymentRequest(raw(body, { isBase64Encoded }));
+        } catch (error) {
+          expect(error).toBeInstanceOf(PortalError);
+          expect((error as PortalError).code).toBe('VALIDATION_ERROR');
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('isValidBundleUrl', () => {
+  it.each([
+    BUNDLE,
+    'https://cdn.example.com/eu/reports/{bundle}',
+    'https://cdn.example.com:8443/eu/reports/main.js?v=3#top',
+    'HTTPS://CDN.EXAMPLE.COM/eu/reports/main.js',
+    'http://localhost:8080/reports/main.js',
+    'http://127.0.0.1/reports/main.js',
+    'http://[::1]:3000/reports/main.js',
+    `https://cdn.example.com/${'a'.repeat(2048 - 'https://cdn.example.com/'.length)}`,
+  ])('accepts %s', (url) => {
+    // Act / Assess
+    expect(isValidBundleUrl(url)).toBe(true);
+  });
+
+  it.each([
+    ['plain http to another host', 'http://cdn.example.com/main.js'],
+    ['another scheme', 'ftp://cdn.example.com/main.js'],
+    ['javascript:', 'javascript:alert(1)'],
+    ['a data URL', 'data:text/javascript,alert(1)'],
+    ['a relative URL', '/eu/reports/main.js'],
+    ['a scheme-relative URL', '//cdn.example.com/main.js'],
+    ['a scheme without slashes', 'https:cdn.example.com/main.js'],
+    ['credentials', 'https://user:secret@cdn.example.com/main.js'],
+    ['a user name', 'https://user@cdn.example.com/main.js'],
+    ['a space', 'https://cdn.example.com/my bundle.js'],
+    ['a leading space', ' https://cdn.example.com/main.js'],
+    ['a newline', 'https://cdn.example.com/main.js\n'],
+    ['a quote', 'https://cdn.example.com/"main.js'],
+    ['an angle bracket', 'https://cdn.example.com/<script>'],
+    ['a backslash', 'https://cdn.example.com\\evil.example/main.js'],
+    ['non-ASCII', 'https://cdn.example.com/bündel.js'],
+    ['no host', 'https:///main.js'],
+    ['an unparseable host', 'https://exa mple.com/'],
+    [
+      '2049 characters',
+      `https://cdn.example.com/${'a'.repeat(2049 - 'https://cdn.example.com/'.length)}`,
+    ],
+  ])('refuses %s', (_name, url) => {
+    // Act / Assess
+    expect(isValidBundleUrl(url)).toBe(false);
+  });
+});

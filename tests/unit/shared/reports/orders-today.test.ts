@@ -1,0 +1,154 @@
+import { toCsv } from '../../../../shared/reports/csv';
+import {
+  ordersToday,
+  type OrdersTodayPort,
+  type TodayOrder,
+} from '../../../../shared/reports/orders-today';
+import type { QueryReader } from '../../../../shared/reports/query';
+import type { ReportScope } from '../../../../shared/reports/repository';
+
+/**
+ * The data port in memory: answers the orders it was given, in that order (the adapter's,
+ * newest first). Entries carry one field more than TodayOrder, which no row may show.
+ */
+class InMemoryOrdersToday implements OrdersTodayPort {
+  readonly calls: ReportScope[] = [];
+
+  constructor(private readonly orders: readonly TodayOrder[]) {}
+
+  ordersToday(scope: ReportScope): Promise<TodayOrder[]> {
+    this.calls.push(scope);
+    return Promise.resolve(this.orders.map((order) => ({ ...order, restaurantId: 'leak' })));
+  }
+}
+
+const SCOPE: ReportScope = { restaurantId: 'R-1001', platformId: 'TB_AE' };
+
+const ORDERS: readonly TodayOrder[] = [
+  {
+    id: '812',
+    placedAt: '2026-11-22T21:05:00+04:00',
+    state: 'DELIVERED',
+    itemCount: 3,
+    total: 55.5,
+  },
+  { id: '799', placedAt: '2026-11-22T12:34:00+04:00', state: 'CANCELLED', itemCount: 1, total: 12 },
+  { id: '801', placedAt: '2026-11-22T10:02:00+04:00', state: 'REJECTED', itemCount: 6, total: 0 },
+];
+
+const readerOf =
+  (query: Readonly<Record<string, readonly string[]>>): QueryReader =>
+  (name) =>
+    query[name] ?? [];
+
+describe('orders-today report', () => {
+  it('renders each order as id, placedAt, state, itemCount and total, in the order of the port', async () => {
+    // Prepare
+    const port = new InMemoryOrdersToday(ORDERS);
+
+    // Act
+    const rows = await ordersToday.rows(port, SCOPE, {});
+
+    // Assess
+    expect(rows).toStrictEqual([
+      {
+        data: {
+          id: '812',
+          placedAt: '2026-11-22T21:05:00+04:00',
+          state: 'DELIVERED',
+          itemCount: 3,
+          total: 55.5,
+        },
+      },
+      {
+        data: {
+          id: '799',
+          placedAt: '2026-11-22T12:34:00+04:00',
+          state: 'CANCELLED',
+          itemCount: 1,
+          total: 12,
+        },
+      },
+      {
+        data: {
+          id: '801',
+          placedAt: '2026-11-22T10:02:00+04:00',
+          state: 'REJECTED',
+          itemCount: 6,
+          total: 0,
+        },
+      },
+    ]);
+  });
+
+  it('reads the orders of the scope it was given', async () => {
+    // Prepare
+    const port = new InMemoryOrdersToday(ORDERS);
+
+    // Act
+    await ordersToday.rows(port, SCOPE, {});
+
+    // Assess
+    expect(port.calls).toEqual([SCOPE]);
+  });
+
+  it('answers no rows on a day without orders', async () => {
+    // Act
+    const rows = await ordersToday.rows(new InMemoryOrdersToday([]), SCOPE, {});
+
+    // Assess
+    expect(rows).toEqual([]);
+  });
+
+  it.each([
+    ['no parameters', {}],
+    ['format', { format: ['csv'] }],
+    ['unknown and repeated parameters', { from: ['2026-01-01'], x: ['1', '2'] }],
+  ])('accepts a query with %s, as it takes none', (_case, query) => {
+    // Act
+    const parsed = ordersToday.parseQuery(readerOf(query));
+
+    // Assess
+    expect(parsed).toEqual({});
+  });
+
+  it('declares an English name for each property and the total as CURRENCY, and no parameters', () => {
+    // Assess
+    expect(ordersToday.id).toBe('orders-today');
+    expect(ordersToday.properties).toEqual([
+      { key: 'id', name: 'Order', type: 'string', csvName: 'order' },
+      { key: 'placedAt', name: 'Placed at', type: 'string', csvName: 'placed_at' },
+      { key: 'state', name: 'State', type: 'string', csvName: 'state' },
+      { key: 'itemCount', name: 'Items', type: 'integer', csvName: 'items' },
+      { key: 'total', name: 'Total', type: 'number', unit: 'CURRENCY', csvName: 'total' },
+    ]);
+    expect(ordersToday.parameters).toEqual([]);
+  });
+
+  it('declares exactly the keys its rows carry, in the same order', async () => {
+    // Act
+    const rows = await ordersToday.rows(new InMemoryOrdersToday(ORDERS), SCOPE, {});
+
+    // Assess
+    const keys = ordersToday.properties.map((property) => property.key);
+    for (const row of rows) expect(Object.keys(row.data)).toEqual(keys);
+  });
+
+  it('exports CSV with the order, placed_at, state, items and total columns', async () => {
+    // Prepare
+    const rows = await ordersToday.rows(new InMemoryOrdersToday(ORDERS.slice(1, 2)), SCOPE, {});
+
+    // Act
+    const csv = toCsv(ordersToday.properties, rows);
+
+    // Assess
+    expect(csv).toBe(
+      'order,placed_at,state,items,total\r\n"799","2026-11-22T12:34:00+04:00","CANCELLED","1","12"\r\n',
+    );
+  });
+
+  it('names its CSV file today, since the query does not know the local date', () => {
+    // Assess
+    expect(ordersToday.fileNameParts({})).toEqual(['today']);
+  });
+});
