@@ -55,9 +55,30 @@ export interface ReportQuery {
 /** Reads every value the client sent for a query parameter. */
 export type QueryReader = (name: string) => readonly string[];
 
-type Field = { state: 'absent' } | { state: 'date'; date: IsoDate } | { state: 'invalid' };
+export type DateField =
+  { state: 'absent' } | { state: 'date'; date: IsoDate } | { state: 'invalid' };
 
-const readDate = (name: string, values: readonly string[], entries: ValidationEntry[]): Field => {
+/** Which calendar dates a parameter accepts, and what to say of one it does not. */
+export interface DateRule {
+  readonly accepts: (date: IsoDate) => boolean;
+  readonly message: (name: string) => string;
+}
+
+export const CALENDAR_DATE: DateRule = {
+  accepts: () => true,
+  message: (name) => `${name} must be a calendar date in YYYY-MM-DD form`,
+};
+
+/**
+ * One date parameter: absent (missing or blank), a date the rule accepts, or invalid — then
+ * its entry (FIELD_REPEATED, INVALID_DATE) is added to `entries`.
+ */
+export const readDate = (
+  name: string,
+  values: readonly string[],
+  entries: ValidationEntry[],
+  rule: DateRule = CALENDAR_DATE,
+): DateField => {
   if (values.length > 1) {
     entries.push({ field: name, code: 'FIELD_REPEATED', message: `${name} must be given once` });
     return { state: 'invalid' };
@@ -65,12 +86,8 @@ const readDate = (name: string, values: readonly string[], entries: ValidationEn
   const [value = ''] = values;
   if (value.trim() === '') return { state: 'absent' };
   const date = parseIsoDate(value);
-  if (date) return { state: 'date', date };
-  entries.push({
-    field: name,
-    code: 'INVALID_DATE',
-    message: `${name} must be a calendar date in YYYY-MM-DD form`,
-  });
+  if (date && rule.accepts(date)) return { state: 'date', date };
+  entries.push({ field: name, code: 'INVALID_DATE', message: rule.message(name) });
   return { state: 'invalid' };
 };
 

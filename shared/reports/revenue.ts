@@ -5,9 +5,9 @@
  * show months and group them by year. The spec's range limit (31 days, spec 8) is kept
  * meaningful for months: at most 12 months, both ends included.
  */
-import { parseIsoDate, type DateRange, type IsoDate } from '../dates';
+import type { DateRange, IsoDate } from '../dates';
 import { cannotBeEmpty, PortalError, validationError, type ValidationEntry } from '../errors';
-import type { QueryReader } from './query';
+import { readDate, type DateRule, type QueryReader } from './query';
 import type { ParameterDefinition, ReportDefinition } from './report';
 import type { ReportScope } from './repository';
 
@@ -58,23 +58,10 @@ export const yearOf = (date: IsoDate): IsoDate => `${date.slice(0, 4)}-01-01` as
 export const outOfMonthRange = (): PortalError =>
   new PortalError(400, 'OUT_OF_RANGE', `Only ${MAX_RANGE_MONTHS} months can be selected`);
 
-type Field = { state: 'absent' } | { state: 'month'; month: IsoDate } | { state: 'invalid' };
-
-const readMonth = (name: string, values: readonly string[], entries: ValidationEntry[]): Field => {
-  if (values.length > 1) {
-    entries.push({ field: name, code: 'FIELD_REPEATED', message: `${name} must be given once` });
-    return { state: 'invalid' };
-  }
-  const [value = ''] = values;
-  if (value.trim() === '') return { state: 'absent' };
-  const date = parseIsoDate(value);
-  if (date?.endsWith('-01')) return { state: 'month', month: date };
-  entries.push({
-    field: name,
-    code: 'INVALID_DATE',
-    message: `${name} must be the first day of a month (YYYY-MM-01)`,
-  });
-  return { state: 'invalid' };
+/** DATE_MONTH input (spec 2.4): the first day of a month. */
+const FIRST_OF_MONTH: DateRule = {
+  accepts: (date) => date.endsWith('-01'),
+  message: (name) => `${name} must be the first day of a month (YYYY-MM-01)`,
 };
 
 /**
@@ -83,12 +70,12 @@ const readMonth = (name: string, values: readonly string[], entries: ValidationE
  */
 export const parseMonthRange = (read: QueryReader): RevenueQuery => {
   const entries: ValidationEntry[] = [];
-  const from = readMonth('from', read('from'), entries);
-  const to = readMonth('to', read('to'), entries);
+  const from = readDate('from', read('from'), entries, FIRST_OF_MONTH);
+  const to = readDate('to', read('to'), entries, FIRST_OF_MONTH);
   if (from.state === 'absent') entries.push(cannotBeEmpty('from'));
   if (to.state === 'absent') entries.push(cannotBeEmpty('to'));
-  if (from.state !== 'month' || to.state !== 'month') throw validationError(entries);
-  const months = { from: from.month, to: to.month };
+  if (from.state !== 'date' || to.state !== 'date') throw validationError(entries);
+  const months = { from: from.date, to: to.date };
   if (months.from > months.to) {
     throw validationError([
       { field: 'from', code: 'INVALID_RANGE', message: 'from must not be after to' },
