@@ -11,6 +11,7 @@ import { csvFileName, csvResult, reportFormat, toCsv } from '../shared/reports/c
 import type { ReportDefinition, ReportResponse } from '../shared/reports/report';
 import type { Dependencies } from '../shared/runtime';
 import type { ServiceDefinition } from '../shared/service';
+import { accessLog } from './access-log';
 import { bearer } from './bearer';
 import { cors } from './cors';
 import { errorHandler } from './error-handler';
@@ -21,11 +22,21 @@ import { verifyJwt } from './verify-jwt';
 
 export type PortalHandler = (event: GatewayEvent, context: PortalContext) => Promise<GatewayResult>;
 
-/** CORS, errors, bearer and verification: every endpoint called with the owner's token. */
-export const authenticatedChain = (deps: Pick<Dependencies, 'logger' | 'verifier'>) =>
-  middy<GatewayEvent, GatewayResult, Error, PortalContext>()
+/**
+ * Access log, CORS and error formatting: the start of every chain. The access log comes first
+ * so that it times the whole request and sees the final response.
+ */
+export const baseChain = (deps: Pick<Dependencies, 'logger'>) => {
+  const log = accessLog({ logger: deps.logger });
+  return middy<GatewayEvent, GatewayResult, Error, PortalContext>(log.plugin)
+    .use(log.middleware)
     .use(cors({ exposeHeaders: 'Content-Disposition' }))
-    .use(errorHandler({ logger: deps.logger }))
+    .use(errorHandler({ logger: deps.logger }));
+};
+
+/** The base chain, bearer and verification: every endpoint called with the owner's token. */
+export const authenticatedChain = (deps: Pick<Dependencies, 'logger' | 'verifier'>) =>
+  baseChain(deps)
     .use(bearer())
     .use(verifyJwt({ verifier: deps.verifier }));
 

@@ -7,7 +7,7 @@ import httpErrorHandler from '@middy/http-error-handler';
 import { internalError, PortalError } from '../shared/errors';
 import { describeError, type Logger } from '../shared/logger';
 import { routeOf, requestIdOf } from '../shared/http/event';
-import type { PortalMiddleware, PortalRequest } from './types';
+import { stateOf, type PortalMiddleware, type PortalRequest } from './types';
 
 export interface ErrorHandlerOptions {
   readonly logger: Logger;
@@ -40,10 +40,11 @@ export const errorHandler = ({ logger }: ErrorHandlerOptions): PortalMiddleware 
       status: portal.statusCode,
       code: portal.code,
     };
+    stateOf(request.context).errorCode = portal.code;
     if (portal.statusCode >= 500) {
       logger.log('error', 'request failed', { ...fields, ...describeError(portal.cause ?? error) });
     } else {
-      logger.log('info', 'request refused', fields);
+      logger.log('debug', 'request refused', fields);
     }
     request.error = new RenderedError(portal.statusCode, JSON.stringify(portal.toBody()), {
       'Content-Type': 'application/json',

@@ -4,18 +4,14 @@
  *   without the ownership step, then `portalVersion` → a JSON array of Plugin Objects;
  * - the deployment call (spec 4.6): CORS → errors → API key → JSON body → `{ "data": … }`.
  */
-import middy from '@middy/core';
 import { internalError } from '../shared/errors';
 import { headerValues, jsonResult } from '../shared/http/event';
-import type { GatewayEvent, GatewayResult } from '../shared/http/event';
 import { parseDeploymentRequest, type DeploymentRequest } from '../shared/plugins/deployment';
 import { parsePluginQuery, type PluginQuery } from '../shared/plugins/query';
 import type { PluginDeployment, PluginRegistry } from '../shared/plugins/registry';
 import type { Dependencies } from '../shared/runtime';
 import { apiKey, authenticatedPlugin } from './api-key';
-import { authenticatedChain } from './compose';
-import { cors } from './cors';
-import { errorHandler } from './error-handler';
+import { authenticatedChain, baseChain } from './compose';
 import { queryParameters } from './query';
 import {
   requireState,
@@ -62,9 +58,7 @@ export const pluginDeployEndpoint = (
   registry: PluginRegistry,
   deps: Pick<Dependencies, 'logger'>,
 ) =>
-  middy<GatewayEvent, GatewayResult, Error, PortalContext>()
-    .use(cors())
-    .use(errorHandler({ logger: deps.logger }))
+  baseChain(deps)
     .use(apiKey({ lookup: registry }))
     .use(deploymentBody())
     .handler(async (_event, context) => {

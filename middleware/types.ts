@@ -16,6 +16,8 @@ export interface PortalState {
   access?: Access;
   /** The endpoint's parsed query parameters (what its parser returned). */
   query?: unknown;
+  /** The code of the error the request was answered with (for the access log). */
+  errorCode?: string;
 }
 
 export type PortalContext = Context & { portal?: PortalState };

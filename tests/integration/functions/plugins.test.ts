@@ -51,7 +51,11 @@ const LIST_HEADERS = {
   ...CORS_HEADERS,
   'Access-Control-Expose-Headers': 'Content-Disposition',
 };
-const DEPLOY_HEADERS = { 'Content-Type': 'application/json', ...CORS_HEADERS };
+const DEPLOY_HEADERS = {
+  'Content-Type': 'application/json',
+  ...CORS_HEADERS,
+  'Access-Control-Expose-Headers': 'Content-Disposition',
+};
 const PREFLIGHT = {
   statusCode: 200,
   headers: {

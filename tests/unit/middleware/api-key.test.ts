@@ -277,7 +277,7 @@ describe('apiKey: the key stays secret', () => {
     // Assess
     expect(logs.untimed()).toEqual([
       {
-        level: 'info',
+        level: 'debug',
         message: 'request refused',
         route: `PUT ${ROUTE}`,
         requestId: expect.any(String) as unknown,
@@ -285,7 +285,7 @@ describe('apiKey: the key stays secret', () => {
         code: 'FORBIDDEN',
       },
       {
-        level: 'info',
+        level: 'debug',
         message: 'request refused',
         route: `PUT ${ROUTE}`,
         requestId: expect.any(String) as unknown,

@@ -398,6 +398,7 @@ describe('reportEndpoint: answers', () => {
     expect(response).toStrictEqual(refusal(500, INTERNAL_BODY));
     expect(log.entries()).toMatchObject([
       { level: 'error', status: 500, code: 'INTERNAL_ERROR', errorName: 'Error' },
+      { level: 'info', message: 'request', status: 500, code: 'INTERNAL_ERROR' },
     ]);
     expect(log.lines.join('\n')).not.toContain('select');
     expect(log.lines.join('\n')).not.toContain(token);
