@@ -24,9 +24,13 @@ export const createLogger = (
 
 /** What may be logged of an error: its class name and stable code, never its message. */
 export const describeError = (error: unknown): LogFields => {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return { errorName: error.name, errorCode: typeof code === 'string' ? code : undefined };
+  // Duck-typed, not `instanceof Error`: errors from another realm (a VM context) count too.
+  if (typeof error === 'object' && error !== null) {
+    const { name, code } = error as { name?: unknown; code?: unknown };
+    return {
+      errorName: typeof name === 'string' ? name : 'object',
+      errorCode: typeof code === 'string' ? code : undefined,
+    };
   }
   return { errorName: typeof error };
 };

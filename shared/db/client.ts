@@ -3,6 +3,7 @@
  * DATE values stay YYYY-MM-DD strings and numerics stay decimal strings: nothing is shifted
  * through a JavaScript Date or rounded through a float on the way in.
  */
+import { connect, type Socket } from 'node:net';
 import postgres from 'postgres';
 
 export type Sql = postgres.Sql;
@@ -22,8 +23,70 @@ const keepText = {
   parse: (value: string) => value,
 };
 
-export const createSql = (options: DatabaseOptions): Sql =>
-  postgres(options.url, {
+/** A database that keeps accepting connections and closing them before it says anything. */
+export class DatabaseHangsUpError extends Error {
+  override readonly name = 'DatabaseHangsUpError';
+  readonly code = 'ERR_DATABASE_HANGS_UP';
+}
+
+/** What postgres.js hands a socket factory (its `socket` option, missing from its types). */
+interface SocketTarget {
+  readonly host: readonly string[];
+  readonly port: readonly number[];
+  readonly path?: string | false;
+}
+
+export const HANG_UP_LIMIT = 3;
+
+/**
+ * postgres.js reconnects at once, without limit, when a connection closes before the server
+ * answered while a query waits for it: against an endpoint that accepts and hangs up (a load
+ * balancer without a healthy target) that is hundreds of connects a second and a query that
+ * never settles. This factory opens the sockets itself: after HANG_UP_LIMIT such hang-ups in a
+ * row it refuses the next connect, which fails the waiting query (a 500), and starts counting
+ * afresh, so each invocation makes a few attempts at most and the next one recovers as soon as
+ * the database answers. It also bounds the TCP connect, which postgres.js only times once the
+ * socket exists.
+ */
+export const guardedSocket = (connectTimeoutMs: number) => {
+  let hangUps = 0;
+  return (target: SocketTarget): Promise<Socket> => {
+    if (hangUps >= HANG_UP_LIMIT) {
+      hangUps = 0;
+      return Promise.reject(new DatabaseHangsUpError('the database closes every connection'));
+    }
+    return new Promise((resolve, reject) => {
+      const socket = target.path
+        ? connect(target.path)
+        : connect(target.port[0] ?? 5432, target.host[0] ?? 'localhost');
+      let answered = false;
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(Object.assign(new Error('connect timeout'), { code: 'CONNECT_TIMEOUT' }));
+      }, connectTimeoutMs);
+      socket.once('data', () => {
+        answered = true;
+        hangUps = 0;
+      });
+      socket.once('close', () => {
+        if (!answered) hangUps += 1;
+      });
+      socket.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        resolve(socket);
+      });
+    });
+  };
+};
+
+export const createSql = (options: DatabaseOptions): Sql => {
+  const settings: postgres.Options<Record<string, postgres.PostgresType>> & {
+    socket: ReturnType<typeof guardedSocket>;
+  } = {
     max: options.poolMax,
     idle_timeout: 60,
     connect_timeout: options.connectTimeoutSeconds,
@@ -33,4 +96,7 @@ export const createSql = (options: DatabaseOptions): Sql =>
     },
     types: { date: keepText },
     onnotice: () => undefined,
-  });
+    socket: guardedSocket(options.connectTimeoutSeconds * 1000),
+  };
+  return postgres(options.url, settings);
+};
