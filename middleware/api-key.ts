@@ -14,6 +14,7 @@ import {
   matchesAny,
   type ApiKeyLookup,
 } from '../shared/plugins/api-keys';
+import { PLUGIN_CODE } from '../shared/plugins/registry';
 import type { PortalContext, PortalMiddleware, PortalRequest } from './types';
 
 export interface ApiKeyOptions {
@@ -63,7 +64,9 @@ export const apiKey = (opts: ApiKeyOptions): PortalMiddleware => {
     }
     const pluginCode = pathParameter(request.event, options.pathParameter) ?? '';
     const hash = hashApiKey(key);
-    if (matchesAny(hash, await lookup.activeKeyHashes(pluginCode))) {
+    // A code no plugin can have (say, with a NUL byte) has no keys: no query is made for it.
+    const keys = PLUGIN_CODE.test(pluginCode) ? await lookup.activeKeyHashes(pluginCode) : [];
+    if (matchesAny(hash, keys)) {
       const context: ApiKeyContext = request.context;
       context.apiKey = { pluginCode };
       return;

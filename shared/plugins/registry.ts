@@ -8,6 +8,7 @@
  * expands, encodes or normalises it.
  */
 import type { Sql } from '../db/client';
+import { text } from '../db/rows';
 import type { ApiKeyLookup, KeyHash } from './api-keys';
 
 export const PORTAL_VERSIONS = ['v1', 'v2'] as const;
@@ -16,6 +17,9 @@ export const DEFAULT_PORTAL_VERSION: PortalVersion = 'v1';
 
 export const isPortalVersion = (value: string): value is PortalVersion =>
   (PORTAL_VERSIONS as readonly string[]).includes(value);
+
+/** What a plugin code can be (the check constraint of `plugins.code`). */
+export const PLUGIN_CODE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Spec 2.1, in the order of its table. */
 export interface PluginObject {
@@ -43,12 +47,6 @@ export interface PluginRegistry extends ApiKeyLookup {
   /** Stores the plugin's bundle for one portal version; the other version is left as it is. */
   deploy(deployment: PluginDeployment): Promise<PluginDeployment>;
 }
-
-const text = (row: Record<string, unknown>, key: string): string => {
-  const value = row[key];
-  if (typeof value !== 'string') throw new TypeError(`plugin row: ${key} is not text`);
-  return value;
-};
 
 const portalVersion = (row: Record<string, unknown>, key: string): PortalVersion => {
   const value = text(row, key);

@@ -1,0 +1,356 @@
+/**
+ * Faults of the key-set host (issue 4), end to end through a report handler: the real chain
+ * (middleware/compose.ts reportEndpoint with the orders-per-day report), the real database of
+ * the global setup and a real key-set host on 127.0.0.1 that each test breaks on purpose
+ * (tests/support/fault-servers.ts): unreachable, slower than the 2 s timeout, HTTP 500, not
+ * JSON, over 64 KiB, redirecting, an empty set, rotating keys.
+ *
+ * - At cold start (createDependencies, as a Lambda container builds it): nothing is cached, so
+ *   the answer is a logged 500 INTERNAL_ERROR with the spec body and the CORS header, in bounded
+ *   time — never a 401, since the failure is ours, not the caller's.
+ * - After keys were cached: the cache is aged past its 3600 s on a fake clock (createKeySet's
+ *   `now`; createDependencies has none, so these containers are assembled by hand), the refresh
+ *   fails, and the cached keys keep serving 200, with a warning logged.
+ * - Rotation: a token with the new kid is answered after at most one refetch.
+ * - Recovery: a cold container that failed answers 200 once the host is back and the 5 s
+ *   failure back-off has passed, without a restart.
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { reportEndpoint } from '../../middleware/compose';
+import { claimsFor, SAMPLE_OWNER, SAMPLE_OWNERS } from '../../scripts/db/sample-data';
+import { createIssuer, type LocalIssuer } from '../../scripts/local/issuer';
+import { createKeySet, KEY_SET_DEFAULTS, type KeySet } from '../../shared/auth/key-set';
+import { createVerifier } from '../../shared/auth/verifier';
+import { loadConfig } from '../../shared/config';
+import { addDays, todayIn, type IsoDate } from '../../shared/dates';
+import { createLogger, type Logger } from '../../shared/logger';
+import { ordersPerDay } from '../../shared/reports/orders-per-day';
+import { createDependencies, type Dependencies } from '../../shared/runtime';
+import { jsonBody, lambdaContext, restEvent } from '../support/events';
+import {
+  KEY_SET_FAULTS,
+  REDIRECT_TARGET_PATH,
+  startKeySetServer,
+  unreachableKeySetUrl,
+  type KeySetFault,
+  type KeySetFaultServer,
+} from '../support/fault-servers';
+import { claimSecrets } from '../support/log-capture';
+import { testIssuer, tokenFor } from '../support/tokens';
+
+const ORDERS_DAY = '/v1/restaurants/{id}/reports/orders/day';
+const HOUR_MS = 3_600_000;
+/** The answer must come well before API Gateway's or the function's own time limit. */
+const BOUND_MS = 3_000;
+
+/** Spec 2.6 / 7: the body of a 500, with the CORS headers every answer carries (spec 4.3). */
+const INTERNAL_ERROR_RESPONSE: APIGatewayProxyResult = {
+  statusCode: 500,
+  headers: {
+    'Content-Type': 'application/json',
+    'Access-Control-Expose-Headers': 'Content-Disposition',
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Headers': 'Content-Type,Authorization',
+    'Access-Control-Allow-Methods': 'OPTIONS,GET',
+    'Access-Control-Allow-Credentials': 'false',
+  },
+  body: '{"state":"ERROR","code":"INTERNAL_ERROR","message":"Unknown error"}',
+};
+
+type Fault = KeySetFault | 'unreachable';
+const FAULTS: readonly Exclude<Fault, 'none'>[] = ['unreachable', ...KEY_SET_FAULTS];
+
+/** Every line any container of this suite logged, for the no-secrets check at the end. */
+const allLines: string[] = [];
+
+interface Log {
+  readonly logger: Logger;
+  readonly entries: () => Record<string, unknown>[];
+}
+
+const collectingLog = (): Log => {
+  const lines: string[] = [];
+  return {
+    logger: createLogger('debug', (line) => {
+      lines.push(line);
+      allLines.push(line);
+    }),
+    entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+};
+
+const fetchFailures = (log: Log) =>
+  log.entries().filter((entry) => entry.message === 'key set fetch failed');
+
+let runIssuer: LocalIssuer;
+let rotatedIssuer: LocalIssuer;
+let token: string;
+let rotatedToken: string;
+/** The run's own container (global key set): its report data port and pool are shared. */
+let base: Dependencies;
+const servers: KeySetFaultServer[] = [];
+const containers: Dependencies[] = [];
+
+beforeAll(async () => {
+  runIssuer = await testIssuer();
+  rotatedIssuer = await createIssuer(runIssuer.issuer);
+  token = await tokenFor(SAMPLE_OWNER, {}, '30m');
+  rotatedToken = await rotatedIssuer.sign(claimsFor(SAMPLE_OWNER), { expiresIn: '30m' });
+  base = createDependencies(loadConfig(process.env), collectingLog().logger);
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  await Promise.all([...containers, base].map((deps) => deps.close()));
+  const text = allLines.join('\n');
+  for (const secret of [token, rotatedToken, ...SAMPLE_OWNERS.flatMap(claimSecrets)]) {
+    expect(text.includes(secret) ? secret : '').toBe('');
+  }
+});
+
+const keySetServer = async (): Promise<KeySetFaultServer> => {
+  const server = await startKeySetServer(runIssuer.publicKeySet);
+  servers.push(server);
+  return server;
+};
+
+/** The owner's last seven days of orders on R-1001: a report that needs the database. */
+const reportEvent = (bearer: string = token) => {
+  const today = todayIn('Asia/Dubai');
+  return restEvent({
+    resource: ORDERS_DAY,
+    pathParameters: { id: 'R-1001' },
+    headers: { Authorization: `Bearer ${bearer}` },
+    query: { from: addDays(today, -6), to: today },
+  });
+};
+
+type Endpoint = ReturnType<typeof reportEndpoint>;
+
+const timed = async (endpoint: Endpoint, bearer?: string) => {
+  const started = performance.now();
+  const response = await endpoint(reportEvent(bearer), lambdaContext());
+  return { response, elapsedMs: performance.now() - started };
+};
+
+/** A cold container as a Lambda builds it, pointed at `url`; the key set is prefetched at once. */
+const coldContainer = (url: string) => {
+  const log = collectingLog();
+  const deps = createDependencies(loadConfig({ ...process.env, JWKS_URL: url }), log.logger);
+  containers.push(deps);
+  return { log, endpoint: reportEndpoint(ordersPerDay, deps.reports, deps) };
+};
+
+/**
+ * A container assembled by hand around a key set on a fake clock, with the run's verifier
+ * settings and ownership rules, and the shared report data port.
+ */
+const clockedContainer = (url: string) => {
+  const log = collectingLog();
+  const clock = { now: Date.now() };
+  const keySet: KeySet = createKeySet({
+    url: new URL(url),
+    logger: log.logger,
+    now: () => clock.now,
+  });
+  const config = loadConfig(process.env);
+  const deps: Dependencies = {
+    verifier: createVerifier({
+      keySet,
+      clockToleranceSeconds: config.clockToleranceSeconds,
+      ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
+    }),
+    ownership: {
+      legacy: config.legacyPlatforms,
+      today: () => new Date().toISOString().slice(0, 10) as IsoDate,
+    },
+    reports: base.reports,
+    logger: log.logger,
+    sql: base.sql,
+    close: () => Promise.resolve(),
+  };
+  return { log, clock, keySet, endpoint: reportEndpoint(ordersPerDay, deps.reports, deps) };
+};
+
+/** Puts the host into a fault; `unreachable` stops it, so its port refuses connections. */
+const breakHost = async (server: KeySetFaultServer, fault: Exclude<Fault, 'none'>) => {
+  if (fault === 'unreachable') await server.close();
+  else server.fault = fault;
+};
+
+const reportRows = (response: APIGatewayProxyResult) =>
+  (jsonBody(response) as { data: unknown[] }).data;
+
+describe('Key-set host faults at cold start: nothing cached, a logged 500 in bounded time', () => {
+  it('answers 200 through the same container when the host is healthy (the control)', async () => {
+    const server = await keySetServer();
+    const { endpoint } = coldContainer(server.url);
+
+    const { response } = await timed(endpoint);
+
+    expect(response.statusCode).toBe(200);
+    expect(reportRows(response)).toHaveLength(7);
+    expect(server.keySetRequests()).toBe(1);
+  });
+
+  it.each(FAULTS)(
+    'key-set host %s at cold start: 500 INTERNAL_ERROR with the spec body and CORS, under 3 s, "key set fetch failed" logged, one fetch',
+    async (fault) => {
+      let server: KeySetFaultServer | undefined;
+      if (fault !== 'unreachable') {
+        server = await keySetServer();
+        server.fault = fault;
+      }
+      const url = server?.url ?? (await unreachableKeySetUrl());
+
+      const started = performance.now();
+      const { log, endpoint } = coldContainer(url);
+      const { response } = await timed(endpoint);
+      const elapsedMs = performance.now() - started;
+
+      expect(response).toStrictEqual(INTERNAL_ERROR_RESPONSE);
+      expect(elapsedMs).toBeLessThan(BOUND_MS);
+      expect(fetchFailures(log)).toEqual([
+        expect.objectContaining({ level: 'error', servingStale: false }),
+      ]);
+      expect(log.entries()).toContainEqual(
+        expect.objectContaining({
+          level: 'error',
+          message: 'request failed',
+          status: 500,
+          code: 'INTERNAL_ERROR',
+          errorName: 'KeySetUnavailableError',
+        }),
+      );
+      expect(log.entries()).toContainEqual(
+        expect.objectContaining({ message: 'request', status: 500, code: 'INTERNAL_ERROR' }),
+      );
+      // The container's prefetch was the only fetch: the request waited for it or backed off.
+      if (server) expect(server.keySetRequests()).toBe(1);
+      if (fault === 'redirect') expect(server?.requests).not.toContain(REDIRECT_TARGET_PATH);
+    },
+  );
+
+  it('rotating keys at cold start: a token of the retired key is 401 TOKEN_INVALID (not 500), the new key answers 200, one fetch', async () => {
+    const server = await keySetServer();
+    server.keySet = rotatedIssuer.publicKeySet;
+    const { endpoint } = coldContainer(server.url);
+
+    const retired = await timed(endpoint, token);
+    const current = await timed(endpoint, rotatedToken);
+
+    expect(retired.response.statusCode).toBe(401);
+    expect(jsonBody(retired.response)).toEqual({
+      state: 'ERROR',
+      code: 'TOKEN_INVALID',
+      message: 'The provided token cannot be verified',
+    });
+    expect(current.response.statusCode).toBe(200);
+    expect(reportRows(current.response)).toHaveLength(7);
+    expect(server.keySetRequests()).toBe(1);
+  });
+});
+
+describe('Key-set host faults after keys were cached: the cached keys keep serving', () => {
+  it.each(FAULTS)(
+    'key-set host %s when the cache is older than 3600 s: 200 from the cached keys, a warning with servingStale, one refetch per 30 s',
+    async (fault) => {
+      const server = await keySetServer();
+      const { log, clock, endpoint } = clockedContainer(server.url);
+      const fresh = await timed(endpoint);
+      expect(fresh.response.statusCode).toBe(200);
+      expect(server.keySetRequests()).toBe(1);
+
+      await breakHost(server, fault);
+      clock.now += HOUR_MS + 1_000;
+      const stale = await timed(endpoint);
+
+      expect(stale.response.statusCode).toBe(200);
+      expect(stale.response.body).toBe(fresh.response.body);
+      expect(stale.elapsedMs).toBeLessThan(BOUND_MS);
+      expect(fetchFailures(log)).toEqual([
+        expect.objectContaining({ level: 'warn', servingStale: true }),
+      ]);
+      const fetches = server.keySetRequests();
+      expect(fetches).toBe(fault === 'unreachable' ? 1 : 2);
+      if (fault === 'redirect') expect(server.requests).not.toContain(REDIRECT_TARGET_PATH);
+
+      // Within the cooldown the broken host is not asked again; the cached keys answer at once.
+      clock.now += KEY_SET_DEFAULTS.cooldownMs - 1_000;
+      const again = await timed(endpoint);
+      expect(again.response.statusCode).toBe(200);
+      expect(server.keySetRequests()).toBe(fetches);
+      expect(fetchFailures(log)).toHaveLength(1);
+    },
+  );
+});
+
+describe('Key rotation and recovery', () => {
+  it('rotating keys after caching: the new kid is answered 200 after exactly one refetch, however many ask at once; the retired kid is refused 401', async () => {
+    const server = await keySetServer();
+    const { clock, endpoint } = clockedContainer(server.url);
+    expect((await timed(endpoint, token)).response.statusCode).toBe(200);
+    server.keySet = rotatedIssuer.publicKeySet;
+
+    // Within 30 s of the last fetch an unknown kid causes no fetch (random kids cannot hammer
+    // the host): the new token is refused for now.
+    clock.now += 10_000;
+    const early = await timed(endpoint, rotatedToken);
+    expect(early.response.statusCode).toBe(401);
+    expect(server.keySetRequests()).toBe(1);
+
+    clock.now += KEY_SET_DEFAULTS.cooldownMs;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => endpoint(reportEvent(rotatedToken), lambdaContext())),
+    );
+
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(10).fill(200));
+    expect(server.keySetRequests()).toBe(2);
+    const retired = await timed(endpoint, token);
+    expect(retired.response.statusCode).toBe(401);
+    expect(jsonBody(retired.response)).toMatchObject({ code: 'TOKEN_INVALID' });
+    expect(server.keySetRequests()).toBe(2);
+  });
+
+  it('a cold container that failed answers 500 at once during the 5 s back-off, without fetching, then 200 once the host is back and the back-off has passed (fake clock)', async () => {
+    const server = await keySetServer();
+    server.fault = 'http-500';
+    const { clock, keySet, endpoint } = clockedContainer(server.url);
+    keySet.prefetch();
+
+    expect((await timed(endpoint)).response).toStrictEqual(INTERNAL_ERROR_RESPONSE);
+    server.fault = 'none';
+    clock.now += KEY_SET_DEFAULTS.failureBackoffMs - 1_000;
+    const backingOff = await timed(endpoint);
+    expect(backingOff.response).toStrictEqual(INTERNAL_ERROR_RESPONSE);
+    expect(server.keySetRequests()).toBe(1);
+
+    clock.now += 1_001;
+    const recovered = await timed(endpoint);
+
+    expect(recovered.response.statusCode).toBe(200);
+    expect(reportRows(recovered.response)).toHaveLength(7);
+    expect(server.keySetRequests()).toBe(2);
+  });
+
+  it('a cold container built by createDependencies recovers without a restart once the host is back and 5 s have passed (real clock)', async () => {
+    const server = await keySetServer();
+    server.fault = 'not-json';
+    const { endpoint } = coldContainer(server.url);
+
+    const failed = await timed(endpoint);
+    const failedAt = performance.now();
+    server.fault = 'none';
+    const soon = await timed(endpoint);
+    await new Promise((resolve) =>
+      setTimeout(resolve, KEY_SET_DEFAULTS.failureBackoffMs + 200 - (performance.now() - failedAt)),
+    );
+    const recovered = await timed(endpoint);
+
+    expect(failed.response).toStrictEqual(INTERNAL_ERROR_RESPONSE);
+    expect(soon.response).toStrictEqual(INTERNAL_ERROR_RESPONSE);
+    expect(recovered.response.statusCode).toBe(200);
+    expect(reportRows(recovered.response)).toHaveLength(7);
+    expect(server.keySetRequests()).toBe(2);
+  }, 15_000);
+});
