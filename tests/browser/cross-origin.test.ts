@@ -9,35 +9,13 @@
  * The page never sends `X-Platform-Id`: spec 4.3's Access-Control-Allow-Headers is exactly
  * `Content-Type,Authorization` (README). The last test shows what a browser does with it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays, todayIn, type IsoDate } from '../../shared/dates';
 import { launchChromium } from '../support/browser';
-import { freePort, ROOT, waitForOutput } from '../support/processes';
-
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
-const workFolder = `.esbuild-test-browser-${process.pid}`;
-
-/** The environment of a fresh shell: none of the test run's service settings. */
-const SERVICE_SETTINGS = new Set([
-  'DATABASE_URL',
-  'JWKS_URL',
-  'JWT_ISSUER',
-  'LEGACY_PLATFORM_KEYS',
-  'TEST_DATABASE_URL',
-]);
-const freshEnv = (): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.has(name)),
-  ),
-  ESBUILD_WORK_FOLDER: workFolder,
-  // The access log (info) is how the server side shows the browser's preflights.
-  LOG_LEVEL: 'info',
-});
+import { startService, type RunningService } from '../support/service';
 
 /** What the page's script could read of a response. */
 interface Seen {
@@ -92,9 +70,7 @@ const pageHtml = (api: string) => `<!doctype html>
 </html>
 `;
 
-let server: ChildProcess | undefined;
-const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
-let serverOutput = '';
+let service: RunningService;
 let pageServer: Server | undefined;
 let browser: Browser | undefined;
 let context: BrowserContext | undefined;
@@ -107,17 +83,9 @@ const pageErrors: string[] = [];
 const failedRequests: string[] = [];
 
 beforeAll(async () => {
-  const [port, lambdaPort] = [await freePort(), await freePort()];
-  server = spawn(process.execPath, [TSX, 'scripts/start.ts'], {
-    cwd: ROOT,
-    env: { ...freshEnv(), PORT: String(port), LAMBDA_PORT: String(lambdaPort) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  server.stdout?.on('data', (chunk: Buffer) => (serverOutput += chunk.toString()));
-  const output = await waitForOutput(server, /More tokens: npm run token/, 120_000);
-  api = `http://localhost:${port}`;
-  token = /Authorization: Bearer ([\w.-]+)/.exec(output)?.[1] ?? '';
+  // LOG_LEVEL=info: the preflights are confirmed from the service's access log.
+  service = await startService('browser', { LOG_LEVEL: 'info' });
+  ({ base: api, token } = service);
 
   pageServer = createServer((request, response) => {
     if (request.method === 'GET' && request.url === '/') {
@@ -150,13 +118,7 @@ afterAll(async () => {
       });
     else resolve();
   });
-  if (server?.pid !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server?.once('exit', resolve));
-    process.kill(-server.pid, 'SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    if (running(server)) process.kill(-server.pid, 'SIGKILL');
-  }
-  await rm(join(ROOT, workFolder), { recursive: true, force: true });
+  await service.stop();
 });
 
 const pageGet = (path: string, authorization: string | null): Promise<Seen> =>
@@ -173,7 +135,8 @@ const direct = async (path: string) => {
 
 /** The access-log lines `npm start` printed: one JSON object per request the functions saw. */
 const accessLog = (): { route?: string; method?: string; status?: number }[] =>
-  serverOutput
+  service
+    .output()
     .split('\n')
     .filter(
       (line) => line.startsWith('{') && line.endsWith('}') && line.includes('"message":"request"'),

@@ -2,58 +2,22 @@
  * End to end over HTTP: `npm start` on a free port with its embedded defaults (no
  * DATABASE_URL, no JWKS_URL), then the requests a browser client of the portal sends.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { addDays, todayIn, type IsoDate } from '../../shared/dates';
-import { freePort, ROOT, run, waitForOutput } from '../support/processes';
+import { run } from '../support/processes';
+import { freshEnv, startService, TSX, type RunningService } from '../support/service';
 
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
-const workFolder = `.esbuild-test-e2e-${process.pid}`;
-
-/** The environment of a fresh shell: none of the test run's service settings. */
-const SERVICE_SETTINGS = new Set([
-  'DATABASE_URL',
-  'JWKS_URL',
-  'JWT_ISSUER',
-  'LEGACY_PLATFORM_KEYS',
-  'TEST_DATABASE_URL',
-]);
-const freshEnv = (): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.has(name)),
-  ),
-  ESBUILD_WORK_FOLDER: workFolder,
-});
-
-let server: ChildProcess | undefined;
-const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+let service: RunningService;
 let base = '';
 let curlToken = '';
 let curlUrl = '';
 
 beforeAll(async () => {
-  const [port, lambdaPort] = [await freePort(), await freePort()];
-  server = spawn(process.execPath, [TSX, 'scripts/start.ts'], {
-    cwd: ROOT,
-    env: { ...freshEnv(), PORT: String(port), LAMBDA_PORT: String(lambdaPort) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  const output = await waitForOutput(server, /More tokens: npm run token/, 120_000);
-  base = `http://localhost:${port}`;
-  curlToken = /Authorization: Bearer ([\w.-]+)/.exec(output)?.[1] ?? '';
-  curlUrl = /'(http:\/\/localhost:\d+\/v1\/[^']+)'/.exec(output)?.[1] ?? '';
+  service = await startService('e2e');
+  ({ base, token: curlToken, curlUrl } = service);
 }, 150_000);
 
 afterAll(async () => {
-  if (server?.pid !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server?.once('exit', resolve));
-    process.kill(-server.pid, 'SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    if (running(server)) process.kill(-server.pid, 'SIGKILL');
-  }
-  rmSync(join(ROOT, workFolder), { recursive: true, force: true });
+  await service.stop();
 });
 
 const get = (path: string, headers: Record<string, string> = {}) =>

@@ -3,62 +3,27 @@
  * DATABASE_URL, no JWKS_URL), then `npm run deploy:plugin` against its registry with the local
  * deployment key, and the registry as the portal reads it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_PLUGIN_API_KEY, SAMPLE_PLUGIN_V1_BUNDLE_URL } from '../../scripts/db/seed-plugins';
-import { freePort, ROOT, run, waitForOutput } from '../support/processes';
+import { run } from '../support/processes';
+import { freshEnv, startService, TSX, type RunningService } from '../support/service';
 
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
-const workFolder = `.esbuild-test-e2e-plugins-${process.pid}`;
 const CDN = 'https://cdn.example.com/e2e/';
 
-/** The environment of a fresh shell: none of the test run's service or deployment settings. */
-const INHERITED_SETTINGS = new Set([
-  'DATABASE_URL',
-  'JWKS_URL',
-  'JWT_ISSUER',
-  'LEGACY_PLATFORM_KEYS',
-  'TEST_DATABASE_URL',
-  'PLUGIN_UPDATE_URL',
-  'PLUGIN_API_KEY',
-  'PLUGIN_CDN_URL',
-]);
-const freshEnv = (): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !INHERITED_SETTINGS.has(name)),
-  ),
-  ESBUILD_WORK_FOLDER: workFolder,
-});
-
-let server: ChildProcess | undefined;
-const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+let service: RunningService;
 let base = '';
 let token = '';
 const bundleDir = mkdtempSync(join(tmpdir(), 'portal-plugin-bundle-'));
 
 beforeAll(async () => {
-  const [port, lambdaPort] = [await freePort(), await freePort()];
-  server = spawn(process.execPath, [TSX, 'scripts/start.ts'], {
-    cwd: ROOT,
-    env: { ...freshEnv(), PORT: String(port), LAMBDA_PORT: String(lambdaPort) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  const output = await waitForOutput(server, /More tokens: npm run token/, 120_000);
-  base = `http://localhost:${port}`;
-  token = /Authorization: Bearer ([\w.-]+)/.exec(output)?.[1] ?? '';
+  service = await startService('e2e-plugins');
+  ({ base, token } = service);
 }, 150_000);
 
 afterAll(async () => {
-  if (server?.pid !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server?.once('exit', resolve));
-    process.kill(-server.pid, 'SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    if (running(server)) process.kill(-server.pid, 'SIGKILL');
-  }
-  rmSync(join(ROOT, workFolder), { recursive: true, force: true });
+  await service.stop();
   rmSync(bundleDir, { recursive: true, force: true });
 });
 
