@@ -1,0 +1,134 @@
+/**
+ * The plans of the report queries (issue 5, goal 5) at a small scale: 20,000 orders of 50
+ * restaurants over two years, ~2.5 lines each, written inside a transaction that is rolled back
+ * (the seeded sample data stays as it was) and ANALYZEd there. EXPLAIN (FORMAT JSON) of the
+ * exact SQL the PostgreSQL report adapter sends (caught through postgres.js' debug hook) must
+ * range-scan orders_restaurant_platform_placed_at and never read orders sequentially. Runs on
+ * the embedded PGlite and on TEST_DATABASE_URL alike; the planner is left at its defaults; the
+ * data volume alone makes the index the cheaper path. Latency is measured by bench/queries.ts,
+ * never here.
+ */
+import postgres from 'postgres';
+import type { Sql } from '../../../shared/db/client';
+import type { IsoDate } from '../../../shared/dates';
+import { createPostgresReportRepository } from '../../../shared/reports/postgres-repository';
+
+const INDEX = 'orders_restaurant_platform_placed_at';
+const RESTAURANTS = 50;
+const ORDERS = 20_000;
+const scope = { restaurantId: 'PLAN-0007', platformId: 'PL_AE' };
+const range = { from: '2024-05-01' as IsoDate, to: '2024-05-31' as IsoDate };
+
+class Rollback extends Error {}
+
+interface PlanNode {
+  readonly 'Node Type': string;
+  readonly 'Relation Name'?: string;
+  readonly 'Index Name'?: string;
+  readonly 'Index Cond'?: string;
+  readonly Plans?: readonly PlanNode[];
+}
+
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+interface Captured {
+  string: string;
+  parameters: unknown[];
+}
+
+/** The plan nodes of each query `run` sends, EXPLAINed inside the fixture transaction. */
+const plansOf = async (
+  run: (repository: ReturnType<typeof createPostgresReportRepository>) => Promise<unknown>,
+): Promise<PlanNode[]> => {
+  let captured: Captured | undefined;
+  let capturing = false;
+  const sql = postgres(process.env.DATABASE_URL ?? '', {
+    max: 1,
+    onnotice: () => undefined,
+    debug: (_connection, string, parameters) => {
+      if (capturing) captured = { string, parameters: [...(parameters as unknown[])] };
+    },
+  });
+  let nodes: PlanNode[] = [];
+  try {
+    await sql
+      .begin(async (tx) => {
+        await tx`insert into currencies (code, minor_units) values ('AED', 2) on conflict (code) do nothing`;
+        await tx`
+          insert into restaurants (id, name, time_zone, currency)
+          select 'PLAN-' || lpad(i::text, 4, '0'), 'Plan ' || i, 'Asia/Dubai', 'AED'
+          from generate_series(1, ${RESTAURANTS}) as i`;
+        await tx`
+          insert into restaurant_platforms (restaurant_id, platform_id, platform_restaurant_id)
+          select id, 'PL_AE', lower(id) from restaurants where id like 'PLAN-%'`;
+        await tx`
+          insert into orders (restaurant_id, platform_id, placed_at, state, total)
+          select 'PLAN-' || lpad((1 + g % ${RESTAURANTS})::text, 4, '0'), 'PL_AE',
+                 timestamptz '2023-01-01 00:00:00+00' + (g * 3167 % 63072000) * interval '1 second',
+                 case when g % 20 = 0 then 'CANCELLED' else 'DELIVERED' end,
+                 (g % 97 + 3)::numeric
+          from generate_series(1, ${ORDERS}) as g
+          order by 3`;
+        await tx`
+          insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+          select o.id, n, 'Dish ' || ((o.id + n) % 12), 1 + n % 2, 4.5
+          from orders o
+          cross join lateral generate_series(1, 1 + (o.id % 4)::int) as n
+          where o.restaurant_id like 'PLAN-%'`;
+        await tx`analyze orders`;
+        await tx`analyze order_lines`;
+        await tx`analyze restaurants`;
+        capturing = true;
+        await run(createPostgresReportRepository(tx as unknown as Sql));
+        capturing = false;
+        if (!captured) throw new Error('no query captured');
+        const [row] = await tx.unsafe<{ 'QUERY PLAN': unknown }[]>(
+          `explain (format json) ${captured.string}`,
+          captured.parameters as postgres.ParameterOrJSON<never>[],
+        );
+        const json = row?.['QUERY PLAN'];
+        const parsed = (typeof json === 'string' ? JSON.parse(json) : json) as {
+          Plan: PlanNode;
+        }[];
+        nodes = parsed.flatMap((entry) => nodesOf(entry.Plan));
+        throw new Rollback();
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof Rollback)) throw error;
+      });
+  } finally {
+    await sql.end();
+  }
+  return nodes;
+};
+
+const expectIndexRangeScan = (nodes: readonly PlanNode[]) => {
+  const scans = nodes.filter(
+    (node) =>
+      ['Index Scan', 'Index Only Scan', 'Bitmap Index Scan'].includes(node['Node Type']) &&
+      node['Index Name'] === INDEX,
+  );
+  expect(scans).not.toHaveLength(0);
+  for (const scan of scans) {
+    expect(scan['Index Cond']).toMatch(/restaurant_id = /);
+    expect(scan['Index Cond']).toMatch(/platform_id = /);
+    expect(scan['Index Cond']).toMatch(/placed_at >= /);
+    expect(scan['Index Cond']).toMatch(/placed_at < /);
+  }
+  const sequential = nodes.filter(
+    (node) =>
+      node['Node Type'] === 'Seq Scan' &&
+      (node['Relation Name'] === 'orders' || node['Relation Name'] === 'order_lines'),
+  );
+  expect(sequential).toEqual([]);
+};
+
+describe('report query plans at scale', () => {
+  it(`orders/day for one restaurant over 31 days range-scans ${INDEX}`, async () => {
+    expectIndexRangeScan(await plansOf((repository) => repository.ordersPerDay(scope, range)));
+  });
+
+  it(`dishes for one restaurant over 31 days range-scans ${INDEX}, never reading orders or lines sequentially`, async () => {
+    expectIndexRangeScan(await plansOf((repository) => repository.dishes(scope, range)));
+  });
+});
