@@ -1,10 +1,13 @@
 /**
  * Everything expensive, built once per warm container and shared by all its invocations:
  * configuration, the key set and its verifier, the database pool. Nothing tenant-specific
- * is held here.
+ * is held here: the verifier's cache of verified tokens (TOKEN_CACHE_DEFAULTS: 1,000 tokens,
+ * 60 s at most, never past a token's expiry, flushed when a key-set refresh removes a key) is
+ * keyed by the SHA-256 of each whole token and holds only that token's own claims.
  */
 import { createKeySet } from './auth/key-set';
 import type { OwnershipRules } from './auth/ownership';
+import { TOKEN_CACHE_DEFAULTS } from './auth/token-cache';
 import { createVerifier, type Verifier } from './auth/verifier';
 import type { IsoDate } from './dates';
 import { createSql, type Sql } from './db/client';
@@ -35,6 +38,7 @@ export const createDependencies = (
     verifier: createVerifier({
       keySet,
       clockToleranceSeconds: config.clockToleranceSeconds,
+      cache: TOKEN_CACHE_DEFAULTS,
       ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
     }),
     ownership: {

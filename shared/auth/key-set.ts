@@ -9,6 +9,9 @@
  * - When a refresh fails while keys are held, the last good set keeps serving for up to
  *   `staleMs` and the failure is logged; with nothing usable the set is unavailable (a 500),
  *   and for `failureBackoffMs` after such a failure it answers so at once, without a fetch.
+ * - A refresh that no longer holds a key the previous set held (dropped, or a kid re-used for
+ *   other key material) tells the `onKeysRemoved` listeners, so caches of verified tokens can
+ *   forget what that key verified.
  */
 import {
   createLocalJWKSet,
@@ -61,13 +64,42 @@ export interface KeySet {
   prefetch(): void;
   /** kids of the set in use; a refresh that drops a kid lets caches drop its tokens. */
   readonly kids: () => ReadonlySet<string>;
+  /**
+   * Calls `listener` after each refresh that removed keys (by kid; `withoutKid` when a removed
+   * key had none). Returns the unsubscribe function. Optional for stand-ins in tests.
+   */
+  readonly onKeysRemoved?: (listener: KeysRemovedListener) => () => void;
 }
+
+export interface RemovedKeys {
+  readonly kids: ReadonlySet<string>;
+  readonly withoutKid: boolean;
+}
+
+export type KeysRemovedListener = (removed: RemovedKeys) => void;
 
 interface Loaded {
   readonly lookup: ReturnType<typeof createLocalJWKSet>;
   readonly kids: ReadonlySet<string>;
+  /** Each key's canonical JSON, with its kid: tells a removed or re-keyed kid apart. */
+  readonly fingerprints: ReadonlyMap<string, string | undefined>;
   readonly fetchedAt: number;
 }
+
+/** The key's members in sorted order, so the same key always gives the same text. */
+const fingerprint = (key: JWK): string =>
+  JSON.stringify(Object.fromEntries(Object.entries(key).sort(([a], [b]) => (a < b ? -1 : 1))));
+
+const removedBetween = (before: Loaded, after: Loaded): RemovedKeys => {
+  const kids = new Set<string>();
+  let withoutKid = false;
+  for (const [print, kid] of before.fingerprints) {
+    if (after.fingerprints.has(print)) continue;
+    if (kid === undefined) withoutKid = true;
+    else kids.add(kid);
+  }
+  return { kids, withoutKid };
+};
 
 const isSigningKey = (key: JWK): boolean =>
   typeof key.kty === 'string' && key.kty !== 'oct' && (key.use === undefined || key.use === 'sig');
@@ -123,15 +155,40 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
   let inflight: Promise<Loaded> | undefined;
   let lastAttempt = Number.NEGATIVE_INFINITY;
   let lastFailure = Number.NEGATIVE_INFINITY;
+  const listeners = new Set<KeysRemovedListener>();
+
+  const announce = (removed: RemovedKeys): void => {
+    if (removed.kids.size === 0 && !removed.withoutKid) return;
+    logger.log('info', 'key set removed keys', {
+      kids: [...removed.kids].join(','),
+      withoutKid: removed.withoutKid,
+    });
+    for (const listener of listeners) {
+      try {
+        listener(removed);
+      } catch (error) {
+        logger.log('error', 'key removal listener failed', describeError(error));
+      }
+    }
+  };
 
   const load = async (): Promise<Loaded> => {
     lastAttempt = now();
     try {
       const jwks = await fetchKeySet(settings.url, settings.timeoutMs, settings.maxBytes);
       const kids = new Set(jwks.keys.flatMap((key) => (key.kid === undefined ? [] : [key.kid])));
-      loaded = { lookup: createLocalJWKSet(jwks), kids, fetchedAt: now() };
+      const fingerprints = new Map(jwks.keys.map((key) => [fingerprint(key), key.kid] as const));
+      const previous = loaded;
+      const next: Loaded = {
+        lookup: createLocalJWKSet(jwks),
+        kids,
+        fingerprints,
+        fetchedAt: now(),
+      };
+      loaded = next;
       logger.log('info', 'key set loaded', { keys: jwks.keys.length });
-      return loaded;
+      if (previous) announce(removedBetween(previous, next));
+      return next;
     } catch (error) {
       const usable = loaded !== undefined && now() - loaded.fetchedAt < settings.staleMs;
       logger.log(usable ? 'warn' : 'error', 'key set fetch failed', {
@@ -197,5 +254,11 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
       if (!loaded && !inflight) refresh().catch(() => undefined);
     },
     kids: () => loaded?.kids ?? new Set<string>(),
+    onKeysRemoved(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
   };
 };

@@ -1,0 +1,122 @@
+/**
+ * The container's cache of verified tokens (issue 5, goal 3): the portal fires several calls
+ * with the same token, and a repeat need not pay for a second signature verification.
+ *
+ * - The key is the SHA-256 of the whole compact token (header, payload and signature), so two
+ *   tokens that differ anywhere, the signature included, are different entries, and no one can
+ *   craft a collision. The value is only what that token itself carries (its parsed claims),
+ *   so nothing is shared between tokens, let alone tenants.
+ * - Only successful verifications are stored; a refusal leaves no entry.
+ * - An entry is served while `notBefore ≤ now < expiresAt`, where `expiresAt` is the earlier of
+ *   the insertion time plus `maxAgeMs` and the instant jose would first call the token expired
+ *   (`exp` plus the clock tolerance, in jose's whole-second arithmetic), and `notBefore` the
+ *   instant jose would first accept its `nbf`. An entry found outside that window is dropped.
+ * - At most `maxEntries` entries: the least recently inserted one makes room for a new one.
+ * - `dropKeys` removes every entry a removed key may have verified (the key set's refresh
+ *   calls it); a verification that was under way across such a removal is not stored.
+ */
+import { createHash } from 'node:crypto';
+import type { RemovedKeys } from './key-set';
+
+export interface TokenCacheOptions {
+  /** Entries held at most (least recently inserted evicted first). */
+  readonly maxEntries?: number;
+  /** Longest time an entry is served, whatever the token's own expiry. */
+  readonly maxAgeMs?: number;
+}
+
+export const TOKEN_CACHE_DEFAULTS = { maxEntries: 1_000, maxAgeMs: 60_000 } as const;
+
+/** What a verification established about a token, besides its claims. */
+export interface VerifiedToken {
+  /** The `kid` of the token's protected header (undefined when it has none). */
+  readonly kid: string | undefined;
+  /** The token's `exp`, in seconds (required by the verifier). */
+  readonly exp: number;
+  /** The token's `nbf`, in seconds, if it has one. */
+  readonly nbf: number | undefined;
+}
+
+export interface TokenCache<T> {
+  /** The cached value for this token, if an entry is live at `now`. */
+  get(token: string, now: number): T | undefined;
+  /** A marker to take before verifying and hand to `set` (see `dropKeys`). */
+  generation(): number;
+  /** Stores a verified token's value, unless keys were removed since `generation`. */
+  set(token: string, value: T, verified: VerifiedToken, now: number, generation: number): void;
+  /** Drops every entry a removed key may have verified. */
+  dropKeys(removed: RemovedKeys): void;
+  readonly size: () => number;
+}
+
+interface Entry<T> {
+  readonly value: T;
+  readonly kid: string | undefined;
+  readonly notBefore: number;
+  readonly expiresAt: number;
+}
+
+/** SHA-256 of the whole token, in base64. */
+export const tokenKey = (token: string): string =>
+  createHash('sha256').update(token).digest('base64');
+
+const positiveInteger = (value: number, name: string): number => {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`${name} must be a positive integer`);
+  }
+  return value;
+};
+
+export const createTokenCache = <T>(
+  clockToleranceSeconds: number,
+  options: TokenCacheOptions = {},
+): TokenCache<T> => {
+  const maxEntries = positiveInteger(
+    options.maxEntries ?? TOKEN_CACHE_DEFAULTS.maxEntries,
+    'maxEntries',
+  );
+  const maxAgeMs = positiveInteger(options.maxAgeMs ?? TOKEN_CACHE_DEFAULTS.maxAgeMs, 'maxAgeMs');
+  const tolerance = clockToleranceSeconds;
+  const entries = new Map<string, Entry<T>>();
+  let generation = 0;
+
+  return {
+    get(token, now) {
+      const key = tokenKey(token);
+      const entry = entries.get(key);
+      if (entry === undefined) return undefined;
+      if (now < entry.expiresAt && now >= entry.notBefore) return entry.value;
+      entries.delete(key);
+      return undefined;
+    },
+    generation: () => generation,
+    set(token, value, verified, now, since) {
+      if (since !== generation) return;
+      // jose: expired once floor(now / 1000) >= exp + tolerance; not yet valid while
+      // floor(now / 1000) < nbf - tolerance. In milliseconds, with whole seconds:
+      const expiresAt = Math.min(now + maxAgeMs, Math.ceil(verified.exp + tolerance) * 1000);
+      const notBefore =
+        verified.nbf === undefined
+          ? Number.NEGATIVE_INFINITY
+          : Math.ceil(verified.nbf - tolerance) * 1000;
+      if (!(now < expiresAt && now >= notBefore)) return;
+      const key = tokenKey(token);
+      entries.delete(key);
+      if (entries.size >= maxEntries) {
+        const oldest = entries.keys().next();
+        if (oldest.done !== true) entries.delete(oldest.value);
+      }
+      entries.set(key, { value, kid: verified.kid, notBefore, expiresAt });
+    },
+    dropKeys(removed) {
+      if (removed.kids.size === 0 && !removed.withoutKid) return;
+      generation += 1;
+      // A token with a kid is verified only by a key with that kid; one without a kid may
+      // have been verified by any key of the set.
+      for (const [key, entry] of entries) {
+        if (entry.kid === undefined || removed.kids.has(entry.kid)) entries.delete(key);
+      }
+    },
+    size: () => entries.size,
+  };
+};
