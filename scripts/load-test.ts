@@ -13,11 +13,9 @@
  * the one its kind expects, or a request failed (connection error, timeout), or not every
  * request was answered. All traffic stays on 127.0.0.1/localhost.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { availableParallelism, cpus, release, totalmem, type } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,9 +23,9 @@ import { format, resolveConfig } from 'prettier';
 import { addDays, todayIn, type IsoDate } from '../shared/dates';
 import { claimsFor, SAMPLE_OWNER } from './db/sample-data';
 import { createIssuer, loadOrCreateIssuer } from './local/issuer';
+import { startService, TSX, type RunningService } from './local/service';
 
 const ROOT = join(import.meta.dirname, '..');
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const DEFAULTS = { requests: 20_000, connections: 50, output: 'docs/load-test.md' } as const;
 const STARTUP_TIMEOUT_MS = 180_000;
 /** Hard limit on the load phase: the run is stopped (and fails) beyond it. */
@@ -113,19 +111,6 @@ const output = values.output ?? DEFAULTS.output;
 
 // ---- processes and memory -----------------------------------------------------------------
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => {
-        resolve(port);
-      });
-    });
-  });
-
 const readProc = (pid: number, file: string): string | undefined => {
   try {
     return readFileSync(`/proc/${pid}/${file}`, 'utf8');
@@ -190,15 +175,6 @@ const sampleMemory = (root: number): MemorySample => {
 
 // ---- the service --------------------------------------------------------------------------
 
-const SERVICE_SETTINGS = new Set([
-  'DATABASE_URL',
-  'JWKS_URL',
-  'JWT_ISSUER',
-  'LEGACY_PLATFORM_KEYS',
-  'TEST_DATABASE_URL',
-]);
-const workFolder = `.esbuild-load-${process.pid}`;
-
 /** Access-log lines (one per request the functions answered), counted by status. */
 const serverStatuses = new Map<number, number>();
 /** Access-log lines marked as their container's first invocation: containers started. */
@@ -207,8 +183,8 @@ let coldStarts = 0;
 const serverProblems = new Map<string, number>();
 let serverTail = '';
 let partialLine = '';
-const readServerOutput = (chunk: Buffer) => {
-  const text = partialLine + chunk.toString();
+const readServerOutput = (chunk: string) => {
+  const text = partialLine + chunk;
   const lines = text.split('\n');
   partialLine = lines.pop() ?? '';
   for (const line of lines) {
@@ -227,61 +203,12 @@ const readServerOutput = (chunk: Buffer) => {
       serverStatuses.set(Number(status), (serverStatuses.get(Number(status)) ?? 0) + 1);
     }
   }
-  serverTail = (serverTail + chunk.toString()).slice(-8000);
 };
 
-const startService = async (port: number, lambdaPort: number) => {
-  const child = spawn(process.execPath, [TSX, 'scripts/start.ts'], {
-    cwd: ROOT,
-    env: {
-      ...Object.fromEntries(
-        Object.entries(process.env).filter(([name]) => !SERVICE_SETTINGS.has(name)),
-      ),
-      PORT: String(port),
-      LAMBDA_PORT: String(lambdaPort),
-      ESBUILD_WORK_FOLDER: workFolder,
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  child.stdout.on('data', readServerOutput);
-  child.stderr.on(
-    'data',
-    (chunk: Buffer) => (serverTail = (serverTail + chunk.toString()).slice(-8000)),
-  );
-  let seen = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new Error(`npm start was not ready within ${STARTUP_TIMEOUT_MS / 1000} s`));
-    }, STARTUP_TIMEOUT_MS);
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (/More tokens: npm run token/.test(seen)) {
-        clearTimeout(timer);
-        child.stdout.off('data', onData);
-        resolve();
-      }
-    };
-    child.stdout.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited with ${String(code)} before it was ready`));
-    });
-  });
-  return child;
-};
-
-const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
-
-const stopService = async (child: ChildProcess | undefined) => {
-  if (child?.pid !== undefined && running(child)) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid, 'SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    if (running(child)) process.kill(-child.pid, 'SIGKILL');
-  }
-  await rm(join(ROOT, workFolder), { recursive: true, force: true });
+/** The service's output: stdout is its log (counted); both streams feed the tail shown on failure. */
+const onServiceOutput = (chunk: string, stream: 'stdout' | 'stderr') => {
+  if (stream === 'stdout') readServerOutput(chunk);
+  serverTail = (serverTail + chunk).slice(-8000);
 };
 
 // ---- the mix of requests ------------------------------------------------------------------
@@ -478,17 +405,22 @@ const statusList = (statuses: ReadonlyMap<number, number>) =>
     .join(', ') || '—';
 
 const main = async (): Promise<number> => {
-  const [port, lambdaPort] = [await freePort(), await freePort()];
-  process.stdout.write(`Starting npm start on port ${port} …\n`);
-  let child: ChildProcess | undefined;
+  process.stdout.write('Starting npm start …\n');
+  let service: RunningService | undefined;
   const interrupt = () => {
-    void stopService(child).finally(() => process.exit(130));
+    void (service?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
-    child = await startService(port, lambdaPort);
-    const root = child.pid ?? 0;
+    service = await startService({
+      name: 'load',
+      env: { LOG_LEVEL: 'info' },
+      onOutput: onServiceOutput,
+      readyTimeoutMs: STARTUP_TIMEOUT_MS,
+    });
+    const { port } = service;
+    const root = service.child.pid ?? 0;
     const kinds = await buildKinds();
     const tallies = new Map<Kind, Tally>(
       kinds.map((kind) => [kind, { answers: 0, unexpected: 0, statuses: new Map() }]),
@@ -696,7 +628,7 @@ const main = async (): Promise<number> => {
     );
     return 1;
   } finally {
-    await stopService(child);
+    await service?.stop();
   }
 };
 

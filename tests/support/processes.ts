@@ -1,8 +1,9 @@
 /** Running the project's own commands from tests: serverless (osls) and npm scripts. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+
+export { freePort } from '../../scripts/local/service';
 
 export const ROOT = join(import.meta.dirname, '../..');
 export const SERVERLESS = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
@@ -34,19 +35,6 @@ export const run = (
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
-    });
-  });
-
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => {
-        resolve(port);
-      });
     });
   });
 
