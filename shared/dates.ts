@@ -1,33 +1,129 @@
 /**
  * Calendar dates as the spec writes them (YYYY-MM-DD), with no time zone attached: a date is a
- * day in the restaurant's own calendar. Arithmetic is done on UTC midnights, which has no DST.
+ * day in the restaurant's own calendar, which has no DST.
+ *
+ * Arithmetic is done on whole day numbers (days since 1970-01-01 in the proleptic Gregorian
+ * calendar, as JavaScript's Date counts them), with no Date object or string parsing on the
+ * way: these run several times per report request. Anything outside that fast path (a string
+ * not shaped YYYY-MM-DD with a real month and day, a fractional day count, a result outside
+ * years 0000–9999) is computed exactly as before, on UTC midnights with Date, so every input
+ * gives the same result it always did.
  */
 
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
+/** Days from 0000-03-01 to 1970-01-01. */
+const EPOCH_SHIFT = 719_468;
+const DAYS_PER_ERA = 146_097; // 400 Gregorian years
+const NOT_A_DAY = Number.NaN;
 
 export type IsoDate = string & { readonly __brand: 'IsoDate' };
 
-/** A real calendar date in strict YYYY-MM-DD form, or undefined (`2024-02-30`, `2024-1-5`). */
-export const parseIsoDate = (value: string): IsoDate | undefined => {
-  const match = ISO_DATE.exec(value);
-  if (!match) return undefined;
-  const [, y, m, d] = match.map(Number) as [number, number, number, number];
-  if (y < 1) return undefined; // year 0000 (1 BC) is no date PostgreSQL accepts in this form
-  const date = new Date(0);
-  date.setUTCFullYear(y, m - 1, d); // not Date.UTC, which maps years 0–99 to 1900–1999
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) {
-    return undefined;
-  }
-  return value as IsoDate;
+const isLeapYear = (year: number): boolean =>
+  year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+
+/** 31 days in odd months up to July and in even months from August, but February. */
+const daysInMonth = (year: number, month: number): number =>
+  month === 2 ? (isLeapYear(year) ? 29 : 28) : 30 + ((month + (month >> 3)) & 1);
+
+/** The digit at `index` of `value`, or -1 when it is not one of 0–9. */
+const digitAt = (value: string, index: number): number => {
+  const code = value.charCodeAt(index) - 48;
+  return code >= 0 && code <= 9 ? code : -1;
 };
 
+/** Day number of a proleptic Gregorian date (month 1–12); year 0 is 1 BC. */
+const dayFromCivil = (year: number, month: number, day: number): number => {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra =
+    yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * DAYS_PER_ERA + dayOfEra - EPOCH_SHIFT;
+};
+
+/**
+ * The fields of a strict YYYY-MM-DD string naming a real date of years 0000–9999, packed as
+ * year × 10000 + month × 100 + day, or NaN for anything else (which then takes the Date path).
+ */
+const civilOf = (value: string): number => {
+  if (value.length !== 10 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45) {
+    return NOT_A_DAY;
+  }
+  const y0 = digitAt(value, 0);
+  const y1 = digitAt(value, 1);
+  const y2 = digitAt(value, 2);
+  const y3 = digitAt(value, 3);
+  const m0 = digitAt(value, 5);
+  const m1 = digitAt(value, 6);
+  const d0 = digitAt(value, 8);
+  const d1 = digitAt(value, 9);
+  if ((y0 | y1 | y2 | y3 | m0 | m1 | d0 | d1) < 0) return NOT_A_DAY;
+  const year = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
+  const month = m0 * 10 + m1;
+  const day = d0 * 10 + d1;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return NOT_A_DAY;
+  return year * 10_000 + month * 100 + day;
+};
+
+/** The day number of a date as `civilOf` reads it, or NaN. */
+const dayNumber = (value: string): number => {
+  const civil = civilOf(value);
+  if (Number.isNaN(civil)) return NOT_A_DAY;
+  return dayFromCivil(Math.floor(civil / 10_000), Math.floor(civil / 100) % 100, civil % 100);
+};
+
+/** '00' to '31', for months and days. */
+const TWO_DIGITS = Array.from({ length: 32 }, (_, n) => (n < 10 ? `0${n}` : `${n}`));
+
+const fourDigits = (n: number): string =>
+  n >= 1000 ? `${n}` : n >= 100 ? `0${n}` : n >= 10 ? `00${n}` : `000${n}`;
+
+const isoDate = (year: string, month: number, day: number): IsoDate =>
+  `${year}-${TWO_DIGITS[month] ?? ''}-${TWO_DIGITS[day] ?? ''}` as IsoDate;
+
+/** The YYYY-MM-DD of a day number, or undefined outside years 0000–9999. */
+const civilFromDay = (dayNumber: number): IsoDate | undefined => {
+  const z = dayNumber + EPOCH_SHIFT;
+  const era = Math.floor(z / DAYS_PER_ERA);
+  const dayOfEra = z - era * DAYS_PER_ERA;
+  const yearOfEra = Math.floor(
+    (dayOfEra -
+      Math.floor(dayOfEra / 1460) +
+      Math.floor(dayOfEra / 36_524) -
+      Math.floor(dayOfEra / 146_096)) /
+      365,
+  );
+  const dayOfYear =
+    dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const mp = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  if (!(year >= 0 && year <= 9999)) return undefined;
+  return isoDate(fourDigits(year), month, day);
+};
+
+/** The Date path, for whatever the day numbers do not cover. */
 const toTime = (date: IsoDate): number => Date.parse(`${date}T00:00:00Z`);
 
 const fromTime = (time: number): IsoDate => new Date(time).toISOString().slice(0, 10) as IsoDate;
 
-export const addDays = (date: IsoDate, days: number): IsoDate =>
-  fromTime(toTime(date) + days * DAY_MS);
+/** A real calendar date in strict YYYY-MM-DD form, or undefined (`2024-02-30`, `2024-1-5`). */
+export const parseIsoDate = (value: string): IsoDate | undefined => {
+  // Year 0000 (1 BC) is no date PostgreSQL accepts in this form.
+  if (Number.isNaN(dayNumber(value)) || value.startsWith('0000')) return undefined;
+  return value as IsoDate;
+};
+
+export const addDays = (date: IsoDate, days: number): IsoDate => {
+  const start = dayNumber(date);
+  if (!Number.isNaN(start) && Number.isSafeInteger(days)) {
+    const result = civilFromDay(start + days);
+    if (result !== undefined) return result;
+  }
+  return fromTime(toTime(date) + days * DAY_MS);
+};
 
 export interface DateRange {
   readonly from: IsoDate;
@@ -35,17 +131,59 @@ export interface DateRange {
 }
 
 /** Days in the range, both ends included: a range from a day to itself is one day long. */
-export const daysInRange = ({ from, to }: DateRange): number =>
-  Math.round((toTime(to) - toTime(from)) / DAY_MS) + 1;
+export const daysInRange = ({ from, to }: DateRange): number => {
+  const span = dayNumber(to) - dayNumber(from);
+  if (!Number.isNaN(span)) return span + 1;
+  return Math.round((toTime(to) - toTime(from)) / DAY_MS) + 1;
+};
 
-export const eachDay = (range: DateRange): IsoDate[] =>
-  Array.from({ length: Math.max(0, daysInRange(range)) }, (_, i) => addDays(range.from, i));
+export const eachDay = (range: DateRange): IsoDate[] => {
+  const length = Math.max(0, daysInRange(range));
+  const days: IsoDate[] = [];
+  const start = civilOf(range.from);
+  if (Number.isNaN(start)) {
+    for (let i = 0; i < length; i += 1) days.push(addDays(range.from, i));
+    return days;
+  }
+  // Day by day from the first, carrying into the next month and year.
+  let year = Math.floor(start / 10_000);
+  let month = Math.floor(start / 100) % 100;
+  let day = start % 100;
+  let yearText = fourDigits(year);
+  let monthLength = daysInMonth(year, month);
+  for (let i = 0; i < length; i += 1) {
+    days.push(year <= 9999 ? isoDate(yearText, month, day) : addDays(range.from, i));
+    day += 1;
+    if (day > monthLength) {
+      day = 1;
+      month += 1;
+      if (month > 12) {
+        month = 1;
+        year += 1;
+        yearText = fourDigits(year);
+      }
+      monthLength = daysInMonth(year, month);
+    }
+  }
+  return days;
+};
+
+/** One formatter per time zone (building one costs far more than formatting with it). */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+const MAX_DAY_FORMATS = 64;
 
 /** Today's date in an IANA time zone. */
-export const todayIn = (timeZone: string, now: Date = new Date()): IsoDate =>
-  new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(now) as IsoDate;
+export const todayIn = (timeZone: string, now: Date = new Date()): IsoDate => {
+  let format = dayFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    if (dayFormats.size >= MAX_DAY_FORMATS) dayFormats.clear();
+    dayFormats.set(timeZone, format);
+  }
+  return format.format(now) as IsoDate;
+};

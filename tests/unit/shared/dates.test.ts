@@ -65,4 +65,21 @@ describe('date arithmetic', () => {
     expect(todayIn('Asia/Dubai', instant)).toBe('2024-07-01');
     expect(todayIn('America/Mexico_City', instant)).toBe('2024-06-30');
   });
+
+  it('keeps each time zone its own date when zones and instants alternate', () => {
+    const evening = new Date('2024-06-30T21:30:00Z');
+    const morning = new Date('2024-07-01T05:00:00Z');
+    const asked = [
+      todayIn('Asia/Dubai', evening),
+      todayIn('America/Mexico_City', morning),
+      todayIn('Asia/Dubai', morning),
+      todayIn('America/Mexico_City', evening),
+    ];
+    expect(asked).toEqual(['2024-07-01', '2024-06-30', '2024-07-01', '2024-06-30']);
+  });
+
+  it('refuses an unknown time zone every time it is asked', () => {
+    expect(() => todayIn('Mars/Olympus_Mons')).toThrow(RangeError);
+    expect(() => todayIn('Mars/Olympus_Mons')).toThrow(RangeError);
+  });
 });
