@@ -20,7 +20,8 @@ export const PLATFORM_HEADER = 'X-Platform-Id';
  * API Gateway decodes path parameters; one that still holds a `%` not followed by two hex
  * digits came from a malformed percent-encoding the gateway passed through undecoded.
  */
-const hasMalformedEscape = (value: string): boolean => /%(?![0-9A-Fa-f]{2})/.test(value);
+const hasMalformedEscape = (value: string): boolean =>
+  value.includes('%') && /%(?![0-9A-Fa-f]{2})/.test(value);
 
 export const ownership = ({ rules, platformPathParameter }: OwnershipOptions): PortalMiddleware => {
   const ownershipBefore = (request: PortalRequest) => {
@@ -31,15 +32,16 @@ export const ownership = ({ rules, platformPathParameter }: OwnershipOptions): P
         { field: 'id', code: 'INVALID_ENCODING', message: 'id is not validly percent-encoded' },
       ]);
     }
-    const fromPath =
-      platformPathParameter === undefined
-        ? undefined
-        : pathParameter(request.event, platformPathParameter);
     // An empty header names no platform: the token's first platform applies (spec 5.5).
-    const platformsSent = [
-      ...headerValues(request.event, PLATFORM_HEADER).map((value) => value.trim()),
-      ...(fromPath === undefined ? [] : [fromPath]),
-    ].filter((value) => value !== '');
+    const platformsSent: string[] = [];
+    for (const value of headerValues(request.event, PLATFORM_HEADER)) {
+      const trimmed = value.trim();
+      if (trimmed !== '') platformsSent.push(trimmed);
+    }
+    if (platformPathParameter !== undefined) {
+      const fromPath = pathParameter(request.event, platformPathParameter);
+      if (fromPath !== undefined && fromPath !== '') platformsSent.push(fromPath);
+    }
     stateOf(request.context).access = authorize(
       requireState(request.context, 'claims'),
       { restaurantId, platformsSent },

@@ -28,18 +28,32 @@ export interface OwnershipRules {
   readonly today: () => IsoDate;
 }
 
+/**
+ * The one platform the request names: its identifiers resolved (a legacy key to its platformId
+ * until the sunset), all naming the same platform; with none sent, the token's first platform.
+ * Undefined when a legacy key is past its sunset, or the header and path (or a repeated
+ * header) name two platforms.
+ */
 const requestedPlatform = (
   claims: PortalClaims,
   sent: readonly string[],
   rules: OwnershipRules,
 ): string | undefined => {
   if (sent.length === 0) return claims.restaurants[0]?.platforms[0]?.platformId;
-  const today = rules.today();
-  const named = sent.map((value) => resolvePlatformId(value, rules.legacy, today));
-  if (named.includes(undefined)) return undefined; // a legacy key past its sunset
-  const distinct = new Set(named);
-  // Header and path disagree, or a repeated header names two platforms.
-  return distinct.size === 1 ? named[0] : undefined;
+  const { legacy } = rules;
+  let today: IsoDate | undefined;
+  let requested: string | undefined;
+  for (const value of sent) {
+    // An identifier that is no legacy key names itself (platforms.ts): only a legacy key
+    // depends on the day, so the clock is read for it alone.
+    const named = legacy.aliases.has(value)
+      ? resolvePlatformId(value, legacy, (today ??= rules.today()))
+      : value;
+    if (named === undefined) return undefined; // a legacy key past its sunset
+    if (requested !== undefined && named !== requested) return undefined;
+    requested = named;
+  }
+  return requested;
 };
 
 export const authorize = (
@@ -49,19 +63,32 @@ export const authorize = (
 ): Access => {
   const platformId = requestedPlatform(claims, request.platformsSent, rules);
   if (platformId === undefined || platformId === '') throw forbidden();
-  const candidates = claims.restaurants.flatMap((restaurant) =>
-    restaurant.platforms
-      .filter((platform) => platform.platformId === platformId)
-      .map((platform) => ({ restaurant, platform })),
-  );
-  // The brand's own id wins over a platform's restaurantId when both could match.
-  const match =
-    candidates.find(({ restaurant }) => restaurant.id === request.restaurantId) ??
-    candidates.find(({ platform }) => platform.restaurantId === request.restaurantId);
-  if (!match) throw forbidden();
-  return {
-    restaurantId: match.restaurant.id,
-    platformId,
-    platformRestaurantId: match.platform.restaurantId,
-  };
+  // Among the token's restaurants on that platform, the brand's own id wins over a platform's
+  // restaurantId when both could match; within each, the first in the token.
+  let byOwnId: Access | undefined;
+  let byPlatformId: Access | undefined;
+  for (const restaurant of claims.restaurants) {
+    for (const platform of restaurant.platforms) {
+      if (platform.platformId !== platformId) continue;
+      if (restaurant.id === request.restaurantId) {
+        byOwnId = {
+          restaurantId: restaurant.id,
+          platformId,
+          platformRestaurantId: platform.restaurantId,
+        };
+        break;
+      }
+      if (byPlatformId === undefined && platform.restaurantId === request.restaurantId) {
+        byPlatformId = {
+          restaurantId: restaurant.id,
+          platformId,
+          platformRestaurantId: platform.restaurantId,
+        };
+      }
+    }
+    if (byOwnId !== undefined) break;
+  }
+  const match = byOwnId ?? byPlatformId;
+  if (match === undefined) throw forbidden();
+  return match;
 };
