@@ -292,11 +292,23 @@ describe('authorize', () => {
       },
     };
 
-    // Act
-    authorize(claimsOf(CALLER), { restaurantId: 'R-1001', platformsSent: [] }, rules);
+    const askedFor = (restaurantId: string, platformsSent: string[]) => {
+      asked = 0;
+      authorize(claimsOf(CALLER), { restaurantId, platformsSent }, rules);
+      return asked;
+    };
 
-    // Assess
-    expect(asked).toBe(0);
+    // Act
+    const counts = [
+      askedFor('R-1001', []),
+      askedFor('R-1001', ['TB_AE']),
+      askedFor('R-2002', ['TB_KW', 'TB_KW']),
+      askedFor('R-2002', [LEGACY_KEY]),
+      askedFor('R-2002', [LEGACY_KEY, 'TB_KW', LEGACY_KEY]),
+    ];
+
+    // Assess: once per request at most, and only when a legacy key was sent
+    expect(counts).toEqual([0, 0, 0, 1, 1]);
   });
 
   describe('over every restaurant and platform of two owners', () => {
