@@ -100,9 +100,12 @@ export const pathParameter = (event: GatewayEvent, name: string): string | undef
 export const jsonResult = (
   statusCode: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ): GatewayResult => ({
   statusCode,
-  headers: { 'Content-Type': 'application/json', ...headers },
+  headers:
+    headers === undefined
+      ? { 'Content-Type': 'application/json' }
+      : { 'Content-Type': 'application/json', ...headers },
   body: JSON.stringify(body),
 });

@@ -33,10 +33,13 @@ export const ordersPerDay: ReportDefinition<ReportQuery, Pick<ReportRepository, 
   parseQuery: (read) => parseReportQuery(read, { compare: true }),
   fileNameParts: rangeFileNameParts,
   async rows(repository, scope, { range, compare }) {
-    const [days, compareDays] = await Promise.all([
-      repository.ordersPerDay(scope, range),
-      compare ? repository.ordersPerDay(scope, compare) : Promise.resolve(undefined),
-    ]);
+    // The two ranges are read concurrently; without a compare range, the one read alone.
+    const [days, compareDays] = compare
+      ? await Promise.all([
+          repository.ordersPerDay(scope, range),
+          repository.ordersPerDay(scope, compare),
+        ])
+      : [await repository.ordersPerDay(scope, range), undefined];
     return days.map((day, i) => {
       const other = compareDays?.[i];
       return other ? { data: values(day), compare: values(other) } : { data: values(day) };
