@@ -1,7 +1,11 @@
 /**
- * The report data port on PostgreSQL. Aggregation happens in SQL: days are the restaurant's
- * own calendar days (its IANA time zone), money is summed as numeric and rounded to the
- * currency's minor unit. Orders that were cancelled or rejected do not count.
+ * The report data port on PostgreSQL. Reports read the daily rollups of migration
+ * 003_report_rollups.sql, which triggers keep equal to the counted orders (and their lines)
+ * of each restaurant, platform and day: a 31-day report reads 31 rows per day and dish, not
+ * every order. Days are the restaurant's own calendar days (its IANA time zone); a range of
+ * days [from, to] is every order placed from from's local midnight to the local midnight after
+ * to, which is the rollups' `day`. Money is summed as numeric and rounded to the currency's
+ * minor unit. Orders that were cancelled or rejected do not count.
  * Rows are checked at runtime before they leave this module.
  */
 import type { DateRange, IsoDate } from '../dates';
@@ -9,41 +13,40 @@ import type { Sql } from '../db/client';
 import { decimal, integer, text } from '../db/rows';
 import type { DayTotals, DishTotals, ReportRepository, ReportScope } from './repository';
 
+/** The states an order counts in; the rollups' report_counts() mirrors this list. */
 export const COUNTED_STATES = ['PLACED', 'ACCEPTED', 'DELIVERED'] as const;
 
-/** The restaurant's time zone and its currency's minor unit, as the CTE `restaurant`. */
+/** The restaurant's currency minor unit, as the CTE `restaurant`. */
 const restaurantOf = (sql: Sql, restaurantId: string) => sql`
   restaurant as (
-    select r.time_zone, c.minor_units
+    select c.minor_units
     from restaurants r join currencies c on c.code = r.currency
     where r.id = ${restaurantId}
   )`;
 
 /**
- * The counted orders `o` of the scope placed within the range's days in the restaurant's time
- * zone: a range scan on orders (restaurant_id, platform_id, placed_at).
+ * The rollup rows `d` of the scope whose range day lies within the range: a range scan on the
+ * table's primary key (restaurant_id, platform_id, day, ...).
  */
-const countedOrders = (
+const daysOf = (
   sql: Sql,
+  table: 'report_daily_orders' | 'report_daily_dishes',
   { restaurantId, platformId }: ReportScope,
   { from, to }: DateRange,
 ) => sql`
-  orders o
-    on o.restaurant_id = ${restaurantId}
-   and o.platform_id = ${platformId}
-   and o.placed_at >= (${from}::date::timestamp at time zone restaurant.time_zone)
-   and o.placed_at < ((${to}::date + 1)::timestamp at time zone restaurant.time_zone)
-   and o.state = any(${[...COUNTED_STATES]})`;
+  ${sql(table)} d
+  where d.restaurant_id = ${restaurantId}
+    and d.platform_id = ${platformId}
+    and d.day >= ${from}::date
+    and d.day <= ${to}::date`;
 
 export const createPostgresReportRepository = (sql: Sql): ReportRepository => ({
   async ordersPerDay(scope: ReportScope, range: DateRange) {
     const rows = await sql`
       with ${restaurantOf(sql, scope.restaurantId)},
       totals as (
-        select (o.placed_at at time zone restaurant.time_zone)::date as day,
-               count(*) as orders,
-               sum(o.total) as revenue
-        from restaurant join ${countedOrders(sql, scope, range)}
+        select d.local_day as day, sum(d.orders) as orders, sum(d.revenue) as revenue
+        from ${daysOf(sql, 'report_daily_orders', scope, range)}
         group by 1
       )
       select to_char(days.day, 'YYYY-MM-DD') as date,
@@ -62,15 +65,17 @@ export const createPostgresReportRepository = (sql: Sql): ReportRepository => ({
 
   async dishes(scope: ReportScope, range: DateRange) {
     const rows = await sql`
-      with ${restaurantOf(sql, scope.restaurantId)}
-      select l.dish_name as name,
-             count(distinct o.id)::int as order_count,
-             round(sum(l.quantity * l.unit_price), restaurant.minor_units)::text as revenue
-      from restaurant
-      join ${countedOrders(sql, scope, range)}
-      join order_lines l on l.order_id = o.id
-      group by l.dish_name, restaurant.minor_units
-      order by sum(l.quantity * l.unit_price) desc, order_count desc, name asc`;
+      with ${restaurantOf(sql, scope.restaurantId)},
+      totals as (
+        select d.dish_name, sum(d.orders) as orders, sum(d.revenue) as revenue
+        from ${daysOf(sql, 'report_daily_dishes', scope, range)}
+        group by d.dish_name
+      )
+      select totals.dish_name as name,
+             totals.orders::int as order_count,
+             round(totals.revenue, restaurant.minor_units)::text as revenue
+      from restaurant cross join totals
+      order by totals.revenue desc, order_count desc, name asc`;
     return rows.map((row): DishTotals => ({
       name: text(row, 'name'),
       orderCount: integer(row, 'order_count'),

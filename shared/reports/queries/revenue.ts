@@ -1,36 +1,34 @@
 /**
  * Revenue per month on PostgreSQL. Months are calendar months in the restaurant's time zone:
- * an order belongs to the month of its local time, and the range is a scan of
- * orders (restaurant_id, platform_id, placed_at) between the local midnights that open the
- * first month and close the last. Counted orders only (as every report); money summed as
- * numeric and rounded half away from zero to the currency's minor unit. Every month of the
- * range has a row, zeros included.
+ * an order belongs to the month of its local day, and the range is every order placed from the
+ * local midnight that opens the first month to the one that closes the last, read from the
+ * daily rollup report_daily_orders (migration 003) as a range scan of its primary key
+ * (restaurant_id, platform_id, day, local_day): 365 rows for a year, not every order. Counted
+ * orders only (as every report); money summed as numeric and rounded half away from zero to
+ * the currency's minor unit. Every month of the range has a row, zeros included.
  */
 import type { DateRange, IsoDate } from '../../dates';
 import type { Sql } from '../../db/client';
 import { decimal, integer, text } from '../../db/rows';
-import { COUNTED_STATES } from '../postgres-repository';
 import type { MonthTotals, RevenuePort } from '../revenue';
 
 export const revenueQueries = (sql: Sql): RevenuePort => ({
   async revenuePerMonth({ restaurantId, platformId }, { from, to }: DateRange) {
     const rows = await sql`
       with restaurant as (
-        select r.time_zone, c.minor_units
+        select c.minor_units
         from restaurants r join currencies c on c.code = r.currency
         where r.id = ${restaurantId}
       ),
       totals as (
-        select date_trunc('month', o.placed_at at time zone restaurant.time_zone)::date as month,
-               count(*) as orders,
-               sum(o.total) as revenue
-        from restaurant
-        join orders o
-          on o.restaurant_id = ${restaurantId}
-         and o.platform_id = ${platformId}
-         and o.placed_at >= (${from}::date::timestamp at time zone restaurant.time_zone)
-         and o.placed_at < ((${to}::date + interval '1 month') at time zone restaurant.time_zone)
-         and o.state = any(${[...COUNTED_STATES]})
+        select date_trunc('month', d.local_day::timestamp)::date as month,
+               sum(d.orders) as orders,
+               sum(d.revenue) as revenue
+        from report_daily_orders d
+        where d.restaurant_id = ${restaurantId}
+          and d.platform_id = ${platformId}
+          and d.day >= ${from}::date
+          and d.day < (${to}::date + interval '1 month')::date
         group by 1
       )
       select to_char(months.month, 'YYYY-MM-DD') as month,

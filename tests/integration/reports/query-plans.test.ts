@@ -1,23 +1,27 @@
 /**
  * The plans of the report queries (issue 5, goal 5) at a small scale: 20,000 orders of 50
  * restaurants over two years, ~2.5 lines each, written inside a transaction that is rolled back
- * (the seeded sample data stays as it was) and ANALYZEd there. EXPLAIN (FORMAT JSON) of the
- * exact SQL the PostgreSQL report adapter sends (caught through postgres.js' debug hook) must
- * range-scan orders_restaurant_platform_placed_at and never read orders sequentially. Runs on
- * the embedded PGlite and on TEST_DATABASE_URL alike; the planner is left at its defaults; the
- * data volume alone makes the index the cheaper path. Latency is measured by bench/queries.ts,
- * never here.
+ * (the seeded sample data stays as it was) and ANALYZEd there; the triggers of migration 003
+ * fill the daily rollups as the rows arrive. EXPLAIN (FORMAT JSON) of the exact SQL each
+ * PostgreSQL report adapter sends (caught through postgres.js' debug hook) must range-scan the
+ * primary key of its rollup table (restaurant, platform, a range of days), never read a rollup
+ * sequentially and never read orders or order lines at all. Runs on the embedded PGlite and on
+ * TEST_DATABASE_URL alike; the planner is left at its defaults; the data volume alone makes the
+ * index the cheaper path. Latency is measured by bench/queries.ts, never here.
  */
 import postgres from 'postgres';
 import type { Sql } from '../../../shared/db/client';
 import type { IsoDate } from '../../../shared/dates';
 import { createPostgresReportRepository } from '../../../shared/reports/postgres-repository';
+import { revenueQueries } from '../../../shared/reports/queries/revenue';
 
-const INDEX = 'orders_restaurant_platform_placed_at';
+const DAYS_INDEX = 'report_daily_orders_pkey';
+const DISHES_INDEX = 'report_daily_dishes_pkey';
 const RESTAURANTS = 50;
 const ORDERS = 20_000;
 const scope = { restaurantId: 'PLAN-0007', platformId: 'PL_AE' };
 const range = { from: '2024-05-01' as IsoDate, to: '2024-05-31' as IsoDate };
+const months = { from: '2023-06-01' as IsoDate, to: '2024-05-01' as IsoDate };
 
 class Rollback extends Error {}
 
@@ -36,10 +40,8 @@ interface Captured {
   parameters: unknown[];
 }
 
-/** The plan nodes of each query `run` sends, EXPLAINed inside the fixture transaction. */
-const plansOf = async (
-  run: (repository: ReturnType<typeof createPostgresReportRepository>) => Promise<unknown>,
-): Promise<PlanNode[]> => {
+/** The plan nodes of the query `run` sends, EXPLAINed inside the fixture transaction. */
+const plansOf = async (run: (sql: Sql) => Promise<unknown>): Promise<PlanNode[]> => {
   let captured: Captured | undefined;
   let capturing = false;
   const sql = postgres(process.env.DATABASE_URL ?? '', {
@@ -78,8 +80,10 @@ const plansOf = async (
         await tx`analyze orders`;
         await tx`analyze order_lines`;
         await tx`analyze restaurants`;
+        await tx`analyze report_daily_orders`;
+        await tx`analyze report_daily_dishes`;
         capturing = true;
-        await run(createPostgresReportRepository(tx as unknown as Sql));
+        await run(tx as unknown as Sql);
         capturing = false;
         if (!captured) throw new Error('no query captured');
         const [row] = await tx.unsafe<{ 'QUERY PLAN': unknown }[]>(
@@ -102,33 +106,60 @@ const plansOf = async (
   return nodes;
 };
 
-const expectIndexRangeScan = (nodes: readonly PlanNode[]) => {
+const SOURCE_TABLES = ['orders', 'order_lines'];
+const ROLLUP_TABLES = ['report_daily_orders', 'report_daily_dishes'];
+
+const expectRollupRangeScan = (nodes: readonly PlanNode[], index: string, upperBound: RegExp) => {
   const scans = nodes.filter(
     (node) =>
       ['Index Scan', 'Index Only Scan', 'Bitmap Index Scan'].includes(node['Node Type']) &&
-      node['Index Name'] === INDEX,
+      node['Index Name'] === index,
   );
   expect(scans).not.toHaveLength(0);
   for (const scan of scans) {
     expect(scan['Index Cond']).toMatch(/restaurant_id = /);
     expect(scan['Index Cond']).toMatch(/platform_id = /);
-    expect(scan['Index Cond']).toMatch(/placed_at >= /);
-    expect(scan['Index Cond']).toMatch(/placed_at < /);
+    expect(scan['Index Cond']).toMatch(/day >= /);
+    expect(scan['Index Cond']).toMatch(upperBound);
   }
   const sequential = nodes.filter(
     (node) =>
       node['Node Type'] === 'Seq Scan' &&
-      (node['Relation Name'] === 'orders' || node['Relation Name'] === 'order_lines'),
+      [...SOURCE_TABLES, ...ROLLUP_TABLES].includes(node['Relation Name'] ?? ''),
   );
   expect(sequential).toEqual([]);
+  const source = nodes.filter(
+    (node) =>
+      SOURCE_TABLES.includes(node['Relation Name'] ?? '') ||
+      /^(orders|order_lines)_/.test(node['Index Name'] ?? ''),
+  );
+  expect(source).toEqual([]);
 };
 
+const reports = (sql: Sql) => createPostgresReportRepository(sql);
+
 describe('report query plans at scale', () => {
-  it(`orders/day for one restaurant over 31 days range-scans ${INDEX}`, async () => {
-    expectIndexRangeScan(await plansOf((repository) => repository.ordersPerDay(scope, range)));
+  it(`orders/day for one restaurant over 31 days range-scans ${DAYS_INDEX}, never reading orders`, async () => {
+    expectRollupRangeScan(
+      await plansOf((sql) => reports(sql).ordersPerDay(scope, range)),
+      DAYS_INDEX,
+      /day <= /,
+    );
   });
 
-  it(`dishes for one restaurant over 31 days range-scans ${INDEX}, never reading orders or lines sequentially`, async () => {
-    expectIndexRangeScan(await plansOf((repository) => repository.dishes(scope, range)));
+  it(`dishes for one restaurant over 31 days range-scans ${DISHES_INDEX}, never reading orders or lines`, async () => {
+    expectRollupRangeScan(
+      await plansOf((sql) => reports(sql).dishes(scope, range)),
+      DISHES_INDEX,
+      /day <= /,
+    );
+  });
+
+  it(`revenue for one restaurant over 12 months range-scans ${DAYS_INDEX}, never reading orders`, async () => {
+    expectRollupRangeScan(
+      await plansOf((sql) => revenueQueries(sql).revenuePerMonth(scope, months)),
+      DAYS_INDEX,
+      /day < /,
+    );
   });
 });

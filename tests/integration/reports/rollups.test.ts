@@ -1,0 +1,687 @@
+/**
+ * The daily rollups (migration 003_report_rollups.sql) against the aggregation they replace.
+ * fast-check writes random histories into four restaurants whose zones change their clocks
+ * around midnight or at night (Havana, Santiago, Berlin) or never (Dubai): orders inserted one
+ * by one, in bulk, or with their lines in one statement; states, instants, totals,
+ * restaurants and platforms changed one by one and in bulk; orders deleted (their lines go by
+ * the foreign key's cascade); lines inserted, upserted, changed, moved to another order,
+ * renamed in bulk and deleted; a restaurant's time zone changed. After every step the rollup
+ * tables must equal the rows recomputed from orders and order lines, and at the end every
+ * report read from the rollups must equal the same report aggregated from the source tables
+ * with the SQL used before the rollups (live-aggregation.ts), over ranges that start and end
+ * on the days around each clock change. Each history is written inside a transaction that is
+ * rolled back. Runs on the embedded PGlite and on TEST_DATABASE_URL alike;
+ * ROLLUP_TEST_RUNS raises the number of histories. On real PostgreSQL, two transactions also
+ * write the same order at the same time (PGlite has one backend and no concurrent
+ * transactions).
+ */
+import fc from 'fast-check';
+import postgres from 'postgres';
+import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
+import { addDays, todayIn, type DateRange, type IsoDate } from '../../../shared/dates';
+import type { Sql } from '../../../shared/db/client';
+import {
+  COUNTED_STATES,
+  createPostgresReportRepository,
+} from '../../../shared/reports/postgres-repository';
+import { revenueQueries } from '../../../shared/reports/queries/revenue';
+import {
+  liveDishes,
+  liveOrdersPerDay,
+  liveRevenuePerMonth,
+  rollupTables,
+} from './live-aggregation';
+
+const RUNS = Number(process.env.ROLLUP_TEST_RUNS ?? 20);
+
+const RESTAURANTS = [
+  { id: 'ROLL-0', zone: 'America/Havana', currency: 'AED', minorUnits: 2 },
+  { id: 'ROLL-1', zone: 'America/Santiago', currency: 'KWD', minorUnits: 3 },
+  { id: 'ROLL-2', zone: 'Europe/Berlin', currency: 'JPY', minorUnits: 0 },
+  { id: 'ROLL-3', zone: 'Asia/Dubai', currency: 'AED', minorUnits: 2 },
+] as const;
+const RESTAURANT_IDS = RESTAURANTS.map((restaurant) => restaurant.id);
+const ZONES = RESTAURANTS.map((restaurant) => restaurant.zone);
+const PLATFORMS = ['RP_A', 'RP_B'] as const;
+const STATES = ['PLACED', 'ACCEPTED', 'DELIVERED', 'CANCELLED', 'REJECTED'] as const;
+const DISHES = ['Dish A', 'Dish B', 'Dish C', 'Dish D'] as const;
+
+/**
+ * Instants orders are placed around: clock changes of the zones above (Havana's autumn change
+ * repeats the hour after midnight, so its first hour belongs to the previous day's range),
+ * and a month's end.
+ */
+const BASES = [
+  '2023-11-05T05:00:00Z', // Havana: 01:00 CDT back to 00:00 CST
+  '2023-03-12T05:00:00Z', // Havana: 00:00 CST forward to 01:00 CDT
+  '2023-09-03T04:00:00Z', // Santiago: 00:00 forward to 01:00
+  '2023-04-02T03:00:00Z', // Santiago: 00:00 back to 23:00
+  '2024-03-31T01:00:00Z', // Berlin: 02:00 forward to 03:00
+  '2024-01-31T20:00:00Z', // Dubai: midnight opening February
+].map((instant) => Date.parse(instant));
+
+type State = (typeof STATES)[number];
+
+interface Line {
+  readonly dish: string;
+  readonly quantity: number;
+  readonly unitMilli: number;
+}
+
+interface NewOrder {
+  readonly restaurant: number;
+  readonly platform: number;
+  readonly at: number;
+  readonly state: State;
+  readonly totalMilli: number;
+  readonly lines: readonly Line[];
+}
+
+type Step =
+  | { readonly kind: 'insertOrder'; readonly order: NewOrder; readonly oneStatement: boolean }
+  | { readonly kind: 'insertOrders'; readonly orders: readonly NewOrder[] }
+  | {
+      readonly kind: 'updateOrder';
+      readonly pick: number;
+      readonly state: State | null;
+      readonly at: number | null;
+      readonly totalMilli: number | null;
+      readonly scope: { readonly restaurant: number; readonly platform: number } | null;
+    }
+  | {
+      readonly kind: 'updateOrders';
+      readonly restaurant: number;
+      readonly parity: number;
+      readonly state: State | null;
+      readonly shiftMinutes: number;
+    }
+  | { readonly kind: 'deleteOrder'; readonly pick: number }
+  | { readonly kind: 'deleteOrders'; readonly restaurant: number; readonly parity: number }
+  | { readonly kind: 'insertLines'; readonly pick: number; readonly lines: readonly Line[] }
+  | {
+      readonly kind: 'upsertLine';
+      readonly pick: number;
+      readonly lineNo: number;
+      readonly line: Line;
+    }
+  | {
+      readonly kind: 'updateLine';
+      readonly pick: number;
+      readonly dish: string | null;
+      readonly quantity: number | null;
+      readonly unitMilli: number | null;
+      readonly moveTo: number | null;
+    }
+  | { readonly kind: 'renameLines'; readonly pick: number; readonly dish: string }
+  | { readonly kind: 'deleteLine'; readonly pick: number }
+  | { readonly kind: 'deleteLines'; readonly pick: number; readonly dish: string }
+  | { readonly kind: 'changeZone'; readonly restaurant: number; readonly zone: number };
+
+const pick = fc.nat({ max: 1000 });
+const restaurantIndex = fc.nat({ max: RESTAURANTS.length - 1 });
+const platformIndex = fc.nat({ max: PLATFORMS.length - 1 });
+const state = fc.constantFrom(...STATES);
+const dish = fc.constantFrom(...DISHES);
+const milli = fc.nat({ max: 99_999 });
+const instant = fc
+  .tuple(
+    fc.nat({ max: BASES.length - 1 }),
+    fc.oneof(fc.integer({ min: -90, max: 90 }), fc.integer({ min: -2880, max: 2880 })),
+    fc.nat({ max: 59 }),
+  )
+  .map(([base, minutes, seconds]) => (BASES[base] ?? 0) + minutes * 60_000 + seconds * 1000);
+const line: fc.Arbitrary<Line> = fc.record({
+  dish,
+  quantity: fc.integer({ min: 1, max: 5 }),
+  unitMilli: milli,
+});
+const newOrder: fc.Arbitrary<NewOrder> = fc.record({
+  restaurant: restaurantIndex,
+  platform: platformIndex,
+  at: instant,
+  state,
+  totalMilli: milli,
+  lines: fc.array(line, { maxLength: 4 }),
+});
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('insertOrder' as const),
+      order: newOrder,
+      oneStatement: fc.boolean(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('insertOrders' as const),
+      orders: fc.array(newOrder, { minLength: 1, maxLength: 6 }),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('updateOrder' as const),
+      pick,
+      state: fc.option(state),
+      at: fc.option(instant),
+      totalMilli: fc.option(milli),
+      scope: fc.option(fc.record({ restaurant: restaurantIndex, platform: platformIndex })),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('updateOrders' as const),
+      restaurant: restaurantIndex,
+      parity: fc.nat({ max: 1 }),
+      state: fc.option(state),
+      shiftMinutes: fc.integer({ min: -1500, max: 1500 }),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deleteOrder' as const), pick }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('deleteOrders' as const),
+      restaurant: restaurantIndex,
+      parity: fc.nat({ max: 1 }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('insertLines' as const),
+      pick,
+      lines: fc.array(line, { minLength: 1, maxLength: 3 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('upsertLine' as const),
+      pick,
+      lineNo: fc.integer({ min: 1, max: 4 }),
+      line,
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('updateLine' as const),
+      pick,
+      dish: fc.option(dish),
+      quantity: fc.option(fc.integer({ min: 1, max: 5 })),
+      unitMilli: fc.option(milli),
+      moveTo: fc.option(pick),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('renameLines' as const), pick, dish }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deleteLine' as const), pick }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteLines' as const), pick, dish }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('changeZone' as const),
+      restaurant: restaurantIndex,
+      zone: fc.nat({ max: ZONES.length - 1 }),
+    }),
+  },
+);
+
+type Tx = postgres.TransactionSql;
+
+const money = (thousandths: number): string => (thousandths / 1000).toFixed(3);
+const iso = (epochMs: number): string => new Date(epochMs).toISOString();
+const restaurantId = (index: number): string => RESTAURANT_IDS[index] ?? 'ROLL-0';
+const platformId = (index: number): string => PLATFORMS[index] ?? 'RP_A';
+const linesJson = (lines: readonly Line[]) =>
+  JSON.stringify(
+    lines.map((l, i) => ({
+      line_no: i + 1,
+      dish_name: l.dish,
+      quantity: l.quantity,
+      unit_price: money(l.unitMilli),
+    })),
+  );
+
+const orderIds = async (tx: Tx): Promise<string[]> =>
+  (
+    await tx<{ id: string }[]>`
+      select id::text as id from orders where restaurant_id = any(${RESTAURANT_IDS}) order by id`
+  ).map((row) => row.id);
+
+const lineKeys = async (tx: Tx): Promise<{ order_id: string; line_no: number }[]> => [
+  ...(await tx<{ order_id: string; line_no: number }[]>`
+    select l.order_id::text as order_id, l.line_no
+    from order_lines l join orders o on o.id = l.order_id
+    where o.restaurant_id = any(${RESTAURANT_IDS})
+    order by 1, 2`),
+];
+
+const chosen = <T>(list: readonly T[], index: number): T | undefined =>
+  list.length === 0 ? undefined : list[index % list.length];
+
+const insertOrder = async (tx: Tx, order: NewOrder, oneStatement: boolean): Promise<void> => {
+  const values = tx`
+    ${restaurantId(order.restaurant)}, ${platformId(order.platform)}, ${iso(order.at)}::timestamptz,
+    ${order.state}, ${money(order.totalMilli)}::numeric`;
+  if (oneStatement) {
+    await tx`
+      with o as (
+        insert into orders (restaurant_id, platform_id, placed_at, state, total)
+        values (${values}) returning id
+      )
+      insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+      select o.id, l.line_no, l.dish_name, l.quantity, l.unit_price
+      from o cross join json_to_recordset(${linesJson(order.lines)}::text::json)
+        as l(line_no smallint, dish_name text, quantity integer, unit_price numeric)`;
+    return;
+  }
+  const [row] = await tx<{ id: string }[]>`
+    insert into orders (restaurant_id, platform_id, placed_at, state, total)
+    values (${values}) returning id::text as id`;
+  if (order.lines.length > 0) {
+    await tx`
+      insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+      select ${row?.id ?? '0'}::bigint, l.line_no, l.dish_name, l.quantity, l.unit_price
+      from json_to_recordset(${linesJson(order.lines)}::text::json)
+        as l(line_no smallint, dish_name text, quantity integer, unit_price numeric)`;
+  }
+};
+
+const apply = async (tx: Tx, s: Step): Promise<void> => {
+  switch (s.kind) {
+    case 'insertOrder':
+      await insertOrder(tx, s.order, s.oneStatement);
+      return;
+    case 'insertOrders': {
+      const orders = s.orders.map((order, n) => ({
+        n,
+        restaurant_id: restaurantId(order.restaurant),
+        platform_id: platformId(order.platform),
+        placed_at: iso(order.at),
+        state: order.state,
+        total: money(order.totalMilli),
+      }));
+      const ids = await tx<{ id: string }[]>`
+        insert into orders (restaurant_id, platform_id, placed_at, state, total)
+        select o.restaurant_id, o.platform_id, o.placed_at, o.state, o.total
+        from json_to_recordset(${JSON.stringify(orders)}::text::json)
+          as o(n integer, restaurant_id text, platform_id text, placed_at timestamptz, state text,
+               total numeric)
+        order by o.n
+        returning id::text as id`;
+      // Identities are drawn in insertion order, which follows o.n.
+      ids.sort((a, b) => Number(a.id) - Number(b.id));
+      const lines = s.orders.flatMap((order, i) =>
+        order.lines.map((l, n) => ({
+          order_id: ids[i]?.id,
+          line_no: n + 1,
+          dish_name: l.dish,
+          quantity: l.quantity,
+          unit_price: money(l.unitMilli),
+        })),
+      );
+      await tx`
+        insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+        select * from json_to_recordset(${JSON.stringify(lines)}::text::json)
+          as l(order_id bigint, line_no smallint, dish_name text, quantity integer, unit_price numeric)`;
+      return;
+    }
+    case 'updateOrder': {
+      const id = chosen(await orderIds(tx), s.pick);
+      if (id === undefined) return;
+      await tx`
+        update orders
+        set state = coalesce(${s.state}::text, state),
+            placed_at = coalesce(${s.at === null ? null : iso(s.at)}::timestamptz, placed_at),
+            total = coalesce(${s.totalMilli === null ? null : money(s.totalMilli)}::numeric, total),
+            restaurant_id = coalesce(${s.scope === null ? null : restaurantId(s.scope.restaurant)}::text, restaurant_id),
+            platform_id = coalesce(${s.scope === null ? null : platformId(s.scope.platform)}::text, platform_id)
+        where id = ${id}::bigint`;
+      return;
+    }
+    case 'updateOrders':
+      await tx`
+        update orders
+        set state = coalesce(${s.state}::text, state),
+            placed_at = placed_at + ${s.shiftMinutes}::int * interval '1 minute'
+        where restaurant_id = ${restaurantId(s.restaurant)} and id % 2 = ${s.parity}`;
+      return;
+    case 'deleteOrder': {
+      const id = chosen(await orderIds(tx), s.pick);
+      if (id !== undefined) await tx`delete from orders where id = ${id}::bigint`;
+      return;
+    }
+    case 'deleteOrders':
+      await tx`delete from orders where restaurant_id = ${restaurantId(s.restaurant)} and id % 2 = ${s.parity}`;
+      return;
+    case 'insertLines': {
+      const id = chosen(await orderIds(tx), s.pick);
+      if (id === undefined) return;
+      await tx`
+        insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+        select ${id}::bigint,
+               (select coalesce(max(line_no), 0) from order_lines where order_id = ${id}::bigint) + l.line_no,
+               l.dish_name, l.quantity, l.unit_price
+        from json_to_recordset(${linesJson(s.lines)}::text::json)
+          as l(line_no smallint, dish_name text, quantity integer, unit_price numeric)`;
+      return;
+    }
+    case 'upsertLine': {
+      const id = chosen(await orderIds(tx), s.pick);
+      if (id === undefined) return;
+      await tx`
+        insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+        values (${id}::bigint, ${s.lineNo}, ${s.line.dish}, ${s.line.quantity}, ${money(s.line.unitMilli)}::numeric)
+        on conflict (order_id, line_no) do update
+          set dish_name = excluded.dish_name, quantity = excluded.quantity,
+              unit_price = excluded.unit_price`;
+      return;
+    }
+    case 'updateLine': {
+      const key = chosen(await lineKeys(tx), s.pick);
+      if (key === undefined) return;
+      const target = s.moveTo === null ? null : (chosen(await orderIds(tx), s.moveTo) ?? null);
+      await tx`
+        update order_lines
+        set dish_name = coalesce(${s.dish}::text, dish_name),
+            quantity = coalesce(${s.quantity}::int, quantity),
+            unit_price = coalesce(${s.unitMilli === null ? null : money(s.unitMilli)}::numeric, unit_price),
+            order_id = coalesce(${target}::bigint, order_id),
+            line_no = case when ${target}::bigint is null then line_no
+                           else (select coalesce(max(line_no), 0) + 1 from order_lines
+                                 where order_id = ${target}::bigint) end
+        where order_id = ${key.order_id}::bigint and line_no = ${key.line_no}`;
+      return;
+    }
+    case 'renameLines': {
+      const id = chosen(await orderIds(tx), s.pick);
+      if (id !== undefined)
+        await tx`update order_lines set dish_name = ${s.dish} where order_id = ${id}::bigint`;
+      return;
+    }
+    case 'deleteLine': {
+      const key = chosen(await lineKeys(tx), s.pick);
+      if (key !== undefined) {
+        await tx`delete from order_lines where order_id = ${key.order_id}::bigint and line_no = ${key.line_no}`;
+      }
+      return;
+    }
+    case 'deleteLines': {
+      const id = chosen(await orderIds(tx), s.pick);
+      if (id !== undefined) {
+        await tx`delete from order_lines where order_id = ${id}::bigint and dish_name = ${s.dish}`;
+      }
+      return;
+    }
+    case 'changeZone':
+      await tx`update restaurants set time_zone = ${ZONES[s.zone] ?? 'UTC'} where id = ${restaurantId(s.restaurant)}`;
+      return;
+  }
+};
+
+/** Ranges of days that start and end on the days around each base instant. */
+const rangesFor = (zone: string): DateRange[] =>
+  BASES.flatMap((base) => {
+    const day = todayIn(zone, new Date(base));
+    return [
+      { from: addDays(day, -1), to: addDays(day, -1) },
+      { from: day, to: day },
+      { from: addDays(day, -2), to: addDays(day, 1) },
+    ];
+  });
+
+const monthsFor = (zone: string): DateRange[] =>
+  BASES.map((base) => {
+    const day = todayIn(zone, new Date(base));
+    const first = `${day.slice(0, 7)}-01` as IsoDate;
+    return { from: `${addDays(first, -1).slice(0, 7)}-01` as IsoDate, to: first };
+  });
+
+class Rollback extends Error {}
+
+const withRestaurants = async (run: (tx: Tx) => Promise<void>): Promise<void> => {
+  const sql = postgres(process.env.DATABASE_URL ?? '', { max: 1, onnotice: () => undefined });
+  try {
+    await sql
+      .begin(async (tx) => {
+        for (const r of RESTAURANTS) {
+          await tx`insert into currencies (code, minor_units) values (${r.currency}, ${r.minorUnits})
+                   on conflict (code) do nothing`;
+          await tx`insert into restaurants (id, name, time_zone, currency)
+                   values (${r.id}, ${r.id}, ${r.zone}, ${r.currency})`;
+          for (const platform of PLATFORMS) {
+            await tx`insert into restaurant_platforms (restaurant_id, platform_id, platform_restaurant_id)
+                     values (${r.id}, ${platform}, ${`${r.id}-${platform}`.toLowerCase()})`;
+          }
+        }
+        await run(tx);
+        throw new Rollback();
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof Rollback)) throw error;
+      });
+  } finally {
+    await sql.end();
+  }
+};
+
+const expectRollupsMatchSource = async (tx: Tx, after: string) => {
+  const { stored, expected } = await rollupTables(tx, RESTAURANT_IDS);
+  expect({ after, ...stored }).toEqual({ after, ...expected });
+};
+
+describe('daily rollups', () => {
+  it('counts exactly the states the reports count (report_counts mirrors COUNTED_STATES)', async () => {
+    await withRestaurants(async (tx) => {
+      const rows = await tx<{ state: string; counted: boolean }[]>`
+        select s as state, report_counts(s) as counted from unnest(${[...STATES]}::text[]) as s`;
+
+      expect(rows.filter((row) => row.counted).map((row) => row.state)).toEqual([
+        ...COUNTED_STATES,
+      ]);
+    });
+  });
+
+  it('hold the seeded sample data, written after a TRUNCATE in bulk statements, exactly', async () => {
+    const ids = SAMPLE_OWNERS.flatMap((owner) => owner.restaurants.map((r) => r.id));
+    await withRestaurants(async (tx) => {
+      const { stored, expected } = await rollupTables(tx, ids);
+
+      expect(stored.days.length).toBeGreaterThan(0);
+      expect(stored.dishes.length).toBeGreaterThan(0);
+      expect(stored).toEqual(expected);
+    });
+  });
+
+  it('equal the source tables after every step of random histories, and every report equals the live aggregation', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
+        await withRestaurants(async (tx) => {
+          for (const [i, s] of steps.entries()) {
+            await apply(tx, s);
+            await expectRollupsMatchSource(tx, `step ${i} ${s.kind}`);
+          }
+          const repository = createPostgresReportRepository(tx as unknown as Sql);
+          const revenue = revenueQueries(tx as unknown as Sql);
+          const zones = await tx<{ id: string; time_zone: string }[]>`
+            select id, time_zone from restaurants where id = any(${RESTAURANT_IDS})`;
+          for (const { id, time_zone: zone } of zones) {
+            for (const platform of PLATFORMS) {
+              const scope = { restaurantId: id, platformId: platform };
+              for (const range of rangesFor(zone)) {
+                const [days, liveDays, dishes, liveDishList] = await Promise.all([
+                  repository.ordersPerDay(scope, range),
+                  liveOrdersPerDay(tx, scope, range),
+                  repository.dishes(scope, range),
+                  liveDishes(tx, scope, range),
+                ]);
+                expect({ scope, range, days, dishes }).toEqual({
+                  scope,
+                  range,
+                  days: liveDays,
+                  dishes: liveDishList,
+                });
+              }
+              for (const months of monthsFor(zone)) {
+                const [perMonth, livePerMonth] = await Promise.all([
+                  revenue.revenuePerMonth(scope, months),
+                  liveRevenuePerMonth(tx, scope, months),
+                ]);
+                expect({ scope, months, perMonth }).toEqual({
+                  scope,
+                  months,
+                  perMonth: livePerMonth,
+                });
+              }
+            }
+          }
+        });
+      }),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
+});
+
+/** A committed restaurant with one counted order, for writers on separate connections. */
+const withCommittedOrder = async (
+  run: (context: {
+    readonly admin: postgres.Sql;
+    readonly a: postgres.ReservedSql;
+    readonly b: postgres.ReservedSql;
+    readonly orderId: string;
+    readonly restaurant: string;
+  }) => Promise<void>,
+): Promise<void> => {
+  const restaurant = `ROLLC-${String(process.pid)}-${String(Date.now())}`;
+  const admin = postgres(process.env.DATABASE_URL ?? '', { max: 3, onnotice: () => undefined });
+  try {
+    await admin`insert into currencies (code, minor_units) values ('AED', 2) on conflict (code) do nothing`;
+    await admin`insert into restaurants (id, name, time_zone, currency)
+                values (${restaurant}, 'Concurrent writers', 'Asia/Dubai', 'AED')`;
+    await admin`insert into restaurant_platforms (restaurant_id, platform_id, platform_restaurant_id)
+                values (${restaurant}, 'RC_AE', ${restaurant.toLowerCase()})`;
+    const [order] = await admin<{ id: string }[]>`
+      insert into orders (restaurant_id, platform_id, placed_at, state, total)
+      values (${restaurant}, 'RC_AE', '2024-05-01T12:00:00+04:00', 'PLACED', 10)
+      returning id::text as id`;
+    await admin`insert into order_lines values (${order?.id ?? '0'}::bigint, 1, 'Soup', 1, 10)`;
+    const a = await admin.reserve();
+    const b = await admin.reserve();
+    try {
+      await run({ admin, a, b, orderId: order?.id ?? '0', restaurant });
+    } finally {
+      await a`rollback`.catch(() => undefined);
+      await b`rollback`.catch(() => undefined);
+      a.release();
+      b.release();
+    }
+  } finally {
+    await admin`delete from orders where restaurant_id = ${restaurant}`;
+    await admin`delete from restaurant_platforms where restaurant_id = ${restaurant}`;
+    await admin`delete from restaurants where id = ${restaurant}`;
+    await admin.end();
+  }
+};
+
+/** Resolves once the backend `pid` waits for a lock (another transaction's row lock). */
+const blockedOnLock = async (admin: postgres.Sql, pid: number): Promise<void> => {
+  for (let i = 0; i < 100; i += 1) {
+    const [row] = await admin<{ waiting: boolean }[]>`
+      select coalesce(bool_or(wait_event_type = 'Lock'), false) as waiting
+      from pg_stat_activity where pid = ${pid}`;
+    if (row?.waiting) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`backend ${String(pid)} never waited for a lock`);
+};
+
+const backendPid = async (connection: postgres.ReservedSql): Promise<number> => {
+  const [row] = await connection<{ pid: number }[]>`select pg_backend_pid() as pid`;
+  return row?.pid ?? 0;
+};
+
+if (process.env.TEST_DATABASE_KIND === 'postgresql') {
+  describe('daily rollups under concurrent writers of one order (PostgreSQL)', () => {
+    it('counts an order once per dish when two transactions add lines of that dish to it at the same time', async () => {
+      await withCommittedOrder(async ({ admin, a, b, orderId, restaurant }) => {
+        await a`begin`;
+        await a`insert into order_lines values (${orderId}::bigint, 2, 'Tea', 1, 3)`;
+        await b`begin`;
+        const bPid = await backendPid(b);
+        const second =
+          b`insert into order_lines values (${orderId}::bigint, 3, 'Tea', 2, 3)`.execute();
+        await blockedOnLock(admin, bPid);
+        await a`commit`;
+        await second;
+        await b`commit`;
+
+        const { stored, expected } = await rollupTables(admin, [restaurant]);
+        expect(stored).toEqual(expected);
+        expect(stored.dishes).toContainEqual(
+          expect.objectContaining({ dish_name: 'Tea', orders: 1, revenue: '9.000' }),
+        );
+      });
+    });
+
+    it('does not count a line added while its order is being cancelled', async () => {
+      await withCommittedOrder(async ({ admin, a, b, orderId, restaurant }) => {
+        await a`begin`;
+        await a`update orders set state = 'CANCELLED' where id = ${orderId}::bigint`;
+        await b`begin`;
+        const bPid = await backendPid(b);
+        const line =
+          b`insert into order_lines values (${orderId}::bigint, 2, 'Tea', 1, 3)`.execute();
+        await blockedOnLock(admin, bPid);
+        await a`commit`;
+        await line;
+        await b`commit`;
+
+        const { stored, expected } = await rollupTables(admin, [restaurant]);
+        expect(stored).toEqual(expected);
+        expect(stored).toEqual({ days: [], dishes: [] });
+      });
+    });
+
+    it('takes out a line added just before its order is cancelled', async () => {
+      await withCommittedOrder(async ({ admin, a, b, orderId, restaurant }) => {
+        await a`begin`;
+        await a`insert into order_lines values (${orderId}::bigint, 2, 'Tea', 1, 3)`;
+        await b`begin`;
+        const bPid = await backendPid(b);
+        const cancel =
+          b`update orders set state = 'CANCELLED' where id = ${orderId}::bigint`.execute();
+        await blockedOnLock(admin, bPid);
+        await a`commit`;
+        await cancel;
+        await b`commit`;
+
+        const { stored, expected } = await rollupTables(admin, [restaurant]);
+        expect(stored).toEqual(expected);
+        expect(stored).toEqual({ days: [], dishes: [] });
+      });
+    });
+
+    it('takes out the lines of an order deleted while a line is being added to it', async () => {
+      await withCommittedOrder(async ({ admin, a, b, orderId, restaurant }) => {
+        await a`begin`;
+        await a`insert into order_lines values (${orderId}::bigint, 2, 'Tea', 1, 3)`;
+        await b`begin`;
+        const bPid = await backendPid(b);
+        const removal = b`delete from orders where id = ${orderId}::bigint`.execute();
+        await blockedOnLock(admin, bPid);
+        await a`commit`;
+        await removal;
+        await b`commit`;
+
+        const { stored, expected } = await rollupTables(admin, [restaurant]);
+        expect(stored).toEqual(expected);
+        expect(stored).toEqual({ days: [], dishes: [] });
+      });
+    });
+  });
+}
