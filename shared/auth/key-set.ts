@@ -23,6 +23,7 @@ import {
   type KeyObject,
   type CryptoKey,
 } from 'jose';
+import { fetchKeySetBody } from './fetch-key-set';
 import { describeError, type Logger } from '../logger';
 
 export interface KeySetOptions {
@@ -116,36 +117,12 @@ export const parseKeySet = (body: string): JSONWebKeySet => {
   return { keys: usable };
 };
 
-const readCapped = async (response: Response, maxBytes: number): Promise<string> => {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) throw new TypeError('key set response is too large');
-  if (!response.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw new TypeError('key set response is too large');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-};
-
+/** GETs the set under fetch-key-set.ts's guarantees (timeout, no redirects, size cap). */
 export const fetchKeySet = async (
   url: URL,
   timeoutMs: number,
   maxBytes: number,
-): Promise<JSONWebKeySet> => {
-  const response = await fetch(url, {
-    redirect: 'error',
-    signal: AbortSignal.timeout(timeoutMs),
-    headers: { accept: 'application/json' },
-  });
-  if (response.status !== 200) {
-    await response.body?.cancel();
-    throw new TypeError(`key set answered HTTP ${response.status}`);
-  }
-  return parseKeySet(await readCapped(response, maxBytes));
-};
+): Promise<JSONWebKeySet> => parseKeySet(await fetchKeySetBody(url, timeoutMs, maxBytes));
 
 export const createKeySet = (options: KeySetOptions): KeySet => {
   const settings = { ...KEY_SET_DEFAULTS, ...options };
