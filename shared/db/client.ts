@@ -3,7 +3,7 @@
  * DATE values stay YYYY-MM-DD strings and numerics stay decimal strings: nothing is shifted
  * through a JavaScript Date or rounded through a float on the way in.
  */
-import { connect, type Socket } from 'node:net';
+import { connect, Socket } from 'node:net';
 import postgres from 'postgres';
 
 export type Sql = postgres.Sql;
@@ -59,7 +59,9 @@ export const guardedSocket = (connectTimeoutMs: number) => {
       const socket = target.path
         ? connect(target.path)
         : connect(target.port[0] ?? 5432, target.host[0] ?? 'localhost');
+      let connected = false;
       let answered = false;
+      let closedByPeer = false;
       const timer = setTimeout(() => {
         socket.destroy();
         reject(Object.assign(new Error('connect timeout'), { code: 'CONNECT_TIMEOUT' }));
@@ -68,14 +70,21 @@ export const guardedSocket = (connectTimeoutMs: number) => {
         answered = true;
         hangUps = 0;
       });
-      socket.once('close', () => {
-        if (!answered) hangUps += 1;
+      socket.once('end', () => {
+        closedByPeer = true;
+      });
+      // A hang-up is an accepted connection that the other side closed (or reset) before the
+      // server said a word. A refused connect, or one we gave up on (a connect timeout), fails
+      // its query at once and cannot make postgres.js loop: neither counts.
+      socket.once('close', (hadError) => {
+        if (connected && !answered && (closedByPeer || hadError)) hangUps += 1;
       });
       socket.once('error', (error) => {
         clearTimeout(timer);
         reject(error);
       });
       socket.once('connect', () => {
+        connected = true;
         clearTimeout(timer);
         resolve(socket);
       });
@@ -83,9 +92,43 @@ export const guardedSocket = (connectTimeoutMs: number) => {
   };
 };
 
+/**
+ * A connection that failed before postgres.js had it, handed over as a socket that fails.
+ *
+ * postgres.js (3.4) handles a socket factory that rejects by failing the waiting query but
+ * never marks the connection closed: that pool slot stays "connecting" for good, and once every
+ * slot has failed a connect (the database restarting, a failover) each later query waits
+ * forever. A socket that errors takes postgres.js's own path for a failed connect instead: the
+ * query fails with this error, the slot is closed and counted for its reconnect back-off, and
+ * the next query connects again. It errors just after postgres.js's first write (the startup
+ * or SSL request), not before: postgres.js keeps a write pending until then, and a connection
+ * that closed with one pending would never send its next startup message.
+ */
+class FailedConnection extends Socket {
+  readonly #failure: Error;
+
+  constructor(failure: Error) {
+    super();
+    this.#failure = failure;
+  }
+
+  /** postgres.js's first write (it passes no callback there): fail once it is flushed. */
+  override write(..._ignored: unknown[]): boolean {
+    setImmediate(() => this.destroy(this.#failure));
+    return true;
+  }
+}
+
+/** The guard as postgres.js's `socket` option: its refusals become sockets that fail. */
+const poolSocket = (connectTimeoutMs: number) => {
+  const guarded = guardedSocket(connectTimeoutMs);
+  return (target: SocketTarget): Promise<Socket> =>
+    guarded(target).catch((error: unknown) => new FailedConnection(error as Error));
+};
+
 export const createSql = (options: DatabaseOptions): Sql => {
   const settings: postgres.Options<Record<string, postgres.PostgresType>> & {
-    socket: ReturnType<typeof guardedSocket>;
+    socket: ReturnType<typeof poolSocket>;
   } = {
     max: options.poolMax,
     idle_timeout: 60,
@@ -96,7 +139,7 @@ export const createSql = (options: DatabaseOptions): Sql => {
     },
     types: { date: keepText },
     onnotice: () => undefined,
-    socket: guardedSocket(options.connectTimeoutSeconds * 1000),
+    socket: poolSocket(options.connectTimeoutSeconds * 1000),
   };
   return postgres(options.url, settings);
 };
