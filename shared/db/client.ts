@@ -2,6 +2,13 @@
  * One small PostgreSQL pool per warm container (postgres.js), reused across invocations.
  * DATE values stay YYYY-MM-DD strings and numerics stay decimal strings: nothing is shifted
  * through a JavaScript Date or rounded through a float on the way in.
+ *
+ * postgres.js normally queries pg_type on each new connection to learn the array types
+ * (`fetch_types`): an extra round trip and ~600 rows to read before the first query of a cold
+ * start. We turn it off and declare the one array type the service uses instead — text[], the
+ * `= any(${[...]})` lists of states and platform ids; its OID (1009) is fixed in every
+ * PostgreSQL. Any other array type would reach the server as plain text and fail loudly
+ * ("malformed array literal"), never silently: add it here when a query needs one.
  */
 import { connect, Socket } from 'node:net';
 import postgres from 'postgres';
@@ -21,6 +28,59 @@ const keepText = {
   from: [DATE_OID],
   serialize: (value: string) => value,
   parse: (value: string) => value,
+};
+
+const TEXT_ARRAY_OID = 1009;
+
+/** A text[] value as a PostgreSQL array literal; every element quoted, so any text is safe. */
+export const serializeTextArray = (values: readonly (string | null)[]): string =>
+  `{${values
+    .map((value) => (value === null ? 'NULL' : `"${value.replace(/["\\]/g, '\\$&')}"`))
+    .join(',')}}`;
+
+/**
+ * A one-dimensional text[] as PostgreSQL writes it: `{}`, bare elements, `NULL`, and quoted
+ * elements with backslash escapes. Anything else (several dimensions, explicit bounds) is a
+ * TypeError rather than a guess.
+ */
+export const parseTextArray = (literal: string): (string | null)[] => {
+  const malformed = (): TypeError => new TypeError('not a one-dimensional text[] literal');
+  if (!literal.startsWith('{') || !literal.endsWith('}')) throw malformed();
+  const values: (string | null)[] = [];
+  const end = literal.length - 1;
+  if (end === 1) return values;
+  let i = 1;
+  for (;;) {
+    if (literal[i] === '"') {
+      let value = '';
+      i += 1;
+      while (i < end && literal[i] !== '"') {
+        if (literal[i] === '\\') i += 1;
+        value += literal[i] ?? '';
+        i += 1;
+      }
+      if (i >= end) throw malformed();
+      i += 1;
+      values.push(value);
+    } else {
+      let next = i;
+      while (next < end && literal[next] !== ',') next += 1;
+      const bare = literal.slice(i, next);
+      if (bare === '' || /["{}\\]/.test(bare)) throw malformed();
+      values.push(bare === 'NULL' ? null : bare);
+      i = next;
+    }
+    if (i === end) return values;
+    if (literal[i] !== ',') throw malformed();
+    i += 1;
+  }
+};
+
+const textArray = {
+  to: TEXT_ARRAY_OID,
+  from: [TEXT_ARRAY_OID],
+  serialize: serializeTextArray,
+  parse: parseTextArray,
 };
 
 /** A database that keeps accepting connections and closing them before it says anything. */
@@ -137,7 +197,8 @@ export const createSql = (options: DatabaseOptions): Sql => {
       application_name: 'portal-service-api',
       statement_timeout: options.statementTimeoutMs,
     },
-    types: { date: keepText },
+    types: { date: keepText, textArray },
+    fetch_types: false,
     onnotice: () => undefined,
     socket: poolSocket(options.connectTimeoutSeconds * 1000),
   };
