@@ -10,9 +10,9 @@ import type { OwnershipRules } from './auth/ownership';
 import { TOKEN_CACHE_DEFAULTS } from './auth/token-cache';
 import { createVerifier, type Verifier } from './auth/verifier';
 import type { IsoDate } from './dates';
-import { createSql, type Sql } from './db/client';
+import { createSql, openConnections, type Sql } from './db/client';
 import { loadConfig, type ServiceConfig } from './config';
-import { createLogger, type Logger } from './logger';
+import { createLogger, describeError, type Logger } from './logger';
 import { createPostgresReportRepository } from './reports/postgres-repository';
 import type { ReportRepository } from './reports/repository';
 
@@ -27,6 +27,16 @@ export interface Dependencies {
   readonly close: () => Promise<void>;
 }
 
+/**
+ * Database connections opened at initialisation (at most DB_POOL_MAX), concurrently with the
+ * key-set prefetch, so the first request finds them ready: two, the most queries one request
+ * runs at once (a report beside its compare range). When the pool has no more slots than that
+ * (DB_POOL_MAX defaults to 2), the first queries wait for these rather than open others.
+ * A warm-up that fails (the database down) is logged as a warning by name and code; queries
+ * then connect as usual.
+ */
+export const INIT_CONNECTIONS = 2;
+
 export const createDependencies = (
   config: ServiceConfig,
   logger: Logger = createLogger(config.logLevel),
@@ -34,6 +44,11 @@ export const createDependencies = (
   const keySet = createKeySet({ url: config.jwksUrl, logger });
   keySet.prefetch();
   const sql = createSql(config.database);
+  void openConnections(sql, Math.min(config.database.poolMax, INIT_CONNECTIONS)).then((failure) => {
+    if (failure !== undefined) {
+      logger.log('warn', 'database warm-up failed', describeError(failure));
+    }
+  });
   return {
     verifier: createVerifier({
       keySet,

@@ -204,3 +204,20 @@ export const createSql = (options: DatabaseOptions): Sql => {
   };
   return postgres(options.url, settings);
 };
+
+/**
+ * Opens `connections` of the pool's connections now, concurrently — at container
+ * initialisation, while the key set is being fetched — so that the first request finds them
+ * ready instead of paying TCP, the startup exchange and authentication in its own time.
+ * Resolves once each has connected or failed, with the first failure (or undefined); it never
+ * rejects. A connection that failed is opened again by the next query that needs it, as without
+ * the warm-up. A query that arrives while these are still connecting waits for them, and if
+ * they then fail it tries once itself: with a database that accepts and never answers, that
+ * first request fails after up to two connect timeouts instead of one.
+ */
+export const openConnections = async (sql: Sql, connections: number): Promise<unknown> => {
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: connections }, () => sql`select 1`.execute()),
+  );
+  return outcomes.find((outcome) => outcome.status === 'rejected')?.reason;
+};
