@@ -3,8 +3,8 @@
  * what authorisation needs is kept: user details (name, email) are never copied out, so they
  * cannot reach a log or a response.
  */
-import type { JWTPayload } from 'jose';
 import { tokenUnverifiable } from '../errors';
+import type { JsonObject } from './jws';
 
 export interface PlatformGrant {
   readonly restaurantId: string;
@@ -66,7 +66,7 @@ const decodeAuthSchema = (value: unknown): unknown => {
  * does not carry a readable auth schema is refused as an unsupported token (401): it grants
  * nothing we could check.
  */
-export const parseClaims = (payload: JWTPayload): PortalClaims => {
+export const parseClaims = (payload: JsonObject): PortalClaims => {
   const schema = decodeAuthSchema(payload.authSchema);
   const restaurants = isObject(schema) ? schema.restaurants : undefined;
   if (!Array.isArray(restaurants) || typeof payload.exp !== 'number') throw tokenUnverifiable();

@@ -14,15 +14,13 @@
  *   forget what that key verified.
  */
 import {
-  createLocalJWKSet,
-  errors,
-  type JSONWebKeySet,
-  type JWK,
-  type JWTHeaderParameters,
-  type FlattenedJWSInput,
-  type KeyObject,
-  type CryptoKey,
-} from 'jose';
+  importVerificationKey,
+  JwtVerificationError,
+  selectKeys,
+  type AsymmetricAlgorithm,
+  type JsonObject,
+  type VerificationKey,
+} from './jws';
 import { fetchKeySetBody } from './fetch-key-set';
 import { describeError, type Logger } from '../logger';
 
@@ -53,14 +51,20 @@ export class KeySetUnavailableError extends Error {
   readonly code = 'ERR_KEY_SET_UNAVAILABLE';
 }
 
-type KeyLookup = (
-  header: JWTHeaderParameters,
-  token: FlattenedJWSInput,
-) => Promise<CryptoKey | KeyObject>;
+/** A published JSON Web Key, as parsed (members unchecked beyond being a signature key). */
+export type JWK = JsonObject & { readonly kty: string; readonly kid?: unknown };
+
+export interface JSONWebKeySet {
+  readonly keys: readonly JWK[];
+}
 
 export interface KeySet {
-  /** jose's key getter: resolves the key for a token's protected header. */
-  readonly getKey: KeyLookup;
+  /**
+   * The held keys that may verify a token with this `alg` and header `kid`, as jws.ts selects
+   * them; a kid the set does not hold triggers one refetch (outside the cooldown). Rejects with
+   * ERR_JWKS_NO_MATCHING_KEY when no key fits, with KeySetUnavailableError when no set is held.
+   */
+  readonly keysFor: (alg: AsymmetricAlgorithm, kid: unknown) => Promise<readonly VerificationKey[]>;
   /** Starts loading the set if nothing is held yet (container initialisation). */
   prefetch(): void;
   /** kids of the set in use; a refresh that drops a kid lets caches drop its tokens. */
@@ -80,7 +84,8 @@ export interface RemovedKeys {
 export type KeysRemovedListener = (removed: RemovedKeys) => void;
 
 interface Loaded {
-  readonly lookup: ReturnType<typeof createLocalJWKSet>;
+  /** The set's usable keys, imported once per refresh. */
+  readonly keys: readonly VerificationKey[];
   readonly kids: ReadonlySet<string>;
   /** Each key's canonical JSON, with its kid: tells a removed or re-keyed kid apart. */
   readonly fingerprints: ReadonlyMap<string, string | undefined>;
@@ -88,7 +93,7 @@ interface Loaded {
 }
 
 /** The key's members in sorted order, so the same key always gives the same text. */
-const fingerprint = (key: JWK): string =>
+const fingerprint = (key: JsonObject): string =>
   JSON.stringify(Object.fromEntries(Object.entries(key).sort(([a], [b]) => (a < b ? -1 : 1))));
 
 const removedBetween = (before: Loaded, after: Loaded): RemovedKeys => {
@@ -102,7 +107,7 @@ const removedBetween = (before: Loaded, after: Loaded): RemovedKeys => {
   return { kids, withoutKid };
 };
 
-const isSigningKey = (key: JWK): boolean =>
+const isSigningKey = (key: JsonObject): key is JWK =>
   typeof key.kty === 'string' && key.kty !== 'oct' && (key.use === undefined || key.use === 'sig');
 
 /** Only public signature keys are kept: a symmetric key must never verify a token. */
@@ -111,7 +116,11 @@ export const parseKeySet = (body: string): JSONWebKeySet => {
   const keys = (parsed as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(keys)) throw new TypeError('key set has no keys array');
   const usable = keys.filter(
-    (key): key is JWK => typeof key === 'object' && key !== null && isSigningKey(key as JWK),
+    (key: unknown): key is JWK =>
+      typeof key === 'object' &&
+      key !== null &&
+      !Array.isArray(key) &&
+      isSigningKey(key as JsonObject),
   );
   if (usable.length === 0) throw new TypeError('key set has no signature keys');
   return { keys: usable };
@@ -153,11 +162,17 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
     lastAttempt = now();
     try {
       const jwks = await fetchKeySet(settings.url, settings.timeoutMs, settings.maxBytes);
-      const kids = new Set(jwks.keys.flatMap((key) => (key.kid === undefined ? [] : [key.kid])));
-      const fingerprints = new Map(jwks.keys.map((key) => [fingerprint(key), key.kid] as const));
+      const kids = new Set(
+        jwks.keys.flatMap((key) => (typeof key.kid === 'string' ? [key.kid] : [])),
+      );
+      const fingerprints = new Map(
+        jwks.keys.map(
+          (key) => [fingerprint(key), typeof key.kid === 'string' ? key.kid : undefined] as const,
+        ),
+      );
       const previous = loaded;
       const next: Loaded = {
-        lookup: createLocalJWKSet(jwks),
+        keys: jwks.keys.flatMap((key) => importVerificationKey(key) ?? []),
         kids,
         fingerprints,
         fetchedAt: now(),
@@ -204,29 +219,25 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
     return loaded;
   };
 
-  const getKey: KeyLookup = async (header, token) => {
+  const keysFor: KeySet['keysFor'] = async (alg, kid) => {
     const set = await current();
-    try {
-      return await set.lookup(header, token);
-    } catch (error) {
-      const unknownKid =
-        error instanceof errors.JWKSNoMatchingKey &&
-        typeof header.kid === 'string' &&
-        !set.kids.has(header.kid);
-      if (!unknownKid) throw error;
-      // A newer set may be on its way or already here (another invocation's refetch):
-      // use it; start a refetch only outside the cooldown window.
-      const newer =
-        inflight ??
+    const held = selectKeys(set.keys, alg, kid);
+    if (held.length > 0) return held;
+    const unknownKid = typeof kid === 'string' && !set.kids.has(kid);
+    // A newer set may be on its way or already here (another invocation's refetch):
+    // use it; start a refetch only outside the cooldown window.
+    const newer = unknownKid
+      ? (inflight ??
         (loaded && loaded !== set ? Promise.resolve(loaded) : undefined) ??
-        (coolingDown() ? undefined : refresh());
-      if (!newer) throw error;
-      return (await newer).lookup(header, token);
-    }
+        (coolingDown() ? undefined : refresh()))
+      : undefined;
+    const fresh = newer ? selectKeys((await newer).keys, alg, kid) : [];
+    if (fresh.length > 0) return fresh;
+    throw new JwtVerificationError('ERR_JWKS_NO_MATCHING_KEY', 'no key of the set fits the token');
   };
 
   return {
-    getKey,
+    keysFor,
     prefetch() {
       if (!loaded && !inflight) refresh().catch(() => undefined);
     },

@@ -1,10 +1,13 @@
 /**
  * Local verification of the portal's JWT (spec 5.1–5.3) against the environment's key set.
  *
- * Keys come only from the published set, chosen by `kid` (the token's own `jwk`, `jku`, `x5u`
- * and `x5c` headers are never consulted); only asymmetric algorithms are accepted and jose
- * checks that the algorithm fits the key; unknown `crit` headers are refused; `exp` is required
- * and `nbf` honoured. jose failures are mapped by their stable `code`, never by message text.
+ * The token is checked by jws.ts on node:crypto (jose's rules, stricter where jose is lenient;
+ * synchronous once the key is known): keys come only from the published set, chosen by `kid`
+ * (the token's own `jwk`, `jku`, `x5u` and `x5c` headers are never consulted); only asymmetric
+ * algorithms are accepted and the algorithm must fit the key; any `crit` header is refused;
+ * `exp` is required and `nbf` honoured. Failures are mapped by their stable `code`
+ * (ERR_JWT_EXPIRED → 401 TOKEN_EXPIRED, other token codes → 401, the key set unavailable →
+ * 500), never by message text.
  *
  * With `cache` set (createDependencies sets it, with TOKEN_CACHE_DEFAULTS: 1,000 entries, 60 s),
  * a token verified once is served from the container's cache (token-cache.ts) until the
@@ -12,29 +15,23 @@
  * age; refusals are never cached; a key-set refresh that removes a key drops every entry that
  * key may have verified (through `keySet.onKeysRemoved`; a key set without it is checked by
  * `kids()` on each hit, and tokens without a kid are then not cached). `now` replaces the
- * clock for both jose and the cache (tests).
+ * clock for both the claims checks and the cache (tests).
  */
-import { errors, jwtVerify } from 'jose';
 import { internalError, tokenExpired, tokenUnverifiable, type PortalError } from '../errors';
 import { parseClaims, type PortalClaims } from './claims';
+import {
+  ASYMMETRIC_ALGORITHMS,
+  decodeJws,
+  isAsymmetricAlgorithm,
+  validateClaims,
+  verifySignature,
+  type AsymmetricAlgorithm,
+  type JsonObject,
+} from './jws';
 import { KeySetUnavailableError, type KeySet } from './key-set';
 import { createTokenCache, type TokenCacheOptions } from './token-cache';
 
-export const ASYMMETRIC_ALGORITHMS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-] as const;
-
-export type AsymmetricAlgorithm = (typeof ASYMMETRIC_ALGORITHMS)[number];
+export { ASYMMETRIC_ALGORITHMS, type AsymmetricAlgorithm } from './jws';
 
 export interface VerifierOptions {
   readonly keySet: KeySet;
@@ -54,41 +51,47 @@ interface CachedToken {
   readonly kid: string | undefined;
 }
 
-/** jose's stable error codes: ERR_JWT_*, ERR_JWS_*, ERR_JWKS_*, ERR_JOSE_*. */
-const JOSE_CODE = /^ERR_J(WT|WS|WKS|WE|WK|OSE)_/;
+/** A token whose signature and claims verified, and the kid its header names. */
+interface Verified {
+  readonly payload: JsonObject;
+  readonly kid: string | undefined;
+}
+
+/** Stable error codes of jws.ts (jose's): ERR_JWT_*, ERR_JWS_*, ERR_JWKS_*, ERR_JOSE_*. */
+const JWT_CODE = /^ERR_J(WT|WS|WKS|WE|WK|OSE)_/;
 
 const toPortalError = (error: unknown): PortalError => {
   if (error instanceof KeySetUnavailableError) return internalError(error);
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === errors.JWTExpired.code) return tokenExpired(error);
-  if (typeof code === 'string' && JOSE_CODE.test(code)) return tokenUnverifiable(error);
+  if (code === 'ERR_JWT_EXPIRED') return tokenExpired(error);
+  if (typeof code === 'string' && JWT_CODE.test(code)) return tokenUnverifiable(error);
   return internalError(error);
 };
 
 export const createVerifier = (options: VerifierOptions): Verifier => {
-  const algorithms = [...(options.algorithms ?? ASYMMETRIC_ALGORITHMS)];
-  if (algorithms.some((alg) => !(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg))) {
+  const requested = options.algorithms ?? ASYMMETRIC_ALGORITHMS;
+  if (requested.some((alg) => !isAsymmetricAlgorithm(alg))) {
     throw new TypeError('only asymmetric JWS algorithms may verify portal tokens');
   }
+  const algorithms = new Set<AsymmetricAlgorithm>(requested);
   const tolerance = options.clockToleranceSeconds;
   if (!Number.isFinite(tolerance) || tolerance < 0) {
     throw new TypeError('clockToleranceSeconds must be a non-negative number of seconds');
   }
-  const verifyOptions = {
-    algorithms,
-    clockTolerance: options.clockToleranceSeconds,
-    requiredClaims: ['exp'],
-    ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
-  };
+  const now = options.now ?? Date.now;
+  const { keySet, issuer } = options;
 
-  const clock = options.now;
-  const verify = async (token: string) => {
+  const verify = async (token: string): Promise<Verified> => {
     try {
-      return await jwtVerify(
-        token,
-        options.keySet.getKey,
-        clock === undefined ? verifyOptions : { ...verifyOptions, currentDate: new Date(clock()) },
-      );
+      const jws = decodeJws(token, algorithms);
+      // The signature first: nothing of an unverified payload may shape the answer.
+      verifySignature(jws, await keySet.keysFor(jws.alg, jws.kid));
+      const payload = validateClaims(jws, {
+        nowSeconds: Math.floor(now() / 1000),
+        toleranceSeconds: tolerance,
+        ...(issuer === undefined ? {} : { issuer }),
+      });
+      return { payload, kid: typeof jws.kid === 'string' ? jws.kid : undefined };
     } catch (error) {
       throw toPortalError(error);
     }
@@ -98,8 +101,6 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
     return async (token) => parseClaims((await verify(token)).payload);
   }
 
-  const now = clock ?? Date.now;
-  const { keySet } = options;
   const cache = createTokenCache<CachedToken>(tolerance, options.cache);
   const subscribed = keySet.onKeysRemoved !== undefined;
   keySet.onKeysRemoved?.((removed) => {
@@ -115,17 +116,11 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
       return hit.claims;
     }
     const generation = cache.generation();
-    const { payload, protectedHeader } = await verify(token);
+    const { payload, kid } = await verify(token);
     const claims = deepFreeze(parseClaims(payload));
-    const kid = typeof protectedHeader.kid === 'string' ? protectedHeader.kid : undefined;
     if (subscribed || kid !== undefined) {
-      cache.set(
-        token,
-        { claims, kid },
-        { kid, exp: claims.exp, nbf: payload.nbf },
-        now(),
-        generation,
-      );
+      const nbf = typeof payload.nbf === 'number' ? payload.nbf : undefined;
+      cache.set(token, { claims, kid }, { kid, exp: claims.exp, nbf }, now(), generation);
     }
     return claims;
   };

@@ -55,7 +55,7 @@ let server: Server;
 let url: URL;
 let clock: number;
 let keySet: KeySet;
-let lookups: jest.Spied<KeySet['getKey']>;
+let lookups: jest.Spied<KeySet['keysFor']>;
 let verify: Verifier;
 
 beforeAll(async () => {
@@ -79,7 +79,7 @@ beforeEach(async () => {
     now: () => clock,
     timeoutMs: 500,
   });
-  lookups = jest.spyOn(keySet, 'getKey');
+  lookups = jest.spyOn(keySet, 'keysFor');
   verify = createVerifier({
     keySet,
     clockToleranceSeconds: TOLERANCE,

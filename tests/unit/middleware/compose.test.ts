@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { reportEndpoint } from '../../../middleware/compose';
 import type { KeySet } from '../../../shared/auth/key-set';
 import { createVerifier } from '../../../shared/auth/verifier';
@@ -10,6 +10,7 @@ import { ordersPerDay } from '../../../shared/reports/orders-per-day';
 import type { ReportRepository, ReportScope } from '../../../shared/reports/repository';
 import type { Dependencies } from '../../../shared/runtime';
 import { httpApiEvent, lambdaContext, restEvent, type RequestSpec } from '../../support/events';
+import { localKeysFor } from '../../support/local-keys';
 import {
   BEARER_CHALLENGE,
   collectingLogger,
@@ -56,7 +57,7 @@ beforeAll(async () => {
     privateKey,
     otherKey: other.privateKey,
     keySet: {
-      getKey: createLocalJWKSet({ keys: [jwk] }),
+      keysFor: localKeysFor([jwk]),
       prefetch: () => undefined,
       kids: () => new Set([KID]),
     },

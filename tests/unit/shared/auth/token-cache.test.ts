@@ -6,14 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { jest } from '@jest/globals';
-import {
-  createLocalJWKSet,
-  exportJWK,
-  generateKeyPair,
-  SignJWT,
-  type CryptoKey,
-  type JWK,
-} from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { KeySet, KeysRemovedListener, RemovedKeys } from '../../../../shared/auth/key-set';
 import {
   createTokenCache,
@@ -22,6 +15,7 @@ import {
 } from '../../../../shared/auth/token-cache';
 import { createVerifier, type Verifier } from '../../../../shared/auth/verifier';
 import { MESSAGES, PortalError } from '../../../../shared/errors';
+import { localKeysFor } from '../../../support/local-keys';
 
 const TOLERANCE = 30;
 const START = Date.parse('2025-01-01T00:00:00Z');
@@ -61,21 +55,21 @@ const tokenOf = (
     .setProtectedHeader({ alg: 'ES256', ...header })
     .sign(key.privateKey);
 
-type GetKey = KeySet['getKey'];
+type KeysFor = KeySet['keysFor'];
 
 interface StubKeySet extends KeySet {
-  readonly lookups: jest.Mock<GetKey>;
+  readonly lookups: jest.Mock<KeysFor>;
   /** Drops these keys, as a refresh would, and tells the listeners. */
   remove(kids: readonly string[]): void;
 }
 
 const stubKeySet = (keys: readonly JWK[], subscribable = true): StubKeySet => {
   let held = [...keys];
-  let local = createLocalJWKSet({ keys: held });
+  let local = localKeysFor(held);
   const listeners = new Set<KeysRemovedListener>();
-  const lookups = jest.fn<GetKey>((header, token) => local(header, token));
+  const lookups = jest.fn<KeysFor>((alg, kid) => local(alg, kid));
   return {
-    getKey: lookups,
+    keysFor: lookups,
     lookups,
     prefetch() {
       // the stub holds its keys from the start
@@ -93,7 +87,7 @@ const stubKeySet = (keys: readonly JWK[], subscribable = true): StubKeySet => {
       : {}),
     remove(kids) {
       held = held.filter((key) => key.kid === undefined || !kids.includes(key.kid));
-      local = createLocalJWKSet({ keys: held });
+      local = localKeysFor(held);
       const removed: RemovedKeys = { kids: new Set(kids), withoutKid: false };
       for (const listener of listeners) listener(removed);
     },
@@ -414,10 +408,10 @@ describe('key removal', () => {
 
   it('a verification under way across a removal is not cached', async () => {
     const token = await tokenOf(keyB);
-    const local = createLocalJWKSet({ keys: [keyA.publicJwk, keyB.publicJwk] });
-    keySet.lookups.mockImplementationOnce((header, input) => {
+    const local = localKeysFor([keyA.publicJwk, keyB.publicJwk]);
+    keySet.lookups.mockImplementationOnce((alg, kid) => {
       keySet.remove([keyA.kid]);
-      return local(header, input);
+      return local(alg, kid);
     });
     await verify(token);
     await verify(token);
