@@ -15,7 +15,7 @@
  * - `dropKeys` removes every entry a removed key may have verified (the key set's refresh
  *   calls it); a verification that was under way across such a removal is not stored.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { RemovedKeys } from './key-set';
 
 export interface TokenCacheOptions {
@@ -56,9 +56,8 @@ interface Entry<T> {
   readonly expiresAt: number;
 }
 
-/** SHA-256 of the whole token, in base64. */
-export const tokenKey = (token: string): string =>
-  createHash('sha256').update(token).digest('base64');
+/** SHA-256 of the whole token, in base64 (one-shot `crypto.hash`: no Hash object per call). */
+export const tokenKey = (token: string): string => hash('sha256', token, 'base64');
 
 const positiveInteger = (value: number, name: string): number => {
   if (!Number.isSafeInteger(value) || value < 1) {
