@@ -666,6 +666,66 @@ if (process.env.TEST_DATABASE_KIND === 'postgresql') {
       });
     });
 
+    // 22:30 UTC is the next day in Dubai (UTC+4) and the same day in Havana (UTC-4 in May).
+    const NEAR_MIDNIGHT = '2024-05-01T22:30:00+00:00';
+
+    it('files an order written during a time-zone change under the new zone, once it commits', async () => {
+      await withCommittedOrder(async ({ admin, a, b, restaurant }) => {
+        await a`begin`;
+        await a`update restaurants set time_zone = 'America/Havana' where id = ${restaurant}`;
+        await b`begin`;
+        const bPid = await backendPid(b);
+        const order = b`insert into orders (restaurant_id, platform_id, placed_at, state, total)
+                        values (${restaurant}, 'RC_AE', ${NEAR_MIDNIGHT}, 'PLACED', 7)`.execute();
+        await blockedOnLock(admin, bPid);
+        await a`commit`;
+        await order;
+        await b`commit`;
+
+        const { stored, expected } = await rollupTables(admin, [restaurant]);
+        expect(stored).toEqual(expected);
+        expect(stored.days).toContainEqual(expect.objectContaining({ day: '2024-05-01' }));
+      });
+    });
+
+    it('changes a time zone only after the order writers under way have committed', async () => {
+      await withCommittedOrder(async ({ admin, a, b, restaurant }) => {
+        await b`begin`;
+        await b`insert into orders (restaurant_id, platform_id, placed_at, state, total)
+                values (${restaurant}, 'RC_AE', ${NEAR_MIDNIGHT}, 'PLACED', 7)`;
+        await a`begin`;
+        const aPid = await backendPid(a);
+        const change =
+          a`update restaurants set time_zone = 'America/Havana' where id = ${restaurant}`.execute();
+        await blockedOnLock(admin, aPid);
+        await b`commit`;
+        await change;
+        await a`commit`;
+
+        const { stored, expected } = await rollupTables(admin, [restaurant]);
+        expect(stored).toEqual(expected);
+        expect(stored.days).toContainEqual(expect.objectContaining({ day: '2024-05-01' }));
+      });
+    });
+
+    it('rebuilds only after the order writers under way have committed', async () => {
+      await withCommittedOrder(async ({ admin, a, b, orderId, restaurant }) => {
+        await b`begin`;
+        await b`insert into order_lines values (${orderId}::bigint, 2, 'Tea', 1, 3)`;
+        await a`begin`;
+        const aPid = await backendPid(a);
+        const rebuild = a`select report_rollups_rebuild(${restaurant})`.execute();
+        await blockedOnLock(admin, aPid);
+        await b`commit`;
+        await rebuild;
+        await a`commit`;
+
+        const { stored, expected } = await rollupTables(admin, [restaurant]);
+        expect(stored).toEqual(expected);
+        expect(stored.dishes).toContainEqual(expect.objectContaining({ dish_name: 'Tea' }));
+      });
+    });
+
     it('takes out the lines of an order deleted while a line is being added to it', async () => {
       await withCommittedOrder(async ({ admin, a, b, orderId, restaurant }) => {
         await a`begin`;
