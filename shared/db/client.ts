@@ -7,8 +7,9 @@
  * (`fetch_types`): an extra round trip and ~600 rows to read before the first query of a cold
  * start. We turn it off and declare the one array type the service uses instead — text[], the
  * `= any(${[...]})` lists of states and platform ids; its OID (1009) is fixed in every
- * PostgreSQL. Any other array type would reach the server as plain text and fail loudly
- * ("malformed array literal"), never silently: add it here when a query needs one.
+ * PostgreSQL. Any other array type fails loudly, never silently — an array of non-strings is
+ * a TypeError in the serializer, one of other strings a "malformed array literal" or type error
+ * from the server: add the type here when a query needs one.
  */
 import { connect, Socket } from 'node:net';
 import postgres from 'postgres';
@@ -159,8 +160,9 @@ export const guardedSocket = (connectTimeoutMs: number) => {
  * never marks the connection closed: that pool slot stays "connecting" for good, and once every
  * slot has failed a connect (the database restarting, a failover) each later query waits
  * forever. A socket that errors takes postgres.js's own path for a failed connect instead: the
- * query fails with this error, the slot is closed and counted for its reconnect back-off, and
- * the next query connects again. It errors just after postgres.js's first write (the startup
+ * query fails with this error, the slot is closed, and the next query connects again (at once:
+ * an unconnected socket closes without `hadError`, so postgres.js adds no reconnect back-off —
+ * a refused database answers 500s fast rather than after a growing wait). It errors just after postgres.js's first write (the startup
  * or SSL request), not before: postgres.js keeps a write pending until then, and a connection
  * that closed with one pending would never send its next startup message.
  */
