@@ -25,25 +25,13 @@
 -- Concurrency, for writers at READ COMMITTED (PostgreSQL's default): rollup rows are changed by
 -- upserts sorted by key, and a statement that changes order lines first locks their orders
 -- (FOR NO KEY UPDATE, in id order), so writers of one order are serialised with each other and
--- with changes to the order itself, and each then reads what the other committed. Every writer
--- also holds its orders' restaurants FOR SHARE (in id order) before it reads their time zone, so
--- a time-zone change (which rebuilds that restaurant's rollups) waits for the writers under way
--- and the writers after it read the new zone. A rollup row with nothing left in it is deleted;
--- a count that would go below zero is an error. report_rollups_rebuild() locks orders and order
--- lines (SHARE) for its duration: writers wait for it rather than race it.
+-- with changes to the order itself, and each then reads what the other committed. A rollup row
+-- with nothing left in it is deleted; a count that would go below zero is an error.
 --
 -- Not covered by the triggers: one SQL statement (a data-modifying WITH) that changes an
 -- order's state, restaurant, platform or instant, or deletes it, and also changes that order's
 -- lines; a writer at REPEATABLE READ changing an order while another adds lines to it; a change
 -- of the time zone database. report_rollups_rebuild() repairs any of them.
-
--- Holds these restaurants FOR SHARE, in id order, until the transaction ends: their time zone
--- cannot change (and rebuild their rollups) under a writer that is filing orders by it.
-create function report_rollups_hold_zones(restaurant_ids text[]) returns void
-language plpgsql as $$
-begin
-  perform 1 from restaurants r where r.id = any(restaurant_ids) order by r.id for share;
-end $$;
 
 create function report_counts(state text) returns boolean
   language sql immutable parallel safe
@@ -203,8 +191,6 @@ begin
     return;
   end if;
   perform 1 from orders o where o.id = any(order_ids) order by o.id for no key update;
-  perform report_rollups_hold_zones(
-    array(select distinct o.restaurant_id from orders o where o.id = any(order_ids)));
   select array_agg(o.restaurant_id), array_agg(o.platform_id),
          array_agg(report_day(o.placed_at, r.time_zone)), array_agg(t.dish_name),
          array_agg((present.lines > 0)::int - (present.lines - t.lines > 0)::int),
@@ -258,7 +244,6 @@ end $$;
 
 create function report_rollups_orders_inserted() returns trigger language plpgsql as $$
 begin
-  perform report_rollups_hold_zones(array(select distinct n.restaurant_id from new_orders n));
   perform report_rollups_add_days(
     array_agg(c.restaurant_id), array_agg(c.platform_id), array_agg(c.day), array_agg(c.local_day),
     array_agg(c.orders), array_agg(c.revenue))
@@ -289,7 +274,6 @@ declare
   was_counted boolean := report_counts(old.state);
   is_counted boolean := report_counts(new.state);
 begin
-  perform report_rollups_hold_zones(array[old.restaurant_id, new.restaurant_id]);
   select r.time_zone into old_zone from restaurants r where r.id = old.restaurant_id;
   select r.time_zone into new_zone from restaurants r where r.id = new.restaurant_id;
   old_day := report_day(old.placed_at, old_zone);
@@ -334,7 +318,6 @@ declare
   range_day date;
 begin
   if report_counts(old.state) then  -- as the trigger's WHEN clause, for a direct call
-    perform report_rollups_hold_zones(array[old.restaurant_id]);
     select r.time_zone into zone from restaurants r where r.id = old.restaurant_id;
     range_day := report_day(old.placed_at, zone);
     perform report_rollups_add_days(
@@ -362,9 +345,8 @@ begin
   return null;
 end $$;
 
--- Recomputes the rollups of one restaurant (or of all) from orders and order lines; the
--- caller keeps writers out (report_rollups_rebuild, or the restaurant's row lock).
-create function report_rollups_recompute(only_restaurant text default null) returns void
+-- Recomputes the rollups of one restaurant (or of all) from orders and order lines.
+create function report_rollups_rebuild(only_restaurant text default null) returns void
 language plpgsql as $$
 begin
   if only_restaurant is null then
@@ -395,21 +377,9 @@ begin
   group by 1, 2, 3, 4;
 end $$;
 
--- Repairs the rollups (see the header): waits for the order writers under way, keeps new ones
--- waiting until the caller's transaction ends, and recomputes.
-create function report_rollups_rebuild(only_restaurant text default null) returns void
-language plpgsql as $$
-begin
-  lock table orders, order_lines in share mode;
-  perform report_rollups_recompute(only_restaurant);
-end $$;
-
--- A time-zone change re-files the restaurant's orders. Its row lock keeps out the writers of
--- that restaurant (report_rollups_hold_zones), so no table lock is needed (one would deadlock
--- with a writer waiting for the row).
 create function report_rollups_zone_changed() returns trigger language plpgsql as $$
 begin
-  perform report_rollups_recompute(new.id);
+  perform report_rollups_rebuild(new.id);
   return null;
 end $$;
 
