@@ -8,9 +8,10 @@
  *   so nothing is shared between tokens, let alone tenants.
  * - Only successful verifications are stored; a refusal leaves no entry.
  * - An entry is served while `notBefore ≤ now < expiresAt`, where `expiresAt` is the earlier of
- *   the insertion time plus `maxAgeMs` and the instant jose would first call the token expired
- *   (`exp` plus the clock tolerance, in jose's whole-second arithmetic), and `notBefore` the
- *   instant jose would first accept its `nbf`. An entry found outside that window is dropped.
+ *   the insertion time plus `maxAgeMs` and the instant the verifier (jws.ts) would first call
+ *   the token expired (`exp` plus the clock tolerance, in its whole-second arithmetic, which is
+ *   jose's), and `notBefore` the instant it would first accept its `nbf`. An entry found outside
+ *   that window is dropped.
  * - At most `maxEntries` entries: the least recently inserted one makes room for a new one.
  * - `dropKeys` removes every entry a removed key may have verified (the key set's refresh
  *   calls it); a verification that was under way across such a removal is not stored.
@@ -91,7 +92,7 @@ export const createTokenCache = <T>(
     generation: () => generation,
     set(token, value, verified, now, since) {
       if (since !== generation) return;
-      // jose: expired once floor(now / 1000) >= exp + tolerance; not yet valid while
+      // jws.ts (as jose): expired once floor(now / 1000) >= exp + tolerance; not yet valid while
       // floor(now / 1000) < nbf - tolerance. In milliseconds, with whole seconds:
       const expiresAt = Math.min(now + maxAgeMs, Math.ceil(verified.exp + tolerance) * 1000);
       const notBefore =

@@ -11,7 +11,7 @@
  *
  * With `cache` set (createDependencies sets it, with TOKEN_CACHE_DEFAULTS: 1,000 entries, 60 s),
  * a token verified once is served from the container's cache (token-cache.ts) until the
- * earlier of its expiry (clock tolerance included, exactly as jose counts it) and the maximum
+ * earlier of its expiry (clock tolerance included, exactly as jws.ts counts it) and the maximum
  * age; refusals are never cached; a key-set refresh that removes a key drops every entry that
  * key may have verified (through `keySet.onKeysRemoved`; a key set without it is checked by
  * `kids()` on each hit, and tokens without a kid are then not cached). `now` replaces the
