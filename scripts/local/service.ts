@@ -112,7 +112,10 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
     if (child.pid !== undefined && running(child)) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       process.kill(-child.pid, 'SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, 5000)))]);
+      // A pending grace timer would keep the caller's process (a Jest run) alive for 5 s.
+      clearTimeout(grace);
       if (running(child)) process.kill(-child.pid, 'SIGKILL');
     }
     await rm(join(ROOT, workFolder), { recursive: true, force: true });
