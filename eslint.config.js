@@ -28,6 +28,8 @@ export default tseslint.config(
     },
   },
   // Import direction: functions → middleware → shared, never back; shared knows no Middy.
+  // Nothing a function bundle holds imports the build-time code (build/, scripts/) or the
+  // catalogue (which imports every endpoint's definition).
   {
     files: ['shared/**/*.ts'],
     rules: {
@@ -36,8 +38,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/middleware/**', '**/functions/**', '**/scripts/**'],
-              message: 'shared/ must not depend on outer layers.',
+              group: ['**/middleware/**', '**/functions/**', '**/scripts/**', '**/build/**'],
+              message: 'shared/ must not depend on outer layers or build-time code.',
             },
             { group: ['@middy/*'], message: 'shared/ has no knowledge of Middy.' },
           ],
@@ -46,15 +48,41 @@ export default tseslint.config(
     },
   },
   {
-    files: ['middleware/**/*.ts'],
+    files: ['shared/**/*.ts'],
+    ignores: ['shared/catalogue.ts', 'shared/plugins/endpoints.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['**/functions/**', '**/scripts/**'],
-              message: 'middleware/ must not depend on functions/ or scripts/.',
+              group: ['**/middleware/**', '**/functions/**', '**/scripts/**', '**/build/**'],
+              message: 'shared/ must not depend on outer layers or build-time code.',
+            },
+            { group: ['@middy/*'], message: 'shared/ has no knowledge of Middy.' },
+            {
+              group: ['**/catalogue', '**/plugins/endpoints'],
+              message: 'Only build-time code and tests read the catalogue.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['middleware/**/*.ts', 'functions/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/functions/**', '**/scripts/**', '**/build/**'],
+              message: 'middleware/ and functions/ must not depend on functions/, scripts/ or build/.',
+            },
+            {
+              group: ['**/catalogue', '**/plugins/endpoints'],
+              message: 'Only build-time code and tests read the catalogue.',
             },
           ],
         },
@@ -78,6 +106,7 @@ export default tseslint.config(
         module: 'writable',
         require: 'readonly',
         console: 'readonly',
+        __filename: 'readonly',
       },
     },
   },

@@ -1,26 +1,41 @@
 /**
  * The one place chains are composed, in the order the contract needs:
- * CORS → error formatting → bearer → JWT verification → ownership → query → handler.
+ * access log → CORS → error formatting → authentication (bearer and JWT verification, or the
+ * API key) → ownership → parameters → handler.
  * `before` phases run in that order; `onError`/`after` in reverse, so the error formatter
  * renders every failure and CORS then decorates it.
+ *
+ * Each endpoint kind has two entries: `…Endpoint(definition, queries, deps)` composes the chain
+ * around given queries and dependencies (tests hand in their own), and `…Handler(definition)`
+ * is what a file under functions/ exports: the same chain on the container's dependencies,
+ * with the definition's SQL bound to its pool once per container.
  */
 import middy from '@middy/core';
-import { headerValues, jsonResult, queryValues } from '../shared/http/event';
+import { headerValues, jsonResult, queryStringValues } from '../shared/http/event';
 import type { GatewayEvent, GatewayResult } from '../shared/http/event';
+import { parsePluginParameters, type PluginParameters } from '../shared/plugins/parameters';
+import {
+  createPostgresPluginRegistry,
+  type PluginDeployment,
+  type PluginRegistry,
+} from '../shared/plugins/registry';
 import { csvFileName, csvResult, reportFormat, toCsv } from '../shared/reports/csv';
-import type { ReportDefinition, ReportResponse } from '../shared/reports/report';
-import type { Dependencies } from '../shared/runtime';
-import type { ServiceDefinition } from '../shared/service';
+import type { ReportDefinition, ReportResponse, ServiceDefinition } from '../shared/reports/report';
+import { containerDependencies, type Dependencies } from '../shared/runtime';
 import { accessLog } from './access-log';
+import { apiKey, authenticatedPlugin } from './api-key';
 import { bearer } from './bearer';
 import { cors } from './cors';
+import { deploymentBody, deploymentOf } from './deployment-body';
 import { errorHandler } from './error-handler';
 import { ownership } from './ownership';
-import { queryParameters } from './query';
+import { parameters } from './parameters';
 import { requireState, type PortalContext } from './types';
 import { verifyJwt } from './verify-jwt';
 
 export type PortalHandler = (event: GatewayEvent, context: PortalContext) => Promise<GatewayResult>;
+
+type ChainDependencies = Pick<Dependencies, 'logger' | 'verifier' | 'ownership'>;
 
 /**
  * Access log, CORS and error formatting: the start of every chain. The access log comes first
@@ -41,45 +56,111 @@ export const authenticatedChain = (deps: Pick<Dependencies, 'logger' | 'verifier
     .use(verifyJwt({ verifier: deps.verifier }));
 
 /** The authenticated chain plus the ownership check: every endpoint about one restaurant. */
-export const portalChain = (deps: Pick<Dependencies, 'logger' | 'verifier' | 'ownership'>) =>
+export const portalChain = (deps: ChainDependencies) =>
   authenticatedChain(deps).use(ownership({ rules: deps.ownership }));
 
 /**
- * A report endpoint (spec 4.1, 2.4): the chain, the report's query validation, then its rows
- * as JSON or, when asked, CSV.
+ * A report endpoint (spec 4.1, 2.4): the chain, the report's parameter validation, then its
+ * rows as JSON or, when asked, CSV.
  */
-export const reportEndpoint = <Q, D>(
-  report: ReportDefinition<Q, D>,
-  data: D,
-  deps: Pick<Dependencies, 'logger' | 'verifier' | 'ownership'>,
+export const reportEndpoint = <P, D>(
+  report: ReportDefinition<P, D>,
+  queries: D,
+  deps: ChainDependencies,
 ) =>
   portalChain(deps)
-    .use(queryParameters((read) => report.parseQuery(read)))
+    .use(parameters((read) => report.parseParameters(read)))
     .handler(async (event, context) => {
-      const format = reportFormat(queryValues(event, 'format'), headerValues(event, 'accept'));
+      const format = reportFormat(
+        queryStringValues(event, 'format'),
+        headerValues(event, 'accept'),
+      );
       const { restaurantId, platformId } = requireState(context, 'access');
-      const query = requireState(context, 'query') as Q;
-      const rows = await report.rows(data, { restaurantId, platformId }, query);
+      const parsed = requireState(context, 'parameters') as P;
+      const rows = await report.rows(queries, { restaurantId, platformId }, parsed);
       if (format === 'csv') {
-        const fileName = csvFileName([report.id, restaurantId, ...report.fileNameParts(query)]);
+        const fileName = csvFileName([report.id, restaurantId, ...report.fileNameParts(parsed)]);
         return csvResult(toCsv(report.properties, rows), fileName);
       }
       const body: ReportResponse = { data: rows };
       return jsonResult(200, body);
     });
 
-/** A service endpoint (spec 2.5): the chain, its query validation, then `{ "data": … }`. */
-export const serviceEndpoint = <Q, D, B>(
-  service: ServiceDefinition<Q, D, B>,
-  data: D,
-  deps: Pick<Dependencies, 'logger' | 'verifier' | 'ownership'>,
+/** A service endpoint (spec 2.5): the chain, its parameter validation, then `{ "data": … }`. */
+export const serviceEndpoint = <P, D, B>(
+  service: ServiceDefinition<P, D, B>,
+  queries: D,
+  deps: ChainDependencies,
 ) =>
   portalChain(deps)
-    .use(queryParameters((read) => service.parseQuery(read)))
+    .use(parameters((read) => service.parseParameters(read)))
     .handler(async (_event, context) => {
       const { restaurantId, platformId } = requireState(context, 'access');
-      const query = requireState(context, 'query') as Q;
+      const parsed = requireState(context, 'parameters') as P;
       return jsonResult(200, {
-        data: await service.run(data, { restaurantId, platformId }, query),
+        data: await service.run(queries, { restaurantId, platformId }, parsed),
       });
     });
+
+/**
+ * GET /v1/plugins (spec 2.1, 4.4): the authenticated chain without the ownership step (the
+ * plugins of every platform in the token), then `portalVersion` → a JSON array of Plugin
+ * Objects.
+ */
+export const pluginListEndpoint = (
+  registry: Pick<PluginRegistry, 'available'>,
+  deps: Pick<Dependencies, 'logger' | 'verifier'>,
+) =>
+  authenticatedChain(deps)
+    .use(parameters(parsePluginParameters))
+    .handler(async (_event, context) => {
+      const { restaurants } = requireState(context, 'claims');
+      const { portalVersion } = requireState(context, 'parameters') as PluginParameters;
+      const platformIds = restaurants.flatMap(({ platforms }) =>
+        platforms.map(({ platformId }) => platformId),
+      );
+      return jsonResult(200, await registry.available(platformIds, portalVersion));
+    });
+
+/**
+ * PUT /v1/plugins/{code} (spec 4.6): the base chain, the API key, the JSON body, then stores
+ * the bundle of one portal version of the key's plugin.
+ */
+export const pluginDeployEndpoint = (
+  registry: PluginRegistry,
+  deps: Pick<Dependencies, 'logger'>,
+) =>
+  baseChain(deps)
+    .use(apiKey({ lookup: registry }))
+    .use(deploymentBody())
+    .handler(async (_event, context) => {
+      const stored: PluginDeployment = await registry.deploy({
+        code: authenticatedPlugin(context),
+        ...deploymentOf(context),
+      });
+      return jsonResult(200, { data: stored });
+    });
+
+/** functions/<report id>.ts: the report on the container's dependencies. */
+export const reportHandler = <P, D>(report: ReportDefinition<P, D>) => {
+  const deps = containerDependencies();
+  return reportEndpoint(report, report.queries(deps.sql), deps);
+};
+
+/** functions/<service id>.ts: the service on the container's dependencies. */
+export const serviceHandler = <P, D, B>(service: ServiceDefinition<P, D, B>) => {
+  const deps = containerDependencies();
+  return serviceEndpoint(service, service.queries(deps.sql), deps);
+};
+
+/** functions/plugins.ts: the plugin registry on the container's database. */
+export const pluginListHandler = () => {
+  const deps = containerDependencies();
+  return pluginListEndpoint(createPostgresPluginRegistry(deps.sql), deps);
+};
+
+/** functions/deploy-plugin.ts: the deployment call on the container's database. */
+export const pluginDeployHandler = () => {
+  const deps = containerDependencies();
+  return pluginDeployEndpoint(createPostgresPluginRegistry(deps.sql), deps);
+};

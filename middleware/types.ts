@@ -1,6 +1,6 @@
 /**
  * The types every middleware of the chain shares. What one step learns (the token, the
- * verified claims, the access granted, the report query) is handed forward on a typed slot of
+ * verified claims, the access granted, the parsed parameters) is handed forward on a typed slot of
  * the invocation's context; later steps read it there and never re-parse the request.
  */
 import type { MiddlewareObj, Request } from '@middy/core';
@@ -14,8 +14,8 @@ export interface PortalState {
   token?: string;
   claims?: PortalClaims;
   access?: Access;
-  /** The endpoint's parsed query parameters (what its parser returned). */
-  query?: unknown;
+  /** The endpoint's parsed query-string parameters (what its parser returned). */
+  parameters?: unknown;
   /** The code of the error the request was answered with (for the access log). */
   errorCode?: string;
 }

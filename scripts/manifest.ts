@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
 import { catalogue } from '../shared/catalogue';
-import { buildManifest, renderManifestMarkdown, type Manifest } from '../shared/reports/manifest';
+import { buildManifest, renderManifestMarkdown, type Manifest } from '../build/manifest';
 
 const ROOT = join(import.meta.dirname, '..');
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
 import { catalogue } from '../shared/catalogue';
-import { buildOpenApiDocument, type OpenApiDocument } from './openapi-document';
+import { buildOpenApiDocument, type OpenApiDocument } from '../build/openapi';
 
 const ROOT = join(import.meta.dirname, '..');
 const FILE = 'openapi.json';

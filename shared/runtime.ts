@@ -13,15 +13,12 @@ import type { IsoDate } from './dates';
 import { createSql, openConnections, type Sql } from './db/client';
 import { loadConfig, type ServiceConfig } from './config';
 import { createLogger, describeError, type Logger } from './logger';
-import { createPostgresReportRepository } from './reports/postgres-repository';
-import type { ReportRepository } from './reports/repository';
 
 export interface Dependencies {
   readonly verifier: Verifier;
   readonly ownership: OwnershipRules;
-  readonly reports: ReportRepository;
   readonly logger: Logger;
-  /** The container's database pool, for the data ports of reports and services. */
+  /** The container's database pool, for the queries of reports, services and plugins. */
   readonly sql: Sql;
   /** Ends the database pool (tests and tooling; a Lambda container never needs it). */
   readonly close: () => Promise<void>;
@@ -60,7 +57,6 @@ export const createDependencies = (
       legacy: config.legacyPlatforms,
       today: () => new Date().toISOString().slice(0, 10) as IsoDate,
     },
-    reports: createPostgresReportRepository(sql),
     logger,
     sql,
     close: () => sql.end({ timeout: 1 }),

@@ -4,7 +4,7 @@
  * its port and its query (queries/__NAME__.ts) to the report you need.
  */
 import type { DateRange } from '../dates';
-import { DAY_RANGE_PARAMETERS, parseReportQuery, rangeFileNameParts, type ReportQuery } from './query';
+import { DAY_RANGE_PARAMETERS, parseDayRange, rangeFileNameParts, type DayRangeParameters } from './query';
 import type { ReportDefinition } from './report';
 import type { ReportScope } from './repository';
 
@@ -19,7 +19,7 @@ export interface __PASCAL__Port {
   __CAMEL__(scope: ReportScope, range: DateRange): Promise<__PASCAL__Row[]>;
 }
 
-export const __CAMEL__: ReportDefinition<ReportQuery, __PASCAL__Port> = {
+export const __CAMEL__: ReportDefinition<DayRangeParameters, __PASCAL__Port> = {
   id: '__NAME__',
   title: '__TITLE__',
   description: 'Orders and sales per order state in the range.',
@@ -29,7 +29,7 @@ export const __CAMEL__: ReportDefinition<ReportQuery, __PASCAL__Port> = {
     { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY', csvName: 'sales' },
   ],
   parameters: DAY_RANGE_PARAMETERS,
-  parseQuery: (read) => parseReportQuery(read, { compare: false }),
+  parseQuery: (read) => parseDayRange(read, { compare: false }),
   fileNameParts: rangeFileNameParts,
   async rows(port, scope, { range }) {
     const rows = await port.__CAMEL__(scope, range);

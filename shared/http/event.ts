@@ -80,7 +80,7 @@ export const headerValues = (event: GatewayEvent, name: string): string[] => {
 };
 
 /** Every value of a query parameter, in the order the client sent them. */
-export const queryValues = (event: GatewayEvent, name: string): string[] => {
+export const queryStringValues = (event: GatewayEvent, name: string): string[] => {
   if (isV2(event)) {
     if (typeof event.rawQueryString === 'string') {
       return new URLSearchParams(event.rawQueryString).getAll(name);

@@ -3,16 +3,16 @@
  * contained it and the revenue of its lines. Highest revenue first, then most orders, then
  * name.
  */
+import { dishesQueries, type DishesQueries } from './dishes.sql';
 import {
   DAY_RANGE_PARAMETERS,
-  parseReportQuery,
+  parseDayRange,
   rangeFileNameParts,
-  type ReportQuery,
-} from './query';
-import type { ReportRepository } from './repository';
+  type DayRangeParameters,
+} from './parameters';
 import type { ReportDefinition } from './report';
 
-export const dishes: ReportDefinition<ReportQuery, Pick<ReportRepository, 'dishes'>> = {
+export const dishes: ReportDefinition<DayRangeParameters, DishesQueries> = {
   id: 'dishes',
   title: 'Dishes',
   description: 'Every dish ordered in the range, with its orders and sales, highest sales first.',
@@ -22,10 +22,11 @@ export const dishes: ReportDefinition<ReportQuery, Pick<ReportRepository, 'dishe
     { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY', csvName: 'sales' },
   ],
   parameters: DAY_RANGE_PARAMETERS,
-  parseQuery: (read) => parseReportQuery(read, { compare: false }),
+  parseParameters: (read) => parseDayRange(read, { compare: false }),
+  queries: dishesQueries,
   fileNameParts: rangeFileNameParts,
-  async rows(repository, scope, { range }) {
-    const list = await repository.dishes(scope, range);
+  async rows(queries, scope, { range }) {
+    const list = await queries.dishes(scope, range);
     return list.map(({ name, orderCount, revenue }) => ({ data: { name, orderCount, revenue } }));
   },
 };

@@ -5,13 +5,17 @@
  * main range are not reported.
  */
 import {
+  ordersPerDayQueries,
+  type DayTotals,
+  type OrdersPerDayQueries,
+} from './orders-per-day.sql';
+import {
   COMPARE_PARAMETERS,
   DAY_RANGE_PARAMETERS,
-  parseReportQuery,
+  parseDayRange,
   rangeFileNameParts,
-  type ReportQuery,
-} from './query';
-import type { DayTotals, ReportRepository } from './repository';
+  type DayRangeParameters,
+} from './parameters';
 import type { ReportDefinition, RowValues } from './report';
 
 const values = ({ date, orderCount, revenue }: DayTotals): RowValues => ({
@@ -20,7 +24,7 @@ const values = ({ date, orderCount, revenue }: DayTotals): RowValues => ({
   revenue,
 });
 
-export const ordersPerDay: ReportDefinition<ReportQuery, Pick<ReportRepository, 'ordersPerDay'>> = {
+export const ordersPerDay: ReportDefinition<DayRangeParameters, OrdersPerDayQueries> = {
   id: 'orders-per-day',
   title: 'Orders per day',
   description: 'Orders and sales per day of the restaurant, optionally beside a comparison period.',
@@ -30,16 +34,17 @@ export const ordersPerDay: ReportDefinition<ReportQuery, Pick<ReportRepository, 
     { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY', csvName: 'sales' },
   ],
   parameters: [...DAY_RANGE_PARAMETERS, ...COMPARE_PARAMETERS],
-  parseQuery: (read) => parseReportQuery(read, { compare: true }),
+  parseParameters: (read) => parseDayRange(read, { compare: true }),
+  queries: ordersPerDayQueries,
   fileNameParts: rangeFileNameParts,
-  async rows(repository, scope, { range, compare }) {
+  async rows(queries, scope, { range, compare }) {
     // The two ranges are read concurrently; without a compare range, the one read alone.
     const [days, compareDays] = compare
       ? await Promise.all([
-          repository.ordersPerDay(scope, range),
-          repository.ordersPerDay(scope, compare),
+          queries.ordersPerDay(scope, range),
+          queries.ordersPerDay(scope, compare),
         ])
-      : [await repository.ordersPerDay(scope, range), undefined];
+      : [await queries.ordersPerDay(scope, range), undefined];
     return days.map((day, i) => {
       const other = compareDays?.[i];
       return other ? { data: values(day), compare: values(other) } : { data: values(day) };

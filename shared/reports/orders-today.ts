@@ -3,29 +3,13 @@
  * day in its own time zone, newest first, whatever its state — an owner wants to see the
  * cancelled and rejected ones too. A report, so the rows follow spec 2.4 and export as CSV.
  */
+import { ordersTodayQueries, type OrdersTodayQueries } from './orders-today.sql';
 import type { ReportDefinition } from './report';
-import type { ReportScope } from './repository';
-
-export interface TodayOrder {
-  readonly id: string;
-  /** Local time with the restaurant's UTC offset at that instant, e.g. 2026-11-22T12:34:00+04:00. */
-  readonly placedAt: string;
-  readonly state: string;
-  /** Sum of the order's line quantities. */
-  readonly itemCount: number;
-  /** Rounded to the currency's minor unit. */
-  readonly total: number;
-}
-
-/** The data port: today's orders of the scope, newest first. */
-export interface OrdersTodayPort {
-  ordersToday(scope: ReportScope): Promise<TodayOrder[]>;
-}
 
 /** The report takes no parameters (beyond `format`, which every report reads). */
-export type OrdersTodayQuery = Readonly<Record<string, never>>;
+export type OrdersTodayParameters = Readonly<Record<string, never>>;
 
-export const ordersToday: ReportDefinition<OrdersTodayQuery, OrdersTodayPort> = {
+export const ordersToday: ReportDefinition<OrdersTodayParameters, OrdersTodayQueries> = {
   id: 'orders-today',
   title: 'Orders today',
   description:
@@ -38,11 +22,12 @@ export const ordersToday: ReportDefinition<OrdersTodayQuery, OrdersTodayPort> = 
     { key: 'total', name: 'Total', type: 'number', unit: 'CURRENCY', csvName: 'total' },
   ],
   parameters: [],
-  parseQuery: () => ({}),
-  // The query does not know the restaurant's day (its time zone is in the database).
+  parseParameters: () => ({}),
+  queries: ordersTodayQueries,
+  // The parameters do not know the restaurant's day (its time zone is in the database).
   fileNameParts: () => ['today'],
-  async rows(port, scope) {
-    const orders = await port.ordersToday(scope);
+  async rows(queries, scope) {
+    const orders = await queries.ordersToday(scope);
     return orders.map(({ id, placedAt, state, itemCount, total }) => ({
       data: { id, placedAt, state, itemCount, total },
     }));

@@ -1,11 +1,22 @@
 /**
- * What a report is (spec 1, 2.4): its properties — each with the English name the portal team
- * needs and, where it is one, its unit — its query parameters and how they are validated, and
- * how it builds its rows from its data port. One definition drives the JSON rows, the CSV
- * columns, the manifest for the portal team and the OpenAPI document.
+ * What a report (spec 1, 2.4) and a service (spec 2.5) are. Each is one definition, in
+ * `shared/reports/<id>.ts`, beside its SQL in `shared/reports/<id>.sql.ts`:
+ *
+ * - its id (kebab-case), from which the catalogue names everything else: the handler
+ *   `functions/<id>.ts`, the serverless function (the id in camelCase), the sample event
+ *   `events/<id>.json`, logs and CSV file names;
+ * - its English title and description, and for a report its properties, each with the English
+ *   name the portal team needs and, where it is one, its unit;
+ * - its parameters (the query string) and how they are validated;
+ * - `queries`: its SQL bound to the container's pool, once per container;
+ * - how it turns what its queries return into rows (a report) or `data` (a service).
+ *
+ * One definition drives the JSON rows, the CSV columns, the manifest for the portal team, the
+ * OpenAPI document and the serverless function.
  */
-import type { QueryReader } from './query';
-import type { ReportScope } from './repository';
+import type { Sql } from '../db/client';
+import type { ReportScope } from './domain';
+import type { ParameterReader } from './parameters';
 
 export type Unit = 'DATE' | 'DATE_MONTH' | 'DATE_YEAR' | 'CURRENCY';
 
@@ -19,6 +30,7 @@ export interface PropertyDefinition {
   readonly csvName?: string;
 }
 
+/** A query-string parameter, as the manifest and the OpenAPI document describe it. */
 export interface ParameterDefinition {
   readonly name: string;
   readonly description: string;
@@ -39,17 +51,30 @@ export interface ReportResponse {
   readonly data: ReportRow[];
 }
 
-/** A report with query `Q` (what its parameters parse to) reading data port `D`. */
-export interface ReportDefinition<Q, D> {
-  /** Stable identifier (kebab-case): logs, CSV file names, the manifest. */
+/** What reports and services share: who they are, their parameters and their SQL. */
+interface Definition<P, D> {
+  /** Stable identifier (kebab-case): file names, the function name, logs, the manifest. */
   readonly id: string;
   readonly title: string;
   readonly description: string;
-  readonly properties: readonly PropertyDefinition[];
   readonly parameters: readonly ParameterDefinition[];
-  /** Validates the query parameters; throws a PortalError (400) when they are not acceptable. */
-  parseQuery(read: QueryReader): Q;
-  rows(data: D, scope: ReportScope, query: Q): Promise<ReportRow[]>;
-  /** What the CSV file name says about the query (e.g. its range). */
-  fileNameParts(query: Q): readonly string[];
+  /** Validates the parameters; throws a PortalError (400) when they are not acceptable. */
+  parseParameters(read: ParameterReader): P;
+  /** Its SQL on the container's pool (called once per container). */
+  queries(sql: Sql): D;
+}
+
+/** A report whose parameters parse to `P`, reading through its queries `D`. */
+export interface ReportDefinition<P, D> extends Definition<P, D> {
+  readonly properties: readonly PropertyDefinition[];
+  rows(queries: D, scope: ReportScope, parameters: P): Promise<ReportRow[]>;
+  /** What the CSV file name says about the parameters (e.g. the range). */
+  fileNameParts(parameters: P): readonly string[];
+}
+
+/** A service (spec 2.5): answers `{ "data": B }` for one restaurant. */
+export interface ServiceDefinition<P, D, B> extends Definition<P, D> {
+  /** JSON Schema of `data` in the envelope (manifest, OpenAPI). */
+  readonly dataSchema: Readonly<Record<string, unknown>>;
+  run(queries: D, scope: ReportScope, parameters: P): Promise<B>;
 }

@@ -7,9 +7,9 @@
  */
 import type { DateRange, IsoDate } from '../dates';
 import { cannotBeEmpty, PortalError, validationError, type ValidationEntry } from '../errors';
-import { readDate, type DateRule, type QueryReader } from './query';
+import { readDate, type DateRule, type ParameterReader } from './parameters';
 import type { ParameterDefinition, ReportDefinition } from './report';
-import type { ReportScope } from './repository';
+import { revenueQueries, type RevenueQueries } from './revenue.sql';
 
 export const MAX_RANGE_MONTHS = 12;
 
@@ -28,19 +28,7 @@ export const MONTH_RANGE_PARAMETERS: readonly ParameterDefinition[] = [
   },
 ];
 
-export interface MonthTotals {
-  /** First day of the month, YYYY-MM-01. */
-  readonly month: IsoDate;
-  readonly orderCount: number;
-  readonly revenue: number;
-}
-
-/** The data port: one entry per month of the range (first days), zeros included. */
-export interface RevenuePort {
-  revenuePerMonth(scope: ReportScope, months: DateRange): Promise<MonthTotals[]>;
-}
-
-export interface RevenueQuery {
+export interface RevenueParameters {
   /** First days of the first and the last month. */
   readonly months: DateRange;
 }
@@ -68,7 +56,7 @@ const FIRST_OF_MONTH: DateRule = {
  * `from` and `to`: required, once each, first days of months, `from` not after `to`
  * (400 VALIDATION_ERROR with one entry per problem), at most 12 months (400 OUT_OF_RANGE).
  */
-export const parseMonthRange = (read: QueryReader): RevenueQuery => {
+export const parseMonthRange = (read: ParameterReader): RevenueParameters => {
   const entries: ValidationEntry[] = [];
   const from = readDate('from', read('from'), entries, FIRST_OF_MONTH);
   const to = readDate('to', read('to'), entries, FIRST_OF_MONTH);
@@ -85,7 +73,7 @@ export const parseMonthRange = (read: QueryReader): RevenueQuery => {
   return { months };
 };
 
-export const revenue: ReportDefinition<RevenueQuery, RevenuePort> = {
+export const revenue: ReportDefinition<RevenueParameters, RevenueQueries> = {
   id: 'revenue',
   title: 'Revenue per month',
   description:
@@ -97,10 +85,11 @@ export const revenue: ReportDefinition<RevenueQuery, RevenuePort> = {
     { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY', csvName: 'sales' },
   ],
   parameters: MONTH_RANGE_PARAMETERS,
-  parseQuery: parseMonthRange,
+  parseParameters: parseMonthRange,
+  queries: revenueQueries,
   fileNameParts: ({ months }) => [months.from.slice(0, 7), months.to.slice(0, 7)],
-  async rows(port, scope, { months }) {
-    const totals = await port.revenuePerMonth(scope, months);
+  async rows(queries, scope, { months }) {
+    const totals = await queries.revenuePerMonth(scope, months);
     return totals.map(({ month, orderCount, revenue: sales }) => ({
       data: { month, year: yearOf(month), orderCount, revenue: sales },
     }));

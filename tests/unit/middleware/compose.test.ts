@@ -3,11 +3,14 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { reportEndpoint } from '../../../middleware/compose';
 import type { KeySet } from '../../../shared/auth/key-set';
 import { createVerifier } from '../../../shared/auth/verifier';
-import { eachDay, type DateRange, type IsoDate } from '../../../shared/dates';
+import type { DateRange, IsoDate } from '../../../shared/dates';
+import { eachDay } from '../../../scripts/dates';
 import type { GatewayEvent, GatewayResult } from '../../../shared/http/event';
 import { dishes } from '../../../shared/reports/dishes';
 import { ordersPerDay } from '../../../shared/reports/orders-per-day';
-import type { ReportRepository, ReportScope } from '../../../shared/reports/repository';
+import type { ReportScope } from '../../../shared/reports/domain';
+import type { DishesQueries } from '../../../shared/reports/dishes.sql';
+import type { OrdersPerDayQueries } from '../../../shared/reports/orders-per-day.sql';
 import type { Dependencies } from '../../../shared/runtime';
 import { httpApiEvent, lambdaContext, restEvent, type RequestSpec } from '../../support/events';
 import { localKeysFor } from '../../support/local-keys';
@@ -81,10 +84,10 @@ const sign = ({ authSchema = { restaurants: RESTAURANTS }, expiresAt, key }: Tok
     .setExpirationTime(expiresAt ?? nowSeconds() + 300)
     .sign(key ?? signing.privateKey);
 
-/** Rows for every day of the range; the scopes and ranges asked for are kept. */
+/** The reports' queries in memory: rows for every day of the range; what was asked is kept. */
 const memoryRepository = () => {
   const calls: { report: string; scope: ReportScope; range: DateRange }[] = [];
-  const repository: ReportRepository = {
+  const repository: OrdersPerDayQueries & DishesQueries = {
     ordersPerDay: (scope, range) => {
       calls.push({ report: 'ordersPerDay', scope, range });
       return Promise.resolve(
@@ -102,13 +105,9 @@ const memoryRepository = () => {
   return { repository, calls };
 };
 
-const dependencies = (
-  reports: ReportRepository,
-  log: CollectingLogger = collectingLogger(),
-): Omit<Dependencies, 'sql'> => ({
+const dependencies = (log: CollectingLogger = collectingLogger()): Omit<Dependencies, 'sql'> => ({
   verifier: createVerifier({ keySet: signing.keySet, clockToleranceSeconds: 0, issuer: ISSUER }),
   ownership: { legacy: { aliases: new Map() }, today: () => '2026-01-15' as IsoDate },
-  reports,
   logger: log.logger,
   close: () => Promise.resolve(),
 });
@@ -133,7 +132,7 @@ const ordersEndpoint = (log?: CollectingLogger) => {
   const memory = memoryRepository();
   return {
     ...memory,
-    lambda: reportEndpoint(ordersPerDay, memory.repository, dependencies(memory.repository, log)),
+    lambda: reportEndpoint(ordersPerDay, memory.repository, dependencies(log)),
   };
 };
 
@@ -331,7 +330,7 @@ describe('reportEndpoint: answers', () => {
   it('serves the dishes report through the same chain', async () => {
     // Prepare
     const memory = memoryRepository();
-    const lambda = reportEndpoint(dishes, memory.repository, dependencies(memory.repository));
+    const lambda = reportEndpoint(dishes, memory.repository, dependencies());
     const token = await sign();
 
     // Act
@@ -381,15 +380,14 @@ describe('reportEndpoint: answers', () => {
     expect(calls).toEqual([]);
   });
 
-  it('answers 500 INTERNAL_ERROR without the SQL when the repository fails', async () => {
+  it('answers 500 INTERNAL_ERROR without the SQL when the report query fails', async () => {
     // Prepare
     const sql = 'select * from orders where restaurant_id = $1 -- relation "orders" does not exist';
-    const failing: ReportRepository = {
+    const failing: OrdersPerDayQueries = {
       ordersPerDay: () => Promise.reject(new Error(sql)),
-      dishes: () => Promise.reject(new Error(sql)),
     };
     const log = collectingLogger();
-    const lambda = reportEndpoint(ordersPerDay, failing, dependencies(failing, log));
+    const lambda = reportEndpoint(ordersPerDay, failing, dependencies(log));
     const token = await sign();
 
     // Act

@@ -9,7 +9,7 @@ import {
   httpMethod,
   jsonResult,
   pathParameter,
-  queryValues,
+  queryStringValues,
   requestIdOf,
   routeOf,
   type GatewayEvent,
@@ -184,7 +184,7 @@ describe('headerValues', () => {
   });
 });
 
-describe('queryValues', () => {
+describe('queryStringValues', () => {
   describe('REST API (v1)', () => {
     it('prefers every value of multiValueQueryStringParameters over the single value', () => {
       // Prepare
@@ -194,7 +194,7 @@ describe('queryValues', () => {
       });
 
       // Act
-      const values = queryValues(event, 'from');
+      const values = queryStringValues(event, 'from');
 
       // Assess
       expect(values).toEqual(['2024-01-01', '2024-01-02']);
@@ -208,7 +208,7 @@ describe('queryValues', () => {
       });
 
       // Act
-      const values = queryValues(event, 'compare[from]');
+      const values = queryStringValues(event, 'compare[from]');
 
       // Assess
       expect(values).toEqual(['2023-12-01']);
@@ -222,7 +222,7 @@ describe('queryValues', () => {
       });
 
       // Act
-      const values = queryValues(event, 'from');
+      const values = queryStringValues(event, 'from');
 
       // Assess
       expect(values).toEqual(['']);
@@ -237,7 +237,7 @@ describe('queryValues', () => {
       const withNone = rest({ queryStringParameters: null, multiValueQueryStringParameters: null });
 
       // Act
-      const values = [queryValues(withOthers, 'from'), queryValues(withNone, 'from')];
+      const values = [queryStringValues(withOthers, 'from'), queryStringValues(withNone, 'from')];
 
       // Assess
       expect(values).toEqual([[], []]);
@@ -254,7 +254,7 @@ describe('queryValues', () => {
 
       // Act
       const values = ['from', 'to', 'compare[from]', 'compare[to]'].map((name) =>
-        queryValues(event, name),
+        queryStringValues(event, name),
       );
 
       // Assess
@@ -269,7 +269,7 @@ describe('queryValues', () => {
       });
 
       // Act
-      const values = queryValues(event, 'from');
+      const values = queryStringValues(event, 'from');
 
       // Assess
       expect(values).toEqual(['2024-01-02', '2024-01-01']);
@@ -283,7 +283,7 @@ describe('queryValues', () => {
       });
 
       // Act
-      const values = queryValues(event, 'from');
+      const values = queryStringValues(event, 'from');
 
       // Assess
       expect(values).toEqual(['2024-01-01,2024-01-02']);
@@ -294,7 +294,7 @@ describe('queryValues', () => {
       const event = httpApi({ rawQueryString: '' });
 
       // Act
-      const values = queryValues(event, 'from');
+      const values = queryStringValues(event, 'from');
 
       // Assess
       expect(values).toEqual([]);
@@ -308,7 +308,7 @@ describe('queryValues', () => {
       });
 
       // Act
-      const values = ['compare[from]', 'to', 'from'].map((name) => queryValues(event, name));
+      const values = ['compare[from]', 'to', 'from'].map((name) => queryStringValues(event, name));
 
       // Assess
       expect(values).toEqual([['2024-01-01', '2024-01-02'], ['2024-01-31'], []]);

@@ -1,34 +1,25 @@
 import type { DateRange, IsoDate } from '../../../../shared/dates';
 import { dishes } from '../../../../shared/reports/dishes';
-import type {
-  DayTotals,
-  DishTotals,
-  ReportRepository,
-  ReportScope,
-} from '../../../../shared/reports/repository';
+import type { DishesQueries, DishTotals } from '../../../../shared/reports/dishes.sql';
+import type { ReportScope } from '../../../../shared/reports/domain';
 
 const d = (value: string) => value as IsoDate;
 const range = (from: string, to: string): DateRange => ({ from: d(from), to: d(to) });
 
 interface Call {
-  readonly report: 'ordersPerDay' | 'dishes';
+  readonly report: 'dishes';
   readonly scope: ReportScope;
   readonly range: DateRange;
 }
 
 /**
- * The data port in memory: answers the dishes it was given, in that order (the adapter's
+ * The report's queries in memory: answers the dishes it was given, in that order (the adapter's
  * order). Entries carry one field more than DishTotals, which no row may show.
  */
-class InMemoryReportRepository implements ReportRepository {
+class InMemoryDishes implements DishesQueries {
   readonly calls: Call[] = [];
 
   constructor(private readonly list: readonly DishTotals[]) {}
-
-  ordersPerDay(scope: ReportScope, asked: DateRange): Promise<DayTotals[]> {
-    this.calls.push({ report: 'ordersPerDay', scope, range: asked });
-    return Promise.resolve([]);
-  }
 
   dishes(scope: ReportScope, asked: DateRange): Promise<DishTotals[]> {
     this.calls.push({ report: 'dishes', scope, range: asked });
@@ -48,7 +39,7 @@ const LIST: readonly DishTotals[] = [
 describe('dishes report', () => {
   it('maps name, orderCount and revenue of each dish in repository order', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository(LIST);
+    const repository = new InMemoryDishes(LIST);
 
     // Act
     const rows = await dishes.rows(repository, SCOPE, { range: range('2024-01-01', '2024-01-31') });
@@ -63,7 +54,7 @@ describe('dishes report', () => {
 
   it('asks the repository for the dishes of the range, for the scope it was given', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository(LIST);
+    const repository = new InMemoryDishes(LIST);
 
     // Act
     await dishes.rows(repository, SCOPE, { range: range('2024-01-01', '2024-01-31') });
@@ -76,7 +67,7 @@ describe('dishes report', () => {
 
   it('reads no compare range and renders no compare values, even when one is passed', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository(LIST);
+    const repository = new InMemoryDishes(LIST);
 
     // Act
     const rows = await dishes.rows(repository, SCOPE, {
@@ -93,7 +84,7 @@ describe('dishes report', () => {
 
   it('renders no rows for a range without dishes', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository([]);
+    const repository = new InMemoryDishes([]);
 
     // Act
     const rows = await dishes.rows(repository, SCOPE, { range: range('2024-01-01', '2024-01-01') });
@@ -104,7 +95,7 @@ describe('dishes report', () => {
 
   it('declares exactly the keys its rows carry, in the same order', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository(LIST);
+    const repository = new InMemoryDishes(LIST);
 
     // Act
     const rows = await dishes.rows(repository, SCOPE, { range: range('2024-01-01', '2024-01-31') });

@@ -1,27 +1,24 @@
-import { eachDay, type DateRange, type IsoDate } from '../../../../shared/dates';
+import type { DateRange, IsoDate } from '../../../../shared/dates';
+import { eachDay } from '../../../../scripts/dates';
 import { ordersPerDay } from '../../../../shared/reports/orders-per-day';
-import type {
-  DayTotals,
-  DishTotals,
-  ReportRepository,
-  ReportScope,
-} from '../../../../shared/reports/repository';
+import type { ReportScope } from '../../../../shared/reports/domain';
+import type { DayTotals, OrdersPerDayQueries } from '../../../../shared/reports/orders-per-day.sql';
 
 const d = (value: string) => value as IsoDate;
 const range = (from: string, to: string): DateRange => ({ from: d(from), to: d(to) });
 
 interface Call {
-  readonly report: 'ordersPerDay' | 'dishes';
+  readonly report: 'ordersPerDay';
   readonly scope: ReportScope;
   readonly range: DateRange;
 }
 
 /**
- * The data port in memory: one entry per day of the range, zeros for days without orders, as
+ * The report's queries in memory: one entry per day of the range, zeros for days without orders, as
  * the PostgreSQL adapter answers. Entries carry one field more than DayTotals, which no row may
  * show.
  */
-class InMemoryReportRepository implements ReportRepository {
+class InMemoryOrdersPerDay implements OrdersPerDayQueries {
   readonly calls: Call[] = [];
 
   constructor(private readonly totals: Readonly<Record<string, readonly [number, number]>>) {}
@@ -34,11 +31,6 @@ class InMemoryReportRepository implements ReportRepository {
         return { date, orderCount, revenue, restaurantId: scope.restaurantId };
       }),
     );
-  }
-
-  dishes(scope: ReportScope, asked: DateRange): Promise<DishTotals[]> {
-    this.calls.push({ report: 'dishes', scope, range: asked });
-    return Promise.resolve([]);
   }
 }
 
@@ -56,7 +48,7 @@ const TOTALS: Record<string, readonly [number, number]> = {
 describe('ordersPerDay report', () => {
   it('renders one row per day with exactly date, orderCount and revenue', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository(TOTALS);
+    const repository = new InMemoryOrdersPerDay(TOTALS);
 
     // Act
     const rows = await ordersPerDay.rows(repository, SCOPE, {
@@ -74,7 +66,7 @@ describe('ordersPerDay report', () => {
 
   it('reads only the range, for the scope it was given, when there is no compare range', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository(TOTALS);
+    const repository = new InMemoryOrdersPerDay(TOTALS);
 
     // Act
     await ordersPerDay.rows(repository, SCOPE, { range: range('2024-01-01', '2024-01-04') });
@@ -87,7 +79,7 @@ describe('ordersPerDay report', () => {
 
   it('gives row i the totals of day i of the compare range', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository(TOTALS);
+    const repository = new InMemoryOrdersPerDay(TOTALS);
 
     // Act
     const rows = await ordersPerDay.rows(repository, SCOPE, {
@@ -114,7 +106,7 @@ describe('ordersPerDay report', () => {
 
   it('reads the range and the compare range for the same scope', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository(TOTALS);
+    const repository = new InMemoryOrdersPerDay(TOTALS);
 
     // Act
     await ordersPerDay.rows(repository, SCOPE, {
@@ -131,7 +123,7 @@ describe('ordersPerDay report', () => {
 
   it('leaves the compare key out of rows past the end of a shorter compare range', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository(TOTALS);
+    const repository = new InMemoryOrdersPerDay(TOTALS);
 
     // Act
     const rows = await ordersPerDay.rows(repository, SCOPE, {
@@ -153,7 +145,7 @@ describe('ordersPerDay report', () => {
 
   it('drops the compare days past the end of the main range', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository(TOTALS);
+    const repository = new InMemoryOrdersPerDay(TOTALS);
 
     // Act
     const rows = await ordersPerDay.rows(repository, SCOPE, {
@@ -176,7 +168,7 @@ describe('ordersPerDay report', () => {
 
   it('declares exactly the keys its rows and compare values carry, in the same order', async () => {
     // Prepare
-    const repository = new InMemoryReportRepository(TOTALS);
+    const repository = new InMemoryOrdersPerDay(TOTALS);
 
     // Act
     const rows = await ordersPerDay.rows(repository, SCOPE, {

@@ -1,17 +1,14 @@
 import { toCsv } from '../../../../shared/reports/csv';
-import {
-  ordersToday,
-  type OrdersTodayPort,
-  type TodayOrder,
-} from '../../../../shared/reports/orders-today';
-import type { QueryReader } from '../../../../shared/reports/query';
-import type { ReportScope } from '../../../../shared/reports/repository';
+import { ordersToday } from '../../../../shared/reports/orders-today';
+import type { OrdersTodayQueries, TodayOrder } from '../../../../shared/reports/orders-today.sql';
+import type { ParameterReader } from '../../../../shared/reports/parameters';
+import type { ReportScope } from '../../../../shared/reports/domain';
 
 /**
- * The data port in memory: answers the orders it was given, in that order (the adapter's,
+ * The report's queries in memory: answers the orders it was given, in that order (the adapter's,
  * newest first). Entries carry one field more than TodayOrder, which no row may show.
  */
-class InMemoryOrdersToday implements OrdersTodayPort {
+class InMemoryOrdersToday implements OrdersTodayQueries {
   readonly calls: ReportScope[] = [];
 
   constructor(private readonly orders: readonly TodayOrder[]) {}
@@ -37,7 +34,7 @@ const ORDERS: readonly TodayOrder[] = [
 ];
 
 const readerOf =
-  (query: Readonly<Record<string, readonly string[]>>): QueryReader =>
+  (query: Readonly<Record<string, readonly string[]>>): ParameterReader =>
   (name) =>
     query[name] ?? [];
 
@@ -106,7 +103,7 @@ describe('orders-today report', () => {
     ['unknown and repeated parameters', { from: ['2026-01-01'], x: ['1', '2'] }],
   ])('accepts a query with %s, as it takes none', (_case, query) => {
     // Act
-    const parsed = ordersToday.parseQuery(readerOf(query));
+    const parsed = ordersToday.parseParameters(readerOf(query));
 
     // Assess
     expect(parsed).toEqual({});

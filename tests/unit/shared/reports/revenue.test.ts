@@ -1,20 +1,16 @@
 import { type DateRange, type IsoDate } from '../../../../shared/dates';
 import { PortalError, type ErrorBody, type ValidationEntry } from '../../../../shared/errors';
-import type { QueryReader } from '../../../../shared/reports/query';
-import type { ReportScope } from '../../../../shared/reports/repository';
+import type { ParameterReader } from '../../../../shared/reports/parameters';
+import type { ReportScope } from '../../../../shared/reports/domain';
 import { toCsv } from '../../../../shared/reports/csv';
-import {
-  parseMonthRange,
-  revenue,
-  type MonthTotals,
-  type RevenuePort,
-} from '../../../../shared/reports/revenue';
+import { parseMonthRange, revenue } from '../../../../shared/reports/revenue';
+import type { MonthTotals, RevenueQueries } from '../../../../shared/reports/revenue.sql';
 
 type Query = Readonly<Record<string, string | readonly string[]>>;
 
 /** A reader over the parameters a client sent; a list sends the parameter once per element. */
 const readerOf =
-  (query: Query): QueryReader =>
+  (query: Query): ParameterReader =>
   (name) => {
     const value = query[name];
     if (value === undefined) return [];
@@ -218,7 +214,7 @@ describe('parseMonthRange', () => {
  * The data port in memory: one entry per month of the range, as the PostgreSQL adapter
  * answers. Entries carry one field more than MonthTotals, which no row may show.
  */
-class InMemoryRevenue implements RevenuePort {
+class InMemoryRevenue implements RevenueQueries {
   readonly calls: { scope: ReportScope; months: DateRange }[] = [];
 
   constructor(private readonly totals: readonly MonthTotals[]) {}

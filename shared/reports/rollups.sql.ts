@@ -1,0 +1,31 @@
+/**
+ * SQL fragments the reports over the daily rollups share (migration 003_report_rollups.sql,
+ * kept equal to the counted orders and their lines by triggers). A report over a range of the
+ * restaurant's own calendar days [from, to] (its IANA time zone) reads the rollup rows whose
+ * `day` lies in the range, a range scan of the rollup's primary key
+ * (restaurant_id, platform_id, day, ...): 31 rows per day and dish, not every order.
+ */
+import type { DateRange } from '../dates';
+import type { Sql } from '../db/client';
+import type { ReportScope } from './domain';
+
+/** The restaurant's currency minor unit, as the CTE `restaurant`. */
+export const restaurantCurrency = (sql: Sql, restaurantId: string) => sql`
+  restaurant as (
+    select c.minor_units
+    from restaurants r join currencies c on c.code = r.currency
+    where r.id = ${restaurantId}
+  )`;
+
+/** The rollup rows `d` of the scope whose day lies within the range. */
+export const rollupDays = (
+  sql: Sql,
+  table: 'report_daily_orders' | 'report_daily_dishes',
+  { restaurantId, platformId }: ReportScope,
+  { from, to }: DateRange,
+) => sql`
+  ${sql(table)} d
+  where d.restaurant_id = ${restaurantId}
+    and d.platform_id = ${platformId}
+    and d.day >= ${from}::date
+    and d.day <= ${to}::date`;
