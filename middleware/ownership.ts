@@ -1,7 +1,7 @@
 /**
  * Ownership (spec 5.4–5.5): the path's restaurant must belong to the caller on the requested
- * platform (X-Platform-Id in any case, or the path's platformId where a route carries one;
- * otherwise the token's first platform). An empty `{id}` is a validation error, not a 403.
+ * platform (X-Platform-Id in any case; otherwise the token's first platform). An empty `{id}`
+ * is a validation error, not a 403.
  */
 import { authorize, type OwnershipRules } from '../shared/auth/ownership';
 import { cannotBeEmpty, validationError } from '../shared/errors';
@@ -10,8 +10,6 @@ import { requireState, stateOf, type PortalMiddleware, type PortalRequest } from
 
 export interface OwnershipOptions {
   readonly rules: OwnershipRules;
-  /** Name of the path parameter carrying a platformId, for routes that have one. */
-  readonly platformPathParameter?: string;
 }
 
 export const PLATFORM_HEADER = 'X-Platform-Id';
@@ -23,7 +21,7 @@ export const PLATFORM_HEADER = 'X-Platform-Id';
 const hasMalformedEscape = (value: string): boolean =>
   value.includes('%') && /%(?![0-9A-Fa-f]{2})/.test(value);
 
-export const ownership = ({ rules, platformPathParameter }: OwnershipOptions): PortalMiddleware => {
+export const ownership = ({ rules }: OwnershipOptions): PortalMiddleware => {
   const ownershipBefore = (request: PortalRequest) => {
     const restaurantId = pathParameter(request.event, 'id') ?? '';
     if (restaurantId.trim() === '') throw validationError([cannotBeEmpty('id')]);
@@ -37,10 +35,6 @@ export const ownership = ({ rules, platformPathParameter }: OwnershipOptions): P
     for (const value of headerValues(request.event, PLATFORM_HEADER)) {
       const trimmed = value.trim();
       if (trimmed !== '') platformsSent.push(trimmed);
-    }
-    if (platformPathParameter !== undefined) {
-      const fromPath = pathParameter(request.event, platformPathParameter);
-      if (fromPath !== undefined && fromPath !== '') platformsSent.push(fromPath);
     }
     stateOf(request.context).access = authorize(
       requireState(request.context, 'claims'),

@@ -291,66 +291,17 @@ describe('ownership: an empty {id} is a validation error (spec 4.1)', () => {
   });
 });
 
-describe('ownership: platformPathParameter', () => {
-  const onPlatform = (platformId: string, headers?: RequestSpec['headers']): RequestSpec => ({
-    resource: PLATFORM_ROUTE,
-    pathParameters: { platformId, id: 'R-1001' },
-    ...(headers ? { headers } : {}),
-  });
-
-  it.each(versions)('uses (%s) the platform named by the path', async (_v, build) => {
-    // Prepare
-    const { lambda } = setup({ platformPathParameter: 'platformId' });
-
-    // Act
-    const response = await lambda(build(onPlatform('TB_KW')), lambdaContext());
-
-    // Assess
-    expect(response).toStrictEqual(
-      granted({ restaurantId: 'R-1001', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6601' }),
-    );
-  });
-
-  it.each(versions)('accepts (%s) a header that agrees with the path', async (_v, build) => {
-    // Prepare
-    const { lambda } = setup({ platformPathParameter: 'platformId' });
-
-    // Act
-    const response = await lambda(
-      build(onPlatform('TB_KW', { 'X-Platform-Id': 'TB_KW' })),
-      lambdaContext(),
-    );
-
-    // Assess
-    expect(response).toStrictEqual(
-      granted({ restaurantId: 'R-1001', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6601' }),
-    );
-  });
-
-  it.each(versions)(
-    'refuses (%s) a header and a path that name different platforms',
-    async (_v, build) => {
-      // Prepare
-      const { lambda, handler } = setup({ platformPathParameter: 'platformId' });
-
-      // Act
-      const response = await lambda(
-        build(onPlatform('TB_KW', { 'X-Platform-Id': 'TB_AE' })),
-        lambdaContext(),
-      );
-
-      // Assess
-      expect(response).toStrictEqual(FORBIDDEN);
-      expect(handler).not.toHaveBeenCalled();
-    },
-  );
-
-  it('ignores a path platform when the route declares none', async () => {
+describe('ownership: a platformId path parameter', () => {
+  it('is ignored: only X-Platform-Id (or else the token) names the platform', async () => {
     // Prepare
     const { lambda } = setup();
+    const event = restEvent({
+      resource: PLATFORM_ROUTE,
+      pathParameters: { platformId: 'TB_KW', id: 'R-1001' },
+    });
 
     // Act
-    const response = await lambda(restEvent(onPlatform('TB_KW')), lambdaContext());
+    const response = await lambda(event, lambdaContext());
 
     // Assess
     expect(response).toStrictEqual(
