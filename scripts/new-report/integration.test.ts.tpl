@@ -3,9 +3,9 @@
  * key-set server: the answer, and the contract every endpoint keeps (spec 4.3, 7).
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { handler } from '../../../functions/reports/__NAME__';
+import { handler } from '../../../functions/__NAME__';
 import { SAMPLE_OWNERS, type SampleOwner } from '../../../scripts/db/sample-data';
-import { addDays, todayIn } from '../../../shared/dates';
+import { addDays, todayIn } from '../../../scripts/dates';
 import { closeContainerDependencies } from '../../../shared/runtime';
 import { jsonBody, lambdaContext, restEvent } from '../../support/events';
 import { tokenFor } from '../../support/tokens';

@@ -1,13 +1,14 @@
 import type { DateRange, IsoDate } from '../../../../shared/dates';
-import { __CAMEL__, type __PASCAL__Port } from '../../../../shared/reports/__NAME__';
-import type { ReportScope } from '../../../../shared/reports/repository';
+import type { ReportScope } from '../../../../shared/reports/domain';
+import { __CAMEL__ } from '../../../../shared/reports/__NAME__';
+import type { __PASCAL__Queries } from '../../../../shared/reports/__NAME__.sql';
 
 const scope: ReportScope = { restaurantId: 'R-1', platformId: 'TB_AE' };
 
 describe('__NAME__ report', () => {
-  it('asks its port for the scope and range, and answers one row per entry in its order', async () => {
+  it('asks its query for the scope and range, and answers one row per entry in its order', async () => {
     const calls: [ReportScope, DateRange][] = [];
-    const port: __PASCAL__Port = {
+    const queries: __PASCAL__Queries = {
       __CAMEL__: (asked, range) => {
         calls.push([asked, range]);
         return Promise.resolve([
@@ -16,9 +17,9 @@ describe('__NAME__ report', () => {
         ]);
       },
     };
-    const query = __CAMEL__.parseQuery((name) => ({ from: ['2026-01-01'], to: ['2026-01-07'] })[name] ?? []);
+    const parameters = __CAMEL__.parseParameters((name) => ({ from: ['2026-01-01'], to: ['2026-01-07'] })[name] ?? []);
 
-    const rows = await __CAMEL__.rows(port, scope, query);
+    const rows = await __CAMEL__.rows(queries, scope, parameters);
 
     expect(calls).toEqual([[scope, { from: '2026-01-01' as IsoDate, to: '2026-01-07' as IsoDate }]]);
     expect(rows).toEqual([

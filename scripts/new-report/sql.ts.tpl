@@ -1,16 +1,26 @@
 /**
  * __TITLE__ on PostgreSQL: the scope's orders placed within the range's days in the
  * restaurant's time zone, grouped by state; money summed as numeric and rounded to the
- * currency's minor unit.
+ * currency's minor unit. Rows are checked before they leave.
  */
-import type { DateRange } from '../../dates';
-import type { Sql } from '../../db/client';
-import { decimal, integer, text } from '../../db/rows';
-import type { ReportScope } from '../repository';
-import type { __PASCAL__Port, __PASCAL__Row } from '../__NAME__';
+import type { DateRange } from '../dates';
+import type { Sql } from '../db/client';
+import { decimal, integer, text } from '../db/rows';
+import type { ReportScope } from './domain';
 
-export const __CAMEL__Queries = (sql: Sql): __PASCAL__Port => ({
-  async __CAMEL__({ restaurantId, platformId }: ReportScope, { from, to }: DateRange) {
+export interface __PASCAL__Row {
+  readonly state: string;
+  readonly orderCount: number;
+  readonly revenue: number;
+}
+
+export interface __PASCAL__Queries {
+  /** One entry per order state found in the range. */
+  __CAMEL__(scope: ReportScope, range: DateRange): Promise<__PASCAL__Row[]>;
+}
+
+export const __CAMEL__Queries = (sql: Sql): __PASCAL__Queries => ({
+  async __CAMEL__({ restaurantId, platformId }, { from, to }) {
     const rows = await sql`
       with restaurant as (
         select r.time_zone, c.minor_units
