@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { createSql } from '../shared/db/client';
-import { todayIn } from '../shared/dates';
+import { todayIn } from '../scripts/dates';
 import { fillPlaceholders } from '../scripts/local/placeholders';
 import { readFileSync } from 'node:fs';
 import { migrate } from '../scripts/db/migrate';

@@ -7,7 +7,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { reportEndpoint } from '../middleware/compose';
 import { loadConfig } from '../shared/config';
-import { todayIn } from '../shared/dates';
+import { todayIn } from '../scripts/dates';
 import { createLogger } from '../shared/logger';
 import { ordersPerDay } from '../shared/reports/orders-per-day';
 import { createDependencies } from '../shared/runtime';

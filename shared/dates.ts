@@ -1,13 +1,16 @@
 /**
  * Calendar dates as the spec writes them (YYYY-MM-DD), with no time zone attached: a date is a
- * day in the restaurant's own calendar, which has no DST.
+ * day in the restaurant's own calendar, which has no DST. This is what the functions need:
+ * reading a date parameter and counting the days of a range. The day arithmetic of the tools,
+ * benchmarks and tests (adding days, listing a range, today in a time zone) is scripts/dates.ts,
+ * built on `dayNumber`.
  *
- * Arithmetic is done on whole day numbers (days since 1970-01-01 in the proleptic Gregorian
+ * Dates are read as whole day numbers (days since 1970-01-01 in the proleptic Gregorian
  * calendar, as JavaScript's Date counts them), with no Date object or string parsing on the
- * way: these run several times per report request. Anything outside that fast path (a string
- * not shaped YYYY-MM-DD with a real month and day, a fractional day count, a result outside
- * years 0000–9999) is computed exactly as before, on UTC midnights with Date, so every input
- * gives the same result it always did.
+ * way: these run several times per report request. A range with an end outside that fast path
+ * (a string not shaped YYYY-MM-DD with a real month and day of years 0000–9999) is counted
+ * exactly as before, on UTC midnights with Date, so every input gives the same result it
+ * always did.
  */
 
 const DAY_MS = 86_400_000;
@@ -66,63 +69,24 @@ const civilOf = (value: string): number => {
   return year * 10_000 + month * 100 + day;
 };
 
-/** The day number of a date as `civilOf` reads it, or NaN. */
-const dayNumber = (value: string): number => {
+/**
+ * The day number of a strict YYYY-MM-DD string naming a real date of years 0000–9999 (days
+ * since 1970-01-01, negative before), or NaN for anything else.
+ */
+export const dayNumber = (value: string): number => {
   const civil = civilOf(value);
   if (Number.isNaN(civil)) return NOT_A_DAY;
   return dayFromCivil(Math.floor(civil / 10_000), Math.floor(civil / 100) % 100, civil % 100);
 };
 
-/** '00' to '31', for months and days. */
-const TWO_DIGITS = Array.from({ length: 32 }, (_, n) => (n < 10 ? `0${n}` : `${n}`));
-
-const fourDigits = (n: number): string =>
-  n >= 1000 ? `${n}` : n >= 100 ? `0${n}` : n >= 10 ? `00${n}` : `000${n}`;
-
-const isoDate = (year: string, month: number, day: number): IsoDate =>
-  `${year}-${TWO_DIGITS[month] ?? ''}-${TWO_DIGITS[day] ?? ''}` as IsoDate;
-
-/** The YYYY-MM-DD of a day number, or undefined outside years 0000–9999. */
-const civilFromDay = (dayNumber: number): IsoDate | undefined => {
-  const z = dayNumber + EPOCH_SHIFT;
-  const era = Math.floor(z / DAYS_PER_ERA);
-  const dayOfEra = z - era * DAYS_PER_ERA;
-  const yearOfEra = Math.floor(
-    (dayOfEra -
-      Math.floor(dayOfEra / 1460) +
-      Math.floor(dayOfEra / 36_524) -
-      Math.floor(dayOfEra / 146_096)) /
-      365,
-  );
-  const dayOfYear =
-    dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const mp = Math.floor((5 * dayOfYear + 2) / 153);
-  const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  if (!(year >= 0 && year <= 9999)) return undefined;
-  return isoDate(fourDigits(year), month, day);
-};
-
 /** The Date path, for whatever the day numbers do not cover. */
 const toTime = (date: IsoDate): number => Date.parse(`${date}T00:00:00Z`);
-
-const fromTime = (time: number): IsoDate => new Date(time).toISOString().slice(0, 10) as IsoDate;
 
 /** A real calendar date in strict YYYY-MM-DD form, or undefined (`2024-02-30`, `2024-1-5`). */
 export const parseIsoDate = (value: string): IsoDate | undefined => {
   // Year 0000 (1 BC) is no date PostgreSQL accepts in this form.
   if (Number.isNaN(dayNumber(value)) || value.startsWith('0000')) return undefined;
   return value as IsoDate;
-};
-
-export const addDays = (date: IsoDate, days: number): IsoDate => {
-  const start = dayNumber(date);
-  if (!Number.isNaN(start) && Number.isSafeInteger(days)) {
-    const result = civilFromDay(start + days);
-    if (result !== undefined) return result;
-  }
-  return fromTime(toTime(date) + days * DAY_MS);
 };
 
 export interface DateRange {
@@ -135,55 +99,4 @@ export const daysInRange = ({ from, to }: DateRange): number => {
   const span = dayNumber(to) - dayNumber(from);
   if (!Number.isNaN(span)) return span + 1;
   return Math.round((toTime(to) - toTime(from)) / DAY_MS) + 1;
-};
-
-export const eachDay = (range: DateRange): IsoDate[] => {
-  const length = Math.max(0, daysInRange(range));
-  const days: IsoDate[] = [];
-  const start = civilOf(range.from);
-  if (Number.isNaN(start)) {
-    for (let i = 0; i < length; i += 1) days.push(addDays(range.from, i));
-    return days;
-  }
-  // Day by day from the first, carrying into the next month and year.
-  let year = Math.floor(start / 10_000);
-  let month = Math.floor(start / 100) % 100;
-  let day = start % 100;
-  let yearText = fourDigits(year);
-  let monthLength = daysInMonth(year, month);
-  for (let i = 0; i < length; i += 1) {
-    days.push(year <= 9999 ? isoDate(yearText, month, day) : addDays(range.from, i));
-    day += 1;
-    if (day > monthLength) {
-      day = 1;
-      month += 1;
-      if (month > 12) {
-        month = 1;
-        year += 1;
-        yearText = fourDigits(year);
-      }
-      monthLength = daysInMonth(year, month);
-    }
-  }
-  return days;
-};
-
-/** One formatter per time zone (building one costs far more than formatting with it). */
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-const MAX_DAY_FORMATS = 64;
-
-/** Today's date in an IANA time zone. */
-export const todayIn = (timeZone: string, now: Date = new Date()): IsoDate => {
-  let format = dayFormats.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    if (dayFormats.size >= MAX_DAY_FORMATS) dayFormats.clear();
-    dayFormats.set(timeZone, format);
-  }
-  return format.format(now) as IsoDate;
 };

@@ -4,7 +4,7 @@
  * restaurant's menu. Deterministic for a given day, so a report can be checked by hand.
  */
 import type { Sql } from '../../shared/db/client';
-import { addDays, todayIn } from '../../shared/dates';
+import { addDays, todayIn } from '../dates';
 import { CURRENCIES, SAMPLE_OWNERS, type SampleRestaurant } from './sample-data';
 import { seedPlugins } from './seed-plugins';
 

@@ -2,7 +2,7 @@
  * `serverless invoke local` on a fresh clone: starts whatever part of the local stack the
  * environment does not provide, and fills the sample event's placeholders.
  */
-import { todayIn } from '../../shared/dates';
+import { todayIn } from '../dates';
 import { claimsFor, SAMPLE_OWNER } from '../db/sample-data';
 import { fillPlaceholders, hasPlaceholders } from './placeholders';
 import { startLocalStack } from './stack';

@@ -5,7 +5,8 @@
  * time zone) and `${MONTH}` / `${MONTH-N}` (the first day of this month, or of N months
  * earlier). `serverless invoke local` and the tests fill them in.
  */
-import { addDays, type IsoDate } from '../../shared/dates';
+import type { IsoDate } from '../../shared/dates';
+import { addDays } from '../dates';
 
 export interface PlaceholderValues {
   readonly token: string;

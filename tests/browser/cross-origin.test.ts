@@ -13,7 +13,8 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { addDays, todayIn, type IsoDate } from '../../shared/dates';
+import type { IsoDate } from '../../shared/dates';
+import { addDays, todayIn } from '../../scripts/dates';
 import { launchChromium } from '../support/browser';
 import { startService, type RunningService } from '../support/service';
 

@@ -2,7 +2,8 @@
  * End to end over HTTP: `npm start` on a free port with its embedded defaults (no
  * DATABASE_URL, no JWKS_URL), then the requests a browser client of the portal sends.
  */
-import { addDays, todayIn, type IsoDate } from '../../shared/dates';
+import type { IsoDate } from '../../shared/dates';
+import { addDays, todayIn } from '../../scripts/dates';
 import { run } from '../support/processes';
 import { freshEnv, startService, TSX, type RunningService } from '../support/service';
 

@@ -32,7 +32,8 @@ import {
 import { loadConfig } from '../../shared/config';
 import { dashboardQueries } from '../../shared/dashboard/queries';
 import { dashboard } from '../../shared/dashboard/today';
-import { addDays, todayIn, type IsoDate } from '../../shared/dates';
+import type { IsoDate } from '../../shared/dates';
+import { addDays, todayIn } from '../../scripts/dates';
 import { dishes } from '../../shared/reports/dishes';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
 import { ordersToday } from '../../shared/reports/orders-today';

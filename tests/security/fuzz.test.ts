@@ -26,7 +26,7 @@ import { SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
 import { LOCAL_PLUGIN_API_KEY } from '../../scripts/db/seed-plugins';
 import { createIssuer } from '../../scripts/local/issuer';
 import { catalogue } from '../../shared/catalogue';
-import { addDays, todayIn } from '../../shared/dates';
+import { addDays, todayIn } from '../../scripts/dates';
 import type { ErrorCode } from '../../shared/errors';
 import { headerValues, pathParameter, type GatewayEvent } from '../../shared/http/event';
 import { createLogger } from '../../shared/logger';

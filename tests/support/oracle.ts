@@ -3,7 +3,8 @@
  * in JavaScript (Intl, not SQL time zones) and money summed in integer thousandths.
  */
 import postgres from 'postgres';
-import { todayIn, type DateRange, type IsoDate } from '../../shared/dates';
+import type { DateRange, IsoDate } from '../../shared/dates';
+import { todayIn } from '../../scripts/dates';
 
 export interface RawOrder {
   readonly placedAt: Date;

@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { addDays, todayIn, type IsoDate } from '../../../shared/dates';
+import type { IsoDate } from '../../../shared/dates';
+import { addDays, todayIn } from '../../../scripts/dates';
 import { catalogue, type CatalogueReport } from '../../../shared/catalogue';
 import type { PropertyDefinition, ReportResponse, RowValues } from '../../../shared/reports/report';
 import { closeContainerDependencies } from '../../../shared/runtime';

@@ -11,7 +11,7 @@ import { reportEndpoint } from '../../../middleware/compose';
 import { SAMPLE_OWNERS, type SampleOwner } from '../../../scripts/db/sample-data';
 import { createIssuer } from '../../../scripts/local/issuer';
 import { loadConfig } from '../../../shared/config';
-import { addDays, eachDay, todayIn } from '../../../shared/dates';
+import { addDays, eachDay, todayIn } from '../../../scripts/dates';
 import { ordersPerDay } from '../../../shared/reports/orders-per-day';
 import {
   closeContainerDependencies,

@@ -18,7 +18,8 @@
 import fc from 'fast-check';
 import postgres from 'postgres';
 import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
-import { addDays, todayIn, type DateRange, type IsoDate } from '../../../shared/dates';
+import type { DateRange, IsoDate } from '../../../shared/dates';
+import { addDays, todayIn } from '../../../scripts/dates';
 import type { Sql } from '../../../shared/db/client';
 import {
   COUNTED_STATES,
