@@ -20,7 +20,8 @@ import { availableParallelism, cpus, release, totalmem, type } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
-import { addDays, todayIn, type IsoDate } from '../shared/dates';
+import type { IsoDate } from '../shared/dates';
+import { addDays, todayIn } from './dates';
 import { claimsFor, SAMPLE_OWNER } from './db/sample-data';
 import { createIssuer, loadOrCreateIssuer } from './local/issuer';
 import { startService, TSX, type RunningService } from './local/service';
@@ -419,6 +420,11 @@ const main = async (): Promise<number> => {
       onOutput: onServiceOutput,
       readyTimeoutMs: STARTUP_TIMEOUT_MS,
     });
+    // The log figures are the load's: not what came before readiness (the readiness probe's
+    // request, answered by a cold start, or a probe that failed while the service came up).
+    serverStatuses.clear();
+    serverProblems.clear();
+    coldStarts = 0;
     const { port } = service;
     const root = service.child.pid ?? 0;
     const kinds = await buildKinds();
@@ -536,7 +542,8 @@ const main = async (): Promise<number> => {
       '"Containers started" counts cold starts (the access log\'s `coldStart`): serverless-offline',
       'starts a new container (a worker thread, unless `useInProcess`) whenever an invocation finds',
       'no idle one of its function, with no cap, and each container has its own key-set cache and',
-      'database pool.',
+      'database pool. The figures from the access log start once `npm start` is ready, so they',
+      'leave out its readiness probe (one orders-per-day request, and the cold start it causes).',
       '',
       `- Date: ${started.toISOString()}`,
       `- Machine: ${availableParallelism()} CPUs (\`nproc\`; ${cpus()[0]?.model.trim() ?? 'unknown model'}), ${mib(totalmem())} memory, ${type()} ${release()}`,

@@ -2,18 +2,78 @@
  * npm start: the whole service on this machine. Starts the local stack (embedded database and
  * local issuer unless DATABASE_URL / JWKS_URL point elsewhere), then serverless-offline with
  * the functions on exactly the spec's paths at http://localhost:$PORT, and prints a curl.
+ *
+ * Ready means answered over HTTP, not a line of serverless-offline's output: `npm start` sends
+ * the request of its curl (orders per day of the sample restaurant, with a fresh token of the
+ * sample owner) until it is answered 200 — or 401 when JWKS_URL names a key set other than the
+ * local issuer's, which cannot know the token — and only then prints the curl.
+ *
+ * PORTAL_READY_FILE=<path>: for tools and tests that start `npm start` themselves. Once ready,
+ * a JSON document (scripts/local/ready.ts: url, port, pid, token, sampleUrl, probeStatus,
+ * database, keySetUrl, readyAt) is written to that file atomically (a temporary file in the
+ * same folder, then renamed: a reader sees all of it or nothing); a file already there is
+ * removed at start, and the file is removed again when `npm start` stops. It holds a bearer
+ * token, so it is readable by its owner only. scripts/local/service.ts is the reference reader.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { addDays, todayIn } from '../shared/dates';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { claimsFor, SAMPLE_OWNER } from './db/sample-data';
+import { addDays, todayIn } from './dates';
+import { READY_FILE_VARIABLE, removeReadyFile, writeReadyFile } from './local/ready';
 import { startLocalStack } from './local/stack';
+
+/** Pause between two readiness probes. */
+const PROBE_INTERVAL_MS = 250;
+/** One probe's limit: the first request starts the function and opens its database pool. */
+const PROBE_TIMEOUT_MS = 15_000;
+/** After this long without readiness, say what the probe gets (and keep trying). */
+const SLOW_START_NOTICE_MS = 60_000;
 
 const port = Number(process.env.PORT ?? '3000');
 if (!Number.isInteger(port) || port < 1 || port > 65535) {
   process.stderr.write('PORT must be a TCP port number\n');
   process.exit(2);
 }
+const readyFile = process.env[READY_FILE_VARIABLE] || undefined;
+const fsMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+if (readyFile) {
+  try {
+    await removeReadyFile(readyFile);
+  } catch (error) {
+    process.stderr.write(
+      `${READY_FILE_VARIABLE}: cannot remove ${readyFile}: ${fsMessage(error)}\n`,
+    );
+    process.exit(2);
+  }
+}
+
+/** Whether something already accepts connections on localhost:port (IPv4 or IPv6). */
+const portInUse = (): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect({ host: 'localhost', port });
+    socket.setTimeout(2000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => {
+      resolve(false);
+    });
+  });
+// Else the readiness probe could be answered by whatever holds the port.
+if (await portInUse()) {
+  process.stderr.write(`Port ${port} is in use on localhost: stop what uses it, or set PORT\n`);
+  process.exit(2);
+}
+
+const restaurant = SAMPLE_OWNER.restaurants[0];
+if (!restaurant) throw new Error('the sample owner has no restaurant');
 
 const stack = await startLocalStack({
   databaseUrl: process.env.DATABASE_URL,
@@ -26,6 +86,13 @@ process.stdout.write(
     `key set:  ${stack.env.JWKS_URL}\n`,
 );
 
+const url = `http://localhost:${port}`;
+const to = todayIn(restaurant.timeZone);
+const sampleUrl = `${url}/v1/restaurants/${restaurant.id}/reports/orders/day?from=${addDays(to, -6)}&to=${to}`;
+const token = await stack.issuer.sign(claimsFor(SAMPLE_OWNER), { expiresIn: '12h' });
+/** The statuses that mean the function answered the probe (see the header). */
+const readyStatuses = new Set(process.env.JWKS_URL ? [200, 401] : [200]);
+
 const serverless = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
 const child = spawn(
   process.execPath,
@@ -35,39 +102,83 @@ const child = spawn(
     stdio: ['ignore', 'pipe', 'pipe'],
   },
 );
-
-let announced = false;
-const relay = (target: NodeJS.WriteStream) => (chunk: Buffer) => {
-  target.write(chunk);
-  if (!announced && /Server ready/i.test(chunk.toString())) {
-    announced = true;
-    void announce();
-  }
-};
-child.stdout.on('data', relay(process.stdout));
-child.stderr.on('data', relay(process.stderr));
-
-const announce = async () => {
-  const restaurant = SAMPLE_OWNER.restaurants[0];
-  if (!restaurant) return;
-  const to = todayIn(restaurant.timeZone);
-  const token = await stack.issuer.sign(claimsFor(SAMPLE_OWNER), { expiresIn: '12h' });
-  process.stdout.write(
-    `\nportal-service-api is up at http://localhost:${port}. Try (token valid 12 h):\n\n` +
-      `curl -s -H 'Authorization: Bearer ${token}' \\\n` +
-      `  'http://localhost:${port}/v1/restaurants/${restaurant.id}/reports/orders/day?from=${addDays(to, -6)}&to=${to}'\n\n` +
-      `More tokens: npm run token -- --help\n`,
-  );
-};
+child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk));
+child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
 
 let stopping = false;
 const stop = async (code: number) => {
   if (stopping) return;
   stopping = true;
   child.kill('SIGTERM');
+  if (readyFile) await removeReadyFile(readyFile);
   await stack.close();
   process.exit(code);
 };
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 child.on('exit', (code) => void stop(code ?? 1));
+
+/** One GET of the sample request: its status, or why there was none (ECONNREFUSED, …). */
+const probe = async (): Promise<number | string> => {
+  try {
+    const response = await fetch(sampleUrl, {
+      headers: { Authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: unknown } }).cause;
+    if (typeof cause?.code === 'string') return cause.code;
+    return error instanceof Error ? error.message : String(error);
+  }
+};
+
+const untilReady = async (): Promise<number | undefined> => {
+  const started = Date.now();
+  let noticed = false;
+  while (!stopping) {
+    const result = await probe();
+    if (typeof result === 'number' && readyStatuses.has(result)) return result;
+    if (!noticed && Date.now() - started >= SLOW_START_NOTICE_MS) {
+      noticed = true;
+      process.stderr.write(
+        `npm start: not ready after ${SLOW_START_NOTICE_MS / 1000} s; GET ${sampleUrl} ` +
+          `${typeof result === 'number' ? `answers ${result}` : `fails: ${result}`} (still trying)\n`,
+      );
+    }
+    await sleep(PROBE_INTERVAL_MS);
+  }
+  return undefined;
+};
+
+const probeStatus = await untilReady();
+if (probeStatus !== undefined) {
+  if (readyFile) {
+    try {
+      await writeReadyFile(readyFile, {
+        version: 1,
+        url,
+        port,
+        pid: process.pid,
+        token,
+        sampleUrl,
+        probeStatus,
+        database: stack.embedded ? 'embedded' : 'DATABASE_URL',
+        keySetUrl: stack.env.JWKS_URL ?? '',
+        readyAt: new Date().toISOString(),
+      });
+    } catch (error) {
+      process.stderr.write(
+        `${READY_FILE_VARIABLE}: cannot write ${readyFile}: ${fsMessage(error)}\n`,
+      );
+      await stop(1);
+    }
+  }
+  process.stdout.write(
+    `\nportal-service-api is up at ${url}. Try (token valid 12 h):\n\n` +
+      `curl -s -H 'Authorization: Bearer ${token}' \\\n` +
+      `  '${sampleUrl}'\n\n` +
+      `More tokens: npm run token -- --help\n`,
+  );
+}
