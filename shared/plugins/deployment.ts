@@ -4,7 +4,7 @@
  * `Content-Type: application/json`. Every problem is a 400 VALIDATION_ERROR naming its field.
  */
 import { cannotBeEmpty, validationError, type ValidationEntry } from '../errors';
-import { invalidPortalVersion } from './query';
+import { invalidPortalVersion } from './parameters';
 import { isPortalVersion, type PortalVersion } from './registry';
 
 export const MAX_BODY_BYTES = 16 * 1024;
