@@ -2,8 +2,9 @@
  * End to end over HTTP: `npm start` on a free port with its embedded defaults (no
  * DATABASE_URL, no JWKS_URL), then the requests a browser client of the portal sends.
  */
-import type { IsoDate } from '../../shared/dates';
+import { createServer, type Server } from 'node:net';
 import { addDays, todayIn } from '../../scripts/dates';
+import type { IsoDate } from '../../shared/dates';
 import { run } from '../support/processes';
 import { freshEnv, startService, TSX, type RunningService } from '../support/service';
 
@@ -43,6 +44,20 @@ describe('npm start, over HTTP', () => {
     const body = (await response.json()) as { data: { data: { orderCount: number } }[] };
     expect(body.data).toHaveLength(7);
     expect(body.data.some((row) => row.data.orderCount > 0)).toBe(true);
+  });
+
+  it('is ready once it answers, as its readiness document says, and still prints the curl', () => {
+    expect(service.ready).toMatchObject({
+      version: 1,
+      url: base,
+      port: service.port,
+      token: curlToken,
+      sampleUrl: curlUrl,
+      probeStatus: 200,
+      database: 'embedded',
+    });
+    expect(service.output()).toContain(`curl -s -H 'Authorization: Bearer ${curlToken}'`);
+    expect(service.output()).toContain(`  '${curlUrl}'\n\nMore tokens: npm run token -- --help\n`);
   });
 
   it('answers a browser preflight with 200 and the spec headers', async () => {
@@ -150,4 +165,34 @@ describe('npm start, over HTTP', () => {
       expect(await response.json()).toMatchObject({ state: 'ERROR', code });
     },
   );
+});
+
+describe('npm start on a port something else holds', () => {
+  let holder: Server | undefined;
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => {
+      if (holder)
+        holder.close(() => {
+          resolve();
+        });
+      else resolve();
+    });
+  });
+
+  it('exits before it is ready, saying so, rather than report the other server as itself', async () => {
+    // Prepare
+    holder = createServer();
+    await new Promise<void>((resolve) => holder?.listen(0, 'localhost', resolve));
+    const address = holder.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+
+    // Act
+    const started = startService('e2e-port-taken', { PORT: String(port) });
+
+    // Assess
+    await expect(started).rejects.toThrow(
+      new RegExp(`exited with 2 before it was ready:[\\s\\S]*Port ${port} is in use`),
+    );
+  }, 60_000);
 });
