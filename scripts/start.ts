@@ -6,14 +6,19 @@
  * Ready means answered over HTTP, not a line of serverless-offline's output: `npm start` sends
  * the request of its curl (orders per day of the sample restaurant, with a fresh token of the
  * sample owner) until it is answered 200 — or 401 when JWKS_URL names a key set other than the
- * local issuer's, which cannot know the token — and only then prints the curl.
+ * local issuer's, which cannot know the token — and only then prints the curl. A PORT that
+ * something on localhost already accepts connections on is refused up front (exit 2): that
+ * something's answers could pass for the service's.
  *
  * PORTAL_READY_FILE=<path>: for tools and tests that start `npm start` themselves. Once ready,
  * a JSON document (scripts/local/ready.ts: url, port, pid, token, sampleUrl, probeStatus,
  * database, keySetUrl, readyAt) is written to that file atomically (a temporary file in the
- * same folder, then renamed: a reader sees all of it or nothing); a file already there is
- * removed at start, and the file is removed again when `npm start` stops. It holds a bearer
- * token, so it is readable by its owner only. scripts/local/service.ts is the reference reader.
+ * same folder, then renamed: a reader sees all of it or nothing; the folder must exist, else
+ * `npm start` stops with exit 1). A file already there is removed at start, and the file is
+ * removed again when `npm start` stops (on SIGINT, SIGTERM or serverless-offline's exit; not
+ * when killed with SIGKILL), so it stands for a service that is up. It holds the curl's bearer
+ * token, so it is readable by its owner only. scripts/local/service.ts is the reference reader:
+ * it waits for the file rather than reading the printed output.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
