@@ -10,14 +10,33 @@ import { isPortalVersion, type PortalVersion } from './registry';
 export const MAX_BODY_BYTES = 16 * 1024;
 export const MAX_BUNDLE_URL_LENGTH = 2048;
 
-/** Hosts a bundle may be served from over plain http (local development only). */
+/**
+ * Hosts a bundle may be served from over plain http (local development only), compared with the
+ * host exactly as written. `http://127.1/`, `http://2130706433/` or `http://LOCALHOST/` are
+ * refused: a URL parser normalises them to a local host, but the string stored and handed to the
+ * portal is the one written, not the parser's.
+ */
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
- * Printable ASCII without space, `"`, `<`, `>`, `\` and backtick: what a URL needs, including a
- * `{bundle}` placeholder, and nothing that could break out of an HTML attribute.
+ * Printable ASCII without space, `"`, `'`, backtick, `<`, `>` and `\`: what a URL needs,
+ * including a `{bundle}` placeholder, and nothing that can end an HTML attribute value or a
+ * JavaScript string (so no whitespace, control or non-ASCII character either).
  */
-const URL_CHARACTERS = /^[\x21\x23-\x3b\x3d\x3f-\x5b\x5d-\x5f\x61-\x7e]+$/;
+const URL_CHARACTERS = /^[\x21\x23-\x26\x28-\x3b\x3d\x3f-\x5b\x5d-\x5f\x61-\x7e]+$/;
+
+/**
+ * Sequences that become such a character once the URL is placed in HTML or JavaScript source: an
+ * HTML character reference (`&#39;`, `&#x27`, `&apos;`, and `&quot` even without its `;`, which
+ * HTML still decodes) and a template-literal substitution (`${`).
+ */
+const DECODED_BREAKOUT = /&(#|[a-z0-9]+;|quot)|\$\{/i;
+
+/** Scheme and authority as written: what follows `//` up to the first `/`, `?` or `#`. */
+const AUTHORITY = /^(https?):\/\/([^/?#]*)/i;
+
+/** An authority's host (an IP literal in brackets, or anything up to `:`) and optional port. */
+const HOST_AND_PORT = /^(\[[^\]]*\]|[^:]+)(?::\d*)?$/;
 
 export interface DeploymentRequest {
   readonly bundleUrl: string;
@@ -39,22 +58,37 @@ const invalid = (field: string, message: string): ValidationEntry => ({
 
 const NOT_A_JSON_OBJECT = invalid('body', 'body must be a JSON object');
 
-/**
- * An absolute https URL (http only for localhost) of at most 2048 characters, without
- * credentials; kept exactly as sent, so a placeholder such as `{bundle}` is not percent-encoded.
- */
-export const isValidBundleUrl = (value: string): boolean => {
-  if (value.length > MAX_BUNDLE_URL_LENGTH || !URL_CHARACTERS.test(value)) return false;
-  if (!/^https?:\/\/[^/]/i.test(value)) return false;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.username !== '' || url.password !== '' || url.hostname === '') return false;
-  return url.protocol === 'https:' || (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname));
+const BAD_CHARACTERS_MESSAGE =
+  'bundleUrl must contain only printable ASCII characters other than space, \' " ` < > and \\, and no ${ or HTML character reference (&#, &name; or &quot)';
+const BAD_URL_MESSAGE = `bundleUrl must be an absolute https URL (http only for localhost) of at most ${MAX_BUNDLE_URL_LENGTH} characters`;
+
+/** The scheme (lower case) and the host exactly as written, when the URL has no userinfo. */
+const schemeAndHost = (value: string): { scheme: string; host: string } | undefined => {
+  const [, scheme, authority = ''] = AUTHORITY.exec(value) ?? [];
+  const [, host] = HOST_AND_PORT.exec(authority) ?? [];
+  if (scheme === undefined || host === undefined || authority.includes('@')) return undefined;
+  return { scheme: scheme.toLowerCase(), host };
 };
+
+/**
+ * Why a bundle URL is refused, or undefined when it is valid: an absolute https URL (http only
+ * for `localhost`, `127.0.0.1` or `[::1]`, written exactly so) of at most 2048 characters,
+ * without credentials (not even an empty `@`), of characters that cannot end an HTML attribute
+ * or a JavaScript string. Every check reads the string as sent, which is what is stored: it is
+ * kept exactly, so a placeholder such as `{bundle}` is not percent-encoded; the URL parser only
+ * confirms that it is a URL.
+ */
+export const bundleUrlProblem = (value: string): string | undefined => {
+  if (!URL_CHARACTERS.test(value) || DECODED_BREAKOUT.test(value)) return BAD_CHARACTERS_MESSAGE;
+  if (value.length > MAX_BUNDLE_URL_LENGTH) return BAD_URL_MESSAGE;
+  const parts = schemeAndHost(value);
+  const allowed =
+    parts !== undefined &&
+    (parts.scheme === 'https' || (parts.scheme === 'http' && LOCAL_HOSTS.has(parts.host)));
+  return allowed && URL.canParse(value) ? undefined : BAD_URL_MESSAGE;
+};
+
+export const isValidBundleUrl = (value: string): boolean => bundleUrlProblem(value) === undefined;
 
 const isJsonContentType = (values: readonly string[]): boolean => {
   const [value] = values;
@@ -98,14 +132,11 @@ const isEmpty = (value: unknown): boolean =>
 
 const readBundleUrl = (value: unknown, entries: ValidationEntry[]): string | undefined => {
   if (isEmpty(value)) entries.push(cannotBeEmpty('bundleUrl'));
-  else if (typeof value === 'string' && isValidBundleUrl(value)) return value;
+  else if (typeof value !== 'string') entries.push(invalid('bundleUrl', BAD_URL_MESSAGE));
   else {
-    entries.push(
-      invalid(
-        'bundleUrl',
-        `bundleUrl must be an absolute https URL (http only for localhost) of at most ${MAX_BUNDLE_URL_LENGTH} characters`,
-      ),
-    );
+    const problem = bundleUrlProblem(value);
+    if (problem === undefined) return value;
+    entries.push(invalid('bundleUrl', problem));
   }
   return undefined;
 };

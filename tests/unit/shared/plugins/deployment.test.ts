@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { PortalError, type ValidationEntry } from '../../../../shared/errors';
 import {
+  bundleUrlProblem,
   isValidBundleUrl,
   MAX_BODY_BYTES,
   parseDeploymentRequest,
@@ -41,6 +42,12 @@ const BAD_URL: ValidationEntry = {
   code: 'INVALID_VALUE',
   message:
     'bundleUrl must be an absolute https URL (http only for localhost) of at most 2048 characters',
+};
+const BAD_CHARACTERS: ValidationEntry = {
+  field: 'bundleUrl',
+  code: 'INVALID_VALUE',
+  message:
+    'bundleUrl must contain only printable ASCII characters other than space, \' " ` < > and \\, and no ${ or HTML character reference (&#, &name; or &quot)',
 };
 const BAD_VERSION: ValidationEntry = {
   field: 'portalVersion',
@@ -157,6 +164,21 @@ describe('parseDeploymentRequest: missing, empty or wrong fields are 400 VALIDAT
     ['portalVersion 2', json({ bundleUrl: BUNDLE, portalVersion: 2 }), [BAD_VERSION]],
     ['portalVersion as a list', json({ bundleUrl: BUNDLE, portalVersion: ['v2'] }), [BAD_VERSION]],
     ['both wrong', json({ bundleUrl: 'ftp://x', portalVersion: true }), [BAD_URL, BAD_VERSION]],
+    [
+      'a bundleUrl that would close a single-quoted attribute (issue 9)',
+      json({ bundleUrl: "https://cdn.example.com/a.js'onload='x", portalVersion: 'v1' }),
+      [BAD_CHARACTERS],
+    ],
+    [
+      'an http bundleUrl whose host is 127.0.0.1 only once normalised (issue 9)',
+      json({ bundleUrl: 'http://127.1/a.js', portalVersion: 'v1' }),
+      [BAD_URL],
+    ],
+    [
+      'a bad bundleUrl character and a bad portalVersion',
+      json({ bundleUrl: 'https://cdn.example.com/a b.js', portalVersion: 'v3' }),
+      [BAD_CHARACTERS, BAD_VERSION],
+    ],
   ])('refuses %s', (_name, body, expected) => {
     // Act / Assess
     expect(entriesOf(body)).toEqual(expected);
@@ -226,18 +248,26 @@ describe('parseDeploymentRequest: missing, empty or wrong fields are 400 VALIDAT
   });
 });
 
-describe('isValidBundleUrl', () => {
+describe('isValidBundleUrl and bundleUrlProblem', () => {
   it.each([
     BUNDLE,
     'https://cdn.example.com/eu/reports/{bundle}',
     'https://cdn.example.com:8443/eu/reports/main.js?v=3#top',
+    'https://cdn.example.com/eu/reports/main.js?v=3&region=eu&amp=1',
+    'https://cdn.example.com/eu/reports/main.js?quota=1&x',
+    'https://cdn.example.com/eu/$reports/main.js',
+    'https://cdn.example.com/eu/reports/main.js#@top',
     'HTTPS://CDN.EXAMPLE.COM/eu/reports/main.js',
+    'https://2130706433/reports/main.js',
     'http://localhost:8080/reports/main.js',
+    'HTTP://localhost/reports/main.js',
     'http://127.0.0.1/reports/main.js',
     'http://[::1]:3000/reports/main.js',
+    'http://localhost',
     `https://cdn.example.com/${'a'.repeat(2048 - 'https://cdn.example.com/'.length)}`,
   ])('accepts %s', (url) => {
     // Act / Assess
+    expect(bundleUrlProblem(url)).toBeUndefined();
     expect(isValidBundleUrl(url)).toBe(true);
   });
 
@@ -249,23 +279,92 @@ describe('isValidBundleUrl', () => {
     ['a relative URL', '/eu/reports/main.js'],
     ['a scheme-relative URL', '//cdn.example.com/main.js'],
     ['a scheme without slashes', 'https:cdn.example.com/main.js'],
+    ['a scheme with one slash', 'https:/cdn.example.com/main.js'],
     ['credentials', 'https://user:secret@cdn.example.com/main.js'],
     ['a user name', 'https://user@cdn.example.com/main.js'],
-    ['a space', 'https://cdn.example.com/my bundle.js'],
-    ['a leading space', ' https://cdn.example.com/main.js'],
-    ['a newline', 'https://cdn.example.com/main.js\n'],
-    ['a quote', 'https://cdn.example.com/"main.js'],
-    ['an angle bracket', 'https://cdn.example.com/<script>'],
-    ['a backslash', 'https://cdn.example.com\\evil.example/main.js'],
-    ['non-ASCII', 'https://cdn.example.com/bündel.js'],
+    ['an empty user name', 'https://@cdn.example.com/main.js'],
+    ['an empty user name and password', 'https://:@cdn.example.com/main.js'],
+    ['localhost as a user name', 'http://localhost@cdn.example.com/main.js'],
+    ['a user name before localhost over http', 'http://cdn.example.com@localhost/main.js'],
     ['no host', 'https:///main.js'],
-    ['an unparseable host', 'https://exa mple.com/'],
+    ['an empty port and no host', 'https://:443/main.js'],
+    ['a port out of range', 'https://cdn.example.com:65536/main.js'],
+    ['a host that is not one', 'https://cdn%2Fexample.com/main.js'],
     [
       '2049 characters',
       `https://cdn.example.com/${'a'.repeat(2049 - 'https://cdn.example.com/'.length)}`,
     ],
-  ])('refuses %s', (_name, url) => {
+  ])('refuses %s as not an allowed URL', (_name, url) => {
     // Act / Assess
+    expect(bundleUrlProblem(url)).toBe(BAD_URL.message);
     expect(isValidBundleUrl(url)).toBe(false);
+  });
+
+  it.each([
+    ['127.0.0.1 in two parts', 'http://127.1/a.js'],
+    ['127.0.0.1 as one number', 'http://2130706433/a.js'],
+    ['127.0.0.1 in hexadecimal', 'http://0x7f.0.0.1/a.js'],
+    ['127.0.0.1 in octal', 'http://0177.0.0.1/a.js'],
+    ['::1 written out', 'http://[0:0:0:0:0:0:0:1]/a.js'],
+    ['localhost in capitals', 'http://LOCALHOST/a.js'],
+    ['localhost with a trailing dot', 'http://localhost./a.js'],
+    ['localhost percent-encoded', 'http://local%68ost/a.js'],
+    ['another loopback address', 'http://127.0.0.2/a.js'],
+  ])(
+    'refuses plain http to %s: the host as written must be localhost, 127.0.0.1 or [::1]',
+    (_name, url) => {
+      // Act / Assess
+      expect(bundleUrlProblem(url)).toBe(BAD_URL.message);
+    },
+  );
+
+  it.each([
+    ['a single quote (issue 9)', "https://cdn.example.com/a.js'onload='x"],
+    ['a double quote', 'https://cdn.example.com/"main.js'],
+    ['a backtick', 'https://cdn.example.com/`main.js'],
+    ['a space', 'https://cdn.example.com/my bundle.js'],
+    ['a leading space', ' https://cdn.example.com/main.js'],
+    ['a tab', 'https://cdn.example.com/main.js\tx'],
+    ['a line feed', 'https://cdn.example.com/main.js\n'],
+    ['a carriage return', 'https://cdn.example.com/main.js\rx'],
+    ['a form feed', 'https://cdn.example.com/main.js\fx'],
+    ['a no-break space', 'https://cdn.example.com/main.js\u00a0x'],
+    ['a line separator', 'https://cdn.example.com/main.js\u2028x'],
+    ['a paragraph separator', 'https://cdn.example.com/main.js\u2029x'],
+    ['an ideographic space', 'https://cdn.example.com/main.js\u3000x'],
+    ['a byte order mark', '\ufeffhttps://cdn.example.com/main.js'],
+    ['a NUL', 'https://cdn.example.com/main.js\u0000'],
+    ['DEL', 'https://cdn.example.com/main.js\u007f'],
+    ['an angle bracket', 'https://cdn.example.com/<script>'],
+    ['a closing angle bracket', 'https://cdn.example.com/a.js>'],
+    ['a backslash', 'https://cdn.example.com\\evil.example/main.js'],
+    ['non-ASCII', 'https://cdn.example.com/bündel.js'],
+    ['an astral character', 'https://cdn.example.com/\u{1f600}.js'],
+    ['an unparseable host with a space', 'https://exa mple.com/'],
+    ['a decimal character reference', 'https://cdn.example.com/a.js&#39;onload=&#39;x'],
+    ['a hexadecimal character reference without ;', 'https://cdn.example.com/a.js&#x27x'],
+    ['a named character reference', 'https://cdn.example.com/a.js&apos;x'],
+    ['&quot without ;, which HTML still decodes', 'https://cdn.example.com/a.js?&quot)'],
+    ['&QUOT;', 'https://cdn.example.com/a.js?&QUOT;'],
+    ['a template-literal substitution', 'https://cdn.example.com/${alert(1)}.js'],
+  ])('refuses %s as a character that can end an attribute or a string', (_name, url) => {
+    // Act / Assess
+    expect(bundleUrlProblem(url)).toBe(BAD_CHARACTERS.message);
+    expect(isValidBundleUrl(url)).toBe(false);
+  });
+
+  it('accepts in a path exactly the printable ASCII characters but space, quotes, backtick, <, > and \\', () => {
+    // Prepare
+    const codes = Array.from({ length: 0x10000 }, (_, code) => code);
+
+    // Act
+    const accepted = codes
+      .map((code) => String.fromCharCode(code))
+      .filter((character) => isValidBundleUrl(`https://cdn.example.com/a${character}b.js`));
+
+    // Assess
+    expect(accepted.join('')).toBe(
+      '!#$%&()*+,-./0123456789:;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_abcdefghijklmnopqrstuvwxyz{|}~',
+    );
   });
 });
