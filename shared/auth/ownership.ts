@@ -12,7 +12,7 @@ import type { PortalClaims } from './claims';
 export interface AccessRequest {
   /** The restaurant named by the path. */
   readonly restaurantId: string;
-  /** Every platform identifier the request sent (X-Platform-Id values, path platformId). */
+  /** Every platform identifier the request sent (its X-Platform-Id values). */
   readonly platformsSent: readonly string[];
 }
 
