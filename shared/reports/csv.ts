@@ -2,8 +2,21 @@
  * CSV export of a report (RFC 4180): one column per property (its csvName), and with compare
  * rows the same columns again suffixed `_comparison` — for orders per day exactly the
  * comparison CSV of spec 2.4. Every value is double-quoted, inner quotes doubled, lines end
- * with CRLF. Text a spreadsheet would run as a formula is neutralised with a leading `'`;
- * numbers stay numbers.
+ * with CRLF.
+ *
+ * Formula neutralisation: a text value gets a leading `'` (and is otherwise kept as is) when
+ * - it starts with a tab or a carriage return, or
+ * - its first character after any leading whitespace is `=`, `+`, `-` or `@`, or a character
+ *   that Unicode compatibility normalisation (NFKC) turns into one of them: fullwidth `＝ ＋ － ＠`,
+ *   small `﹦ ﹢ ﹣ ﹫`, superscript and subscript `⁺ ⁼ ₊ ₌`, `⩵ ⩶` and `﬩`.
+ * Leading whitespace is any run of Unicode White_Space characters (space, tab, line feed,
+ * vertical tab, form feed, carriage return, no-break space U+00A0, U+1680, U+2000–U+200A, line and
+ * paragraph separators U+2028–U+2029, U+202F, U+205F, U+3000), the byte order mark U+FEFF, and
+ * the invisible U+180E, U+200B–U+200D and U+2060: spreadsheet importers that trim or ignore
+ * them would otherwise read the cell as a formula.
+ * Numbers are written as JavaScript prints them (`-12.5`, `1e+21`) and never neutralised: a
+ * number value is only ever digits, sign, point and exponent, which a spreadsheet reads as that
+ * number, and a `'` would turn a negative amount into text that sums skip.
  */
 import { validationError } from '../errors';
 import type { GatewayResult } from '../http/event';
@@ -11,12 +24,23 @@ import type { PropertyDefinition, ReportRow } from './report';
 
 export type ReportFormat = 'json' | 'csv';
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** Characters a spreadsheet may run as a formula when a cell starts with them. */
+const FORMULA_START = /^[=+\-@]/;
+
+/** Leading characters an importer may trim or ignore: see the module header. */
+const LEADING_BLANKS = /^[\s\u180e\u200b-\u200d\u2060]+/;
+
+/** Whether a spreadsheet could read this text as a formula (the rule of the module header). */
+const isFormulaLike = (text: string): boolean => {
+  if (text.startsWith('\t') || text.startsWith('\r')) return true;
+  const [first = ''] = text.replace(LEADING_BLANKS, '');
+  return FORMULA_START.test(first.normalize('NFKC'));
+};
 
 const cell = (value: string | number | undefined): string => {
   if (value === undefined) return '""';
   const text =
-    typeof value === 'number' ? String(value) : FORMULA_START.test(value) ? `'${value}` : value;
+    typeof value === 'number' ? String(value) : isFormulaLike(value) ? `'${value}` : value;
   return `"${text.replaceAll('"', '""')}"`;
 };
 

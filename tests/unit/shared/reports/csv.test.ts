@@ -48,22 +48,76 @@ describe('toCsv', () => {
     expect(csv).toBe('name\r\n"""Spezial"" Teller, groß\nzwei"\r\n');
   });
 
-  it.each(['=HYPERLINK("http://x")', '+1+1', '-2+3', '@SUM(A1)', '\tcmd', '\rcmd'])(
+  /** The CSV of one text column `name` holding this value. */
+  const nameCsv = (name: string): string =>
+    toCsv([{ key: 'name', name: 'Dish', type: 'string' }], [{ data: { name } }]);
+
+  it.each(['=HYPERLINK("http://x")', '+1+1', '-2+3', '@SUM(A1)', '\tcmd', '\rcmd', '\t', '\r'])(
     'neutralises the text cell %j that a spreadsheet would run as a formula',
     (name) => {
-      const csv = toCsv([{ key: 'name', name: 'Dish', type: 'string' }], [{ data: { name } }]);
-
-      expect(csv).toBe(`name\r\n"'${name.replaceAll('"', '""')}"\r\n`);
+      expect(nameCsv(name)).toBe(`name\r\n"'${name.replaceAll('"', '""')}"\r\n`);
     },
   );
 
-  it('keeps negative numbers as numbers', () => {
+  it.each([
+    ['a line feed', '\n=1+1'],
+    ['a carriage return', '\r=1+1'],
+    ['a tab', '\t+1'],
+    ['a space', ' =1+1'],
+    ['spaces', '   -2+3'],
+    ['a vertical tab', '\v@SUM(A1)'],
+    ['a form feed', '\f=1'],
+    ['a no-break space', '\u00a0=1+1'],
+    ['a narrow no-break space', '\u202f=1'],
+    ['an ideographic space', '\u3000=1'],
+    ['an en quad', '\u2000=1'],
+    ['a line separator', '\u2028=1'],
+    ['a byte order mark', '\ufeff=1'],
+    ['a zero-width space', '\u200b=1'],
+    ['a word joiner', '\u2060@A1'],
+    ['mixed blanks', ' \n\u00a0\t=1'],
+    ['a space, then a fullwidth equals sign', ' \uff1d1'],
+  ])('neutralises a text cell whose formula character follows %s', (_name, name) => {
+    expect(nameCsv(name)).toBe(`name\r\n"'${name}"\r\n`);
+  });
+
+  it.each([
+    ['a fullwidth equals sign', '\uff1d1+1'],
+    ['a fullwidth plus sign', '\uff0b1'],
+    ['a fullwidth hyphen-minus', '\uff0d1'],
+    ['a fullwidth commercial at', '\uff20SUM(A1)'],
+    ['a small equals sign', '\ufe661'],
+  ])(
+    'neutralises a text cell starting with %s, which NFKC turns into = + - or @',
+    (_name, name) => {
+      expect(nameCsv(name)).toBe(`name\r\n"'${name}"\r\n`);
+    },
+  );
+
+  it.each([' Teller', '\nzwei', '\u00a0x', ' 1', '\uff21', '\u2212 1', 'a=b', 'x-1'])(
+    'keeps the text cell %j as it is: no formula character after its leading blanks',
+    (name) => {
+      expect(nameCsv(name)).toBe(`name\r\n"${name}"\r\n`);
+    },
+  );
+
+  it('neutralises, of every character of the Basic Multilingual Plane after a space, exactly = + - @ and those NFKC turns into them', () => {
+    const characters = Array.from({ length: 0x10000 }, (_, code) => String.fromCharCode(code));
+
+    const neutralised = characters
+      .filter((character) => !/^[\s\u180e\u200b-\u200d\u2060]$/.test(character))
+      .filter((character) => nameCsv(` ${character}1`).startsWith(`name\r\n"'`));
+
+    expect(neutralised.join(' ')).toBe('+ - = @ ⁺ ⁼ ₊ ₌ ⩵ ⩶ ﬩ ﹢ ﹣ ﹦ ﹫ ＋ － ＝ ＠');
+  });
+
+  it('keeps numbers as numbers, negative ones too: a number cell is never neutralised', () => {
     const csv = toCsv(
       [{ key: 'revenue', name: 'Sales', type: 'number' }],
-      [{ data: { revenue: -12.5 } }],
+      [{ data: { revenue: -12.5 } }, { data: { revenue: -0.01 } }, { data: { revenue: 1e21 } }],
     );
 
-    expect(csv).toBe('revenue\r\n"-12.5"\r\n');
+    expect(csv).toBe('revenue\r\n"-12.5"\r\n"-0.01"\r\n"1e+21"\r\n');
   });
 });
 
