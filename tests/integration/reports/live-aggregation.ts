@@ -7,9 +7,10 @@
 import type postgres from 'postgres';
 import type { DateRange, IsoDate } from '../../../shared/dates';
 import { decimal, integer, text } from '../../../shared/db/rows';
-import { COUNTED_STATES } from '../../../shared/reports/postgres-repository';
-import type { DayTotals, DishTotals, ReportScope } from '../../../shared/reports/repository';
-import type { MonthTotals } from '../../../shared/reports/revenue';
+import type { DishTotals } from '../../../shared/reports/dishes.sql';
+import { COUNTED_STATES, type ReportScope } from '../../../shared/reports/domain';
+import type { DayTotals } from '../../../shared/reports/orders-per-day.sql';
+import type { MonthTotals } from '../../../shared/reports/revenue.sql';
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 

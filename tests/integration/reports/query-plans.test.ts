@@ -3,17 +3,18 @@
  * restaurants over two years, ~2.5 lines each, written inside a transaction that is rolled back
  * (the seeded sample data stays as it was) and ANALYZEd there; the triggers of migration 003
  * fill the daily rollups as the rows arrive. EXPLAIN (FORMAT JSON) of the exact SQL each
- * PostgreSQL report adapter sends (caught through postgres.js' debug hook) must range-scan the
- * primary key of its rollup table (restaurant, platform, a range of days), never read a rollup
- * sequentially and never read orders or order lines at all. Runs on the embedded PGlite and on
+ * report's SQL module (shared/reports/<id>.sql.ts) sends (caught through postgres.js' debug
+ * hook) must range-scan the primary key of its rollup table (restaurant, platform, a range of
+ * days), never read a rollup sequentially and never read orders or order lines at all. Runs on the embedded PGlite and on
  * TEST_DATABASE_URL alike; the planner is left at its defaults; the data volume alone makes the
  * index the cheaper path. Latency is measured by bench/queries.ts, never here.
  */
 import postgres from 'postgres';
 import type { Sql } from '../../../shared/db/client';
 import type { IsoDate } from '../../../shared/dates';
-import { createPostgresReportRepository } from '../../../shared/reports/postgres-repository';
-import { revenueQueries } from '../../../shared/reports/queries/revenue';
+import { dishesQueries } from '../../../shared/reports/dishes.sql';
+import { ordersPerDayQueries } from '../../../shared/reports/orders-per-day.sql';
+import { revenueQueries } from '../../../shared/reports/revenue.sql';
 
 const DAYS_INDEX = 'report_daily_orders_pkey';
 const DISHES_INDEX = 'report_daily_dishes_pkey';
@@ -136,12 +137,10 @@ const expectRollupRangeScan = (nodes: readonly PlanNode[], index: string, upperB
   expect(source).toEqual([]);
 };
 
-const reports = (sql: Sql) => createPostgresReportRepository(sql);
-
 describe('report query plans at scale', () => {
   it(`orders/day for one restaurant over 31 days range-scans ${DAYS_INDEX}, never reading orders`, async () => {
     expectRollupRangeScan(
-      await plansOf((sql) => reports(sql).ordersPerDay(scope, range)),
+      await plansOf((sql) => ordersPerDayQueries(sql).ordersPerDay(scope, range)),
       DAYS_INDEX,
       /day <= /,
     );
@@ -149,7 +148,7 @@ describe('report query plans at scale', () => {
 
   it(`dishes for one restaurant over 31 days range-scans ${DISHES_INDEX}, never reading orders or lines`, async () => {
     expectRollupRangeScan(
-      await plansOf((sql) => reports(sql).dishes(scope, range)),
+      await plansOf((sql) => dishesQueries(sql).dishes(scope, range)),
       DISHES_INDEX,
       /day <= /,
     );

@@ -21,11 +21,10 @@ import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
 import type { DateRange, IsoDate } from '../../../shared/dates';
 import { addDays, todayIn } from '../../../scripts/dates';
 import type { Sql } from '../../../shared/db/client';
-import {
-  COUNTED_STATES,
-  createPostgresReportRepository,
-} from '../../../shared/reports/postgres-repository';
-import { revenueQueries } from '../../../shared/reports/queries/revenue';
+import { dishesQueries } from '../../../shared/reports/dishes.sql';
+import { COUNTED_STATES } from '../../../shared/reports/domain';
+import { ordersPerDayQueries } from '../../../shared/reports/orders-per-day.sql';
+import { revenueQueries } from '../../../shared/reports/revenue.sql';
 import {
   liveDishes,
   liveOrdersPerDay,
@@ -507,7 +506,8 @@ describe('daily rollups', () => {
             await apply(tx, s);
             await expectRollupsMatchSource(tx, `step ${i} ${s.kind}`);
           }
-          const repository = createPostgresReportRepository(tx as unknown as Sql);
+          const perDay = ordersPerDayQueries(tx as unknown as Sql);
+          const dishList = dishesQueries(tx as unknown as Sql);
           const revenue = revenueQueries(tx as unknown as Sql);
           const zones = await tx<{ id: string; time_zone: string }[]>`
             select id, time_zone from restaurants where id = any(${RESTAURANT_IDS})`;
@@ -516,9 +516,9 @@ describe('daily rollups', () => {
               const scope = { restaurantId: id, platformId: platform };
               for (const range of rangesFor(zone)) {
                 const [days, liveDays, dishes, liveDishList] = await Promise.all([
-                  repository.ordersPerDay(scope, range),
+                  perDay.ordersPerDay(scope, range),
                   liveOrdersPerDay(tx, scope, range),
-                  repository.dishes(scope, range),
+                  dishList.dishes(scope, range),
                   liveDishes(tx, scope, range),
                 ]);
                 expect({ scope, range, days, dishes }).toEqual({
