@@ -1,12 +1,13 @@
 /**
- * The plugin registry's handlers (functions/plugins/*), invoked with real API Gateway events
- * against the real database, the real key set of the global setup and the seeded deployment
- * key. Each test starts from the seeded registry plus a few plugins of its own; the seeded
- * state is restored afterwards, because other test files share the database.
+ * The plugin registry's handlers (functions/plugins.ts, functions/deploy-plugin.ts), invoked
+ * with real API Gateway events against the real database, the real key set of the global setup
+ * and the seeded deployment key. Each test starts from the seeded registry plus a few plugins
+ * of its own; the seeded state is restored afterwards, because other test files share the
+ * database.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { handler as deployHandler } from '../../../functions/plugins/deploy';
-import { handler as listHandler } from '../../../functions/plugins/list';
+import { handler as deployHandler } from '../../../functions/deploy-plugin';
+import { handler as listHandler } from '../../../functions/plugins';
 import { SAMPLE_OWNERS, type SampleOwner } from '../../../scripts/db/sample-data';
 import {
   LOCAL_PLUGIN_API_KEY,

@@ -1,12 +1,13 @@
 /**
- * The deployed handlers (functions/reports/*), invoked with real API Gateway events against the
- * real database and the real local key-set server of the global setup. Report figures are
- * checked against an independent reading of the raw orders (tests/support/oracle.ts).
+ * The deployed report handlers (functions/orders-per-day.ts, functions/dishes.ts), invoked with
+ * real API Gateway events against the real database and the real local key-set server of the
+ * global setup. Report figures are checked against an independent reading of the raw orders
+ * (tests/support/oracle.ts).
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createLogger } from '../../../shared/logger';
-import { handler as dishesHandler } from '../../../functions/reports/dishes';
-import { handler as ordersDayHandler } from '../../../functions/reports/orders-day';
+import { handler as dishesHandler } from '../../../functions/dishes';
+import { handler as ordersDayHandler } from '../../../functions/orders-per-day';
 import { reportEndpoint } from '../../../middleware/compose';
 import { SAMPLE_OWNERS, type SampleOwner } from '../../../scripts/db/sample-data';
 import { createIssuer } from '../../../scripts/local/issuer';
@@ -477,7 +478,7 @@ describe('spec section 7, as a client meets each row', () => {
       loadConfig({ ...process.env, JWKS_URL: 'http://127.0.0.1:9/v2/jwks.json' }),
       createLogger('info', (line) => lines.push(line)),
     );
-    const endpoint = reportEndpoint(ordersPerDay, deps.reports, deps);
+    const endpoint = reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps);
     const token = await tokenFor(owner1);
 
     const result = await invoke(
@@ -504,7 +505,7 @@ describe('spec section 7, as a client meets each row', () => {
         DB_CONNECT_TIMEOUT_SECONDS: '1',
       }),
     );
-    const endpoint = reportEndpoint(ordersPerDay, deps.reports, deps);
+    const endpoint = reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps);
     const token = await tokenFor(owner1);
 
     const result = await invoke(

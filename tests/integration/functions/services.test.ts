@@ -1,6 +1,6 @@
 /**
- * The orders-today, revenue and dashboard handlers (functions/orders/today,
- * functions/reports/revenue, functions/dashboard/today), invoked with real API Gateway events
+ * The orders-today, revenue and dashboard handlers (functions/orders-today.ts,
+ * functions/revenue.ts, functions/dashboard.ts), invoked with real API Gateway events
  * against the real database and the real local key-set server of the global setup. Figures are
  * checked against an independent reading of the raw orders (tests/support/services-oracle.ts);
  * answers that depend on the clock are checked against the reading at the moment before and
@@ -8,18 +8,18 @@
  * restaurant that exists only inside a rolled-back transaction, with the database clock set.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { handler as dashboardHandler } from '../../../functions/dashboard/today';
-import { handler as ordersTodayHandler } from '../../../functions/orders/today';
-import { handler as revenueHandler } from '../../../functions/reports/revenue';
+import { handler as dashboardHandler } from '../../../functions/dashboard';
+import { handler as ordersTodayHandler } from '../../../functions/orders-today';
+import { handler as revenueHandler } from '../../../functions/revenue';
 import { SAMPLE_OWNERS, type SampleOwner } from '../../../scripts/db/sample-data';
-import { dashboardQueries } from '../../../shared/dashboard/queries';
-import { dashboard } from '../../../shared/dashboard/today';
 import type { IsoDate } from '../../../shared/dates';
 import { addDays, todayIn } from '../../../scripts/dates';
+import { dashboard } from '../../../shared/reports/dashboard';
+import { dashboardQueries } from '../../../shared/reports/dashboard.sql';
 import { ordersToday } from '../../../shared/reports/orders-today';
-import { ordersTodayQueries } from '../../../shared/reports/queries/orders-today';
-import { revenueQueries } from '../../../shared/reports/queries/revenue';
+import { ordersTodayQueries } from '../../../shared/reports/orders-today.sql';
 import { revenue } from '../../../shared/reports/revenue';
+import { revenueQueries } from '../../../shared/reports/revenue.sql';
 import { closeContainerDependencies } from '../../../shared/runtime';
 import {
   httpApiEvent,
