@@ -1,11 +1,7 @@
-import {
-  catalogue,
-  reportAt,
-  type CatalogueReport,
-  type Endpoint,
-} from '../../../../shared/catalogue';
-import { buildManifest, renderManifestMarkdown, UNITS } from '../../../../shared/reports/manifest';
-import type { PropertyDefinition, Unit } from '../../../../shared/reports/report';
+import { buildManifest, renderManifestMarkdown } from '../../../build/manifest';
+import { UNITS } from '../../../build/units';
+import { catalogue, report, type CatalogueReport, type Endpoint } from '../../../shared/catalogue';
+import type { PropertyDefinition, Unit } from '../../../shared/reports/report';
 
 const GOOD: readonly PropertyDefinition[] = [
   { key: 'month', name: 'Month', type: 'string', unit: 'DATE_MONTH' },
@@ -13,15 +9,23 @@ const GOOD: readonly PropertyDefinition[] = [
   { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY' },
 ];
 
+/**
+ * A report made up for the test. Its handler file is one that exists: the catalogue's
+ * validation checks that (tests/unit/build/validate.test.ts), and these tests are about its
+ * properties and routes.
+ */
 const reportWith = (properties: readonly PropertyDefinition[]): Endpoint => {
-  const report: CatalogueReport = {
+  const definition: CatalogueReport = {
     id: 'monthly-test',
     title: 'Monthly test',
     description: 'A report made up for the test.',
     properties,
     parameters: [],
   };
-  return reportAt('monthlyTest', report, '/v1/restaurants/{id}/reports/monthly-test');
+  return {
+    ...report(definition, '/v1/restaurants/{id}/reports/monthly-test'),
+    handlerFile: 'functions/revenue.ts',
+  };
 };
 
 /** What buildManifest threw, as [is a TypeError, message]. */
