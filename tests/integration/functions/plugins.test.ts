@@ -474,6 +474,13 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
       'bundleUrl must be an absolute https URL (http only for localhost) of at most 2048 characters',
   };
 
+  const badCharacters = {
+    field: 'bundleUrl',
+    code: 'INVALID_VALUE',
+    message:
+      'bundleUrl must contain only printable ASCII characters other than space, \' " ` < > and \\, and no ${ or HTML character reference (&#, &name; or &quot)',
+  };
+
   it.each<[string, APIGatewayProxyEvent, unknown[]]>([
     [
       'an empty body',
@@ -500,6 +507,26 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
     [
       'plain http to a CDN',
       deployEvent('reports', { ...valid, bundleUrl: 'http://cdn.example.com/x.js' }),
+      [badUrl],
+    ],
+    [
+      "a bundleUrl with a single quote (issue 9's attack)",
+      deployEvent('reports', { ...valid, bundleUrl: "https://cdn.example.com/a.js'onload='x" }),
+      [badCharacters],
+    ],
+    [
+      'plain http to 127.1, 127.0.0.1 only once normalised (issue 9)',
+      deployEvent('reports', { ...valid, bundleUrl: 'http://127.1/a.js' }),
+      [badUrl],
+    ],
+    [
+      'plain http to 2130706433, 127.0.0.1 only once normalised (issue 9)',
+      deployEvent('reports', { ...valid, bundleUrl: 'http://2130706433/a.js' }),
+      [badUrl],
+    ],
+    [
+      'an empty user name, which a URL parser drops',
+      deployEvent('reports', { ...valid, bundleUrl: 'https://@cdn.example.com/a.js' }),
       [badUrl],
     ],
     [
