@@ -1,17 +1,21 @@
 /**
  * The OpenAPI document and the manifest against what is deployed: a real OpenAPI 3.1 validator
- * accepts the document; serverless.yml, the catalogue and the document list exactly the same
- * routes; and the files committed in docs/ are what `npm run manifest` and `npm run openapi`
- * write now.
+ * accepts the document; it documents exactly the routes of serverless.yml's functions, which
+ * serverless.yml takes from the catalogue (build/serverless.ts through
+ * scripts/serverless/functions.cjs) and holds no copy of; every generated handler is its
+ * endpoint's module; and the files committed in docs/ are what `npm run manifest` and
+ * `npm run openapi` write now.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { buildOpenApiDocument } from '../../scripts/openapi-document';
+import { buildOpenApiDocument } from '../../build/openapi';
+import { serverlessFunctions } from '../../build/serverless';
 import { catalogue } from '../../shared/catalogue';
-import { serverlessFunctions } from '../support/declarations';
+import { closeContainerDependencies } from '../../shared/runtime';
+import { handlerOf } from '../support/declarations';
 import { ROOT, run } from '../support/processes';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
@@ -60,10 +64,10 @@ describe('the OpenAPI document', () => {
     expect(validator.version).toBe('3.1');
   });
 
-  it('documents exactly the routes of serverless.yml', () => {
+  it("documents exactly the routes of serverless.yml's functions", () => {
     // Prepare
-    const deployed = serverlessFunctions().flatMap((fn) =>
-      fn.routes.map((route) => `${route.method} ${route.path}`),
+    const deployed = Object.values(serverlessFunctions()).flatMap((fn) =>
+      fn.events.map(({ http }) => `${http.method.toUpperCase()} ${http.path}`),
     );
 
     // Act
@@ -71,27 +75,6 @@ describe('the OpenAPI document', () => {
 
     // Assess
     expect(sorted(documented)).toEqual(sorted(deployed));
-  });
-
-  it('catalogues every function of serverless.yml with exactly its routes', () => {
-    // Prepare
-    const deployed = serverlessFunctions().map((fn) => ({
-      function: fn.name,
-      routes: sorted(fn.routes.map((route) => `${route.method} ${route.path}`)),
-    }));
-
-    // Act
-    const catalogued = catalogue.map((endpoint) => ({
-      function: endpoint.function,
-      routes: sorted(
-        endpoint.paths.flatMap((path) => [`${endpoint.method} ${path}`, `OPTIONS ${path}`]),
-      ),
-    }));
-
-    // Assess
-    const byName = (a: { function: string }, b: { function: string }) =>
-      a.function.localeCompare(b.function);
-    expect([...catalogued].sort(byName)).toEqual([...deployed].sort(byName));
   });
 
   it('answers every report with rows built from its properties, data required and compare optional', () => {
@@ -361,6 +344,67 @@ describe('the OpenAPI document', () => {
         },
       },
     });
+  });
+});
+
+describe("serverless.yml's functions", () => {
+  afterAll(closeContainerDependencies);
+
+  it('are generated from the catalogue: serverless.yml holds no function of its own', () => {
+    // Prepare
+    const yaml = readFileSync(join(ROOT, 'serverless.yml'), 'utf8').split('\n');
+
+    // Act
+    const functions = yaml.filter((line) => /^functions:/.test(line));
+    const handlers = yaml.filter((line) => /^\s*handler:/.test(line));
+
+    // Assess
+    expect(functions).toEqual(['functions: ${file(./scripts/serverless/functions.cjs):functions}']);
+    expect(handlers).toEqual([]);
+  });
+
+  it('resolve, as serverless reads them through scripts/serverless/functions.cjs, to the functions of every catalogue endpoint', async () => {
+    // Act
+    const resolved = await run(
+      [
+        '--eval',
+        "require('./scripts/serverless/functions.cjs')().then((value) => process.stdout.write(JSON.stringify(value)))",
+      ],
+      {},
+    );
+
+    // Assess
+    expect({ code: resolved.code, stderr: resolved.stderr }).toEqual({ code: 0, stderr: '' });
+    const { functions } = JSON.parse(resolved.stdout) as { functions: Record<string, unknown> };
+    expect(functions).toEqual(serverlessFunctions());
+    expect(Object.keys(functions)).toEqual(catalogue.map((endpoint) => endpoint.function));
+  });
+
+  it("run, each, the handler its endpoint's module exports, routed by its method and OPTIONS on each of its paths", async () => {
+    // Prepare
+    const functions = serverlessFunctions();
+
+    // Act
+    const deployed = await Promise.all(
+      catalogue.map(async (endpoint) => ({
+        function: endpoint.function,
+        handler: functions[endpoint.function]?.handler,
+        runs: typeof (await handlerOf(endpoint)),
+        routes: functions[endpoint.function]?.events.map(
+          ({ http }) => `${http.method.toUpperCase()} ${http.path}`,
+        ),
+      })),
+    );
+
+    // Assess
+    expect(deployed).toEqual(
+      catalogue.map((endpoint) => ({
+        function: endpoint.function,
+        handler: `${endpoint.handlerFile.replace(/\.ts$/, '')}.handler`,
+        runs: 'function',
+        routes: endpoint.paths.flatMap((path) => [`${endpoint.method} ${path}`, `OPTIONS ${path}`]),
+      })),
+    );
   });
 });
 

@@ -1,12 +1,21 @@
 /**
- * What the tests hold the code to: the declarations of the reports (every row a report answers
- * has exactly its declared keys, types and unit formats) and the routes of serverless.yml (read
- * with a regular expression over its one-line `- http: { path, method }` events).
+ * What the tests hold the code to, read from the catalogue (shared/catalogue.ts) and the
+ * definitions it lists, never from a list of the tests' own: every row a report answers has
+ * exactly its declared keys, types and unit formats; each endpoint is answered by the `handler`
+ * of its handler file (the module serverless.yml's generated `functions:` deploys); and a
+ * request's query string is made from the parameters its definition declares.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseIsoDate } from '../../shared/dates';
-import type { PropertyDefinition, ReportRow, RowValues } from '../../shared/reports/report';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { Endpoint } from '../../shared/catalogue';
+import { parseIsoDate, type DateRange } from '../../shared/dates';
+import type {
+  ParameterDefinition,
+  PropertyDefinition,
+  ReportRow,
+  RowValues,
+} from '../../shared/reports/report';
+import { MONTH_RANGE_PARAMETERS } from '../../shared/reports/revenue';
 
 /** YYYY-MM-DD that is a real calendar date. */
 const isCalendarDate = (value: string): boolean => parseIsoDate(value) !== undefined;
@@ -95,39 +104,75 @@ export const rowProblems = (
     ];
   });
 
-export interface ServerlessFunction {
-  readonly name: string;
-  /** The handler's module, e.g. functions/reports/orders-day */
-  readonly module: string;
-  readonly routes: readonly { readonly method: string; readonly path: string }[];
+const ROOT = join(import.meta.dirname, '../..');
+
+export type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyResult>;
+
+/** Imports one after the other: Jest's ESM loader fails imports of shared modules at once. */
+let importing: Promise<unknown> = Promise.resolve();
+
+/** The `handler` its handler file exports: what the endpoint's deployed function runs. */
+export const handlerOf = async (endpoint: Endpoint): Promise<Handler> => {
+  const module = importing.then(
+    () => import(join(ROOT, endpoint.handlerFile)) as Promise<{ handler?: unknown }>,
+  );
+  importing = module.catch(() => undefined);
+  const loaded = await module;
+  if (typeof loaded.handler !== 'function') {
+    throw new TypeError(`${endpoint.handlerFile} exports no handler function`);
+  }
+  return loaded.handler as Handler;
+};
+
+/** The ranges a sample request asks for. */
+export interface SampleRanges {
+  /** A day range (`from`, `to`). */
+  readonly days: DateRange;
+  /** The comparison days (`compare[from]`, `compare[to]`); without it they are left out. */
+  readonly compare?: DateRange;
+  /** A month range (the parameters of MONTH_RANGE_PARAMETERS): first days of months. */
+  readonly months: DateRange;
 }
 
-const FUNCTION_LINE = /^ {2}(\w+):\s*$/;
-const HANDLER_LINE = /^ {4}handler:\s*(\S+)\.(\w+)\s*$/;
-const HTTP_LINE = /^\s+- http: \{ path: '([^']+)', method: (\w+) \}\s*$/;
+/** Declared as the month range (revenue's parameters, or any definition's that reuses them). */
+const isMonthParameter = (parameter: ParameterDefinition): boolean =>
+  MONTH_RANGE_PARAMETERS.includes(parameter);
 
-/** The functions of serverless.yml, with their handler module and their http routes. */
-export const serverlessFunctions = (
-  file = join(import.meta.dirname, '../../serverless.yml'),
-): ServerlessFunction[] => {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  const start = lines.indexOf('functions:');
-  const end = lines.findIndex((line, index) => index > start && /^\S/.test(line));
-  const functions: { name: string; module: string; routes: { method: string; path: string }[] }[] =
-    [];
-  for (const line of lines.slice(start + 1, end === -1 ? undefined : end)) {
-    const name = FUNCTION_LINE.exec(line)?.[1];
-    if (name) {
-      functions.push({ name, module: '', routes: [] });
-      continue;
-    }
-    const current = functions.at(-1);
-    const handler = HANDLER_LINE.exec(line);
-    if (current && handler) current.module = handler[1] ?? '';
-    const http = HTTP_LINE.exec(line);
-    if (current && http) {
-      current.routes.push({ path: http[1] ?? '', method: (http[2] ?? '').toUpperCase() });
+/**
+ * A query string made from a definition's declared parameters: a date parameter takes the day
+ * (or, declared as a month range, the month) its name asks for in `ranges`; a required choice
+ * takes its first value; optional parameters without a sample value are left out. Throws when
+ * a required parameter's declaration does not say what to send.
+ */
+export const sampleParameters = (
+  owner: string,
+  parameters: readonly ParameterDefinition[],
+  ranges: SampleRanges,
+): Record<string, string> => {
+  const days: Readonly<Record<string, string | undefined>> = {
+    from: ranges.days.from,
+    to: ranges.days.to,
+    'compare[from]': ranges.compare?.from,
+    'compare[to]': ranges.compare?.to,
+  };
+  const months: Readonly<Record<string, string | undefined>> = {
+    from: ranges.months.from,
+    to: ranges.months.to,
+  };
+  const query: Record<string, string> = {};
+  for (const parameter of parameters) {
+    const date =
+      parameter.format === 'date'
+        ? (isMonthParameter(parameter) ? months : days)[parameter.name]
+        : undefined;
+    const choice = parameter.enum?.[0];
+    if (date !== undefined) query[parameter.name] = date;
+    else if (parameter.required && choice !== undefined) query[parameter.name] = choice;
+    else if (parameter.required) {
+      throw new Error(
+        `no sample value for ${owner}'s required parameter ${parameter.name}: its declaration names no date range or choice`,
+      );
     }
   }
-  return functions;
+  return query;
 };

@@ -1,20 +1,27 @@
 /**
  * One definition per report: every report of the catalogue, invoked through its deployed
- * handler module (serverless.yml's `handler`) over the seeded sample data, answers rows that
+ * handler module (its `handlerFile`, the handler of serverless.yml's generated function) over
+ * the seeded sample data with a query made from its declared parameters, answers rows that
  * keep its declaration exactly — the declared keys and no others, their types, and their unit
  * formats — in `data` and in `compare`.
  */
-import { join } from 'node:path';
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { IsoDate } from '../../../shared/dates';
 import { addDays, todayIn } from '../../../scripts/dates';
 import { catalogue, type CatalogueReport } from '../../../shared/catalogue';
 import type { PropertyDefinition, ReportResponse, RowValues } from '../../../shared/reports/report';
+import { dishes } from '../../../shared/reports/dishes';
+import { ordersPerDay } from '../../../shared/reports/orders-per-day';
+import { ordersToday } from '../../../shared/reports/orders-today';
+import { revenue } from '../../../shared/reports/revenue';
 import { closeContainerDependencies } from '../../../shared/runtime';
-import { rowProblems, serverlessFunctions, valueProblems } from '../../support/declarations';
+import {
+  handlerOf,
+  rowProblems,
+  sampleParameters,
+  valueProblems,
+} from '../../support/declarations';
 import { jsonBody, lambdaContext, restEvent } from '../../support/events';
 import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
-import { ROOT } from '../../support/processes';
 import { tokenFor } from '../../support/tokens';
 
 afterAll(closeContainerDependencies);
@@ -31,58 +38,35 @@ const SCOPES = SAMPLE_OWNERS.flatMap((owner) =>
   ),
 );
 
-type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyResult>;
-
-const handlerOf = async (fn: string): Promise<Handler> => {
-  const module = serverlessFunctions().find((entry) => entry.name === fn)?.module;
-  if (!module) throw new Error(`serverless.yml has no function ${fn}`);
-  const loaded = (await import(join(ROOT, module))) as { handler: unknown };
-  return loaded.handler as Handler;
-};
-
 /** The first day of the month `back` months before the month of `today`. */
-const monthStart = (today: IsoDate, back: number): string => {
+const monthStart = (today: IsoDate, back: number): IsoDate => {
   const index = Number(today.slice(0, 4)) * 12 + Number(today.slice(5, 7)) - 1 - back;
-  return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}-01`;
-};
-
-/** Reports whose parameters are not a day range: their query over the sample data. */
-const SAMPLE_QUERIES: Readonly<Record<string, (today: IsoDate) => Record<string, string>>> = {
-  revenue: (today) => ({ from: monthStart(today, 3), to: monthStart(today, 0) }),
+  return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}-01` as IsoDate;
 };
 
 /**
  * A query that asks a report for rows of the recent past, made from its declared parameters:
- * day ranges are the last 7 days in the restaurant's time zone (compare: the 7 before), a
- * required choice takes its first value.
+ * day ranges are the last 7 days in the restaurant's time zone (compare: the 7 before), month
+ * ranges the last 4 months, a required choice takes its first value.
  */
-const sampleQuery = (report: CatalogueReport, today: IsoDate): Record<string, string> => {
-  const sample = SAMPLE_QUERIES[report.id];
-  if (sample) return sample(today);
-  const days: Record<string, IsoDate> = {
-    from: addDays(today, -6),
-    to: today,
-    'compare[from]': addDays(today, -13),
-    'compare[to]': addDays(today, -7),
-  };
-  const query: Record<string, string> = {};
-  for (const parameter of report.parameters) {
-    const day = days[parameter.name];
-    const choice = parameter.enum?.[0];
-    if (parameter.format === 'date' && day) query[parameter.name] = day;
-    else if (parameter.required && choice !== undefined) query[parameter.name] = choice;
-    else if (parameter.required) {
-      throw new Error(
-        `no sample value for ${report.id}'s required parameter ${parameter.name}: add it to SAMPLE_QUERIES`,
-      );
-    }
-  }
-  return query;
-};
+const sampleQuery = (report: CatalogueReport, today: IsoDate): Record<string, string> =>
+  sampleParameters(report.id, report.parameters, {
+    days: { from: addDays(today, -6), to: today },
+    compare: { from: addDays(today, -13), to: addDays(today, -7) },
+    months: { from: monthStart(today, 3), to: monthStart(today, 0) },
+  });
 
-const reportEndpoints = catalogue.flatMap(({ function: fn, paths, answers }) =>
-  answers.kind === 'report' ? paths.map((path) => ({ fn, path, report: answers.report })) : [],
-);
+const reportEndpoints = catalogue.flatMap((endpoint) => {
+  const { answers } = endpoint;
+  return answers.kind === 'report'
+    ? endpoint.paths.map((path) => ({
+        fn: endpoint.function,
+        endpoint,
+        path,
+        report: answers.report,
+      }))
+    : [];
+});
 
 describe('every report row keeps its declaration', () => {
   it('covers every report of the catalogue', () => {
@@ -92,9 +76,9 @@ describe('every report row keeps its declaration', () => {
 
   it.each(reportEndpoints)(
     '$fn answers on $path, for every sample restaurant and platform, rows of exactly its declared keys, types and units',
-    async ({ fn, path, report }) => {
+    async ({ endpoint, path, report }) => {
       // Prepare
-      const handler = await handlerOf(fn);
+      const handler = await handlerOf(endpoint);
       const queries = SCOPES.map((scope) => sampleQuery(report, todayIn(scope.timeZone)));
 
       // Act
@@ -140,6 +124,67 @@ describe('every report row keeps its declaration', () => {
       }
     },
   );
+});
+
+describe('the sample query, made from the declared parameters', () => {
+  const RANGES = {
+    days: { from: '2026-01-10' as IsoDate, to: '2026-01-16' as IsoDate },
+    compare: { from: '2026-01-03' as IsoDate, to: '2026-01-09' as IsoDate },
+    months: { from: '2025-10-01' as IsoDate, to: '2026-01-01' as IsoDate },
+  };
+
+  it.each([
+    [
+      ordersPerDay.id,
+      ordersPerDay,
+      {
+        from: '2026-01-10',
+        to: '2026-01-16',
+        'compare[from]': '2026-01-03',
+        'compare[to]': '2026-01-09',
+      },
+    ],
+    [dishes.id, dishes, { from: '2026-01-10', to: '2026-01-16' }],
+    [revenue.id, revenue, { from: '2025-10-01', to: '2026-01-01' }],
+    [ordersToday.id, ordersToday, {}],
+  ] as const)('asks %s for its declared day or month range', (_id, definition, query) => {
+    // Act
+    const sample = sampleParameters(definition.id, definition.parameters, RANGES);
+
+    // Assess
+    expect(sample).toEqual(query);
+  });
+
+  it('leaves the comparison out when no compare range is given, and takes a choice first value', () => {
+    // Act
+    const sample = sampleParameters(
+      'made-up',
+      [
+        ...ordersPerDay.parameters,
+        { name: 'level', description: 'A choice', required: true, enum: ['low', 'high'] },
+        { name: 'style', description: 'An optional choice', required: false, enum: ['a', 'b'] },
+      ],
+      { days: RANGES.days, months: RANGES.months },
+    );
+
+    // Assess
+    expect(sample).toEqual({ from: '2026-01-10', to: '2026-01-16', level: 'low' });
+  });
+
+  it('names a required parameter whose declaration says nothing it could send', () => {
+    // Act
+    const sample = () =>
+      sampleParameters(
+        'made-up',
+        [{ name: 'code', description: 'Free text', required: true }],
+        RANGES,
+      );
+
+    // Assess
+    expect(sample).toThrow(
+      "no sample value for made-up's required parameter code: its declaration names no date range or choice",
+    );
+  });
 });
 
 describe('the row validator', () => {
