@@ -1,10 +1,12 @@
 /**
  * Bad input, fuzzed (issue 4). Property-based tests (fast-check) that drive every handler of
- * the service — the real modules under functions/, with the real database and key set of the
- * global setup — with arbitrary methods, paths, path parameters (malformed percent-encoding
- * included), query strings (repeated, bracketed, huge, non-UTF-8), headers (Authorization
- * variants with a valid token of owner-1 so requests reach the deeper layers, X-Platform-Id,
- * Content-Type, x-api-key), bodies, in REST (v1) and HTTP API (v2) event shapes.
+ * the service — every endpoint of the catalogue through the real module its `handlerFile`
+ * names, with the real database and key set of the global setup — with arbitrary methods,
+ * paths, path parameters (malformed percent-encoding included), query strings (repeated,
+ * bracketed, huge, non-UTF-8; the parameter names every endpoint declares, and others),
+ * headers (Authorization variants with a valid token of owner-1 so requests reach the deeper
+ * layers, X-Platform-Id, Content-Type, x-api-key), bodies, in REST (v1) and HTTP API (v2)
+ * event shapes.
  *
  * Whatever comes in: never a 5xx; always `Access-Control-Allow-Origin: *`; every refusal the
  * spec 2.6 body with a spec 7 code; no stack, SQL text, token or API key in any body; no token,
@@ -21,7 +23,8 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyResult,
 } from 'aws-lambda';
-import { pluginDeployEndpoint } from '../../middleware/plugins';
+import { endpointParameters } from '../../build/endpoints';
+import { pluginDeployEndpoint } from '../../middleware/compose';
 import { SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
 import { LOCAL_PLUGIN_API_KEY } from '../../scripts/db/seed-plugins';
 import { createIssuer } from '../../scripts/local/issuer';
@@ -32,7 +35,9 @@ import { headerValues, pathParameter, type GatewayEvent } from '../../shared/htt
 import { createLogger } from '../../shared/logger';
 import { hashApiKey } from '../../shared/plugins/api-keys';
 import { parseDeploymentRequest } from '../../shared/plugins/deployment';
+import { pluginDeployment } from '../../shared/plugins/endpoints';
 import type { PluginDeployment, PluginRegistry } from '../../shared/plugins/registry';
+import { handlerOf } from '../support/declarations';
 import { lambdaContext } from '../support/events';
 import { captureLogs, claimSecrets, type LogCapture } from '../support/log-capture';
 import { testIssuer, tokenFor } from '../support/tokens';
@@ -58,17 +63,6 @@ const SPEC_CODES: readonly ErrorCode[] = [
   'INTERNAL_ERROR',
 ];
 
-/** Every handler module of the service, by its function name in serverless.yml. */
-const HANDLER_MODULES: Readonly<Record<string, () => Promise<{ handler: unknown }>>> = {
-  ordersPerDay: () => import('../../functions/reports/orders-day'),
-  dishes: () => import('../../functions/reports/dishes'),
-  revenue: () => import('../../functions/reports/revenue'),
-  ordersToday: () => import('../../functions/orders/today'),
-  dashboard: () => import('../../functions/dashboard/today'),
-  plugins: () => import('../../functions/plugins/list'),
-  deployPlugin: () => import('../../functions/plugins/deploy'),
-};
-
 const [owner1, owner2] = SAMPLE_OWNERS as [SampleOwner, SampleOwner, SampleOwner];
 
 interface Tokens {
@@ -83,13 +77,17 @@ interface Tokens {
 
 let tokens: Tokens;
 let logs: LogCapture;
+/** Every endpoint's handler, by its function name, loaded from its handler file. */
 const handlers = new Map<string, Handler>();
+
+/** The deployment call's function (the one fuzzing must not let store a bundle). */
+const DEPLOY_FUNCTION = catalogue.find((endpoint) => endpoint.id === pluginDeployment.id)?.function;
 
 beforeAll(async () => {
   process.env.LOG_LEVEL = 'debug';
   logs = captureLogs();
-  for (const [name, load] of Object.entries(HANDLER_MODULES)) {
-    handlers.set(name, (await load()).handler as Handler);
+  for (const endpoint of catalogue) {
+    handlers.set(endpoint.function, await handlerOf(endpoint));
   }
   const valid = await tokenFor(owner1, {}, '30m');
   const [header = '', , signature = ''] = valid.split('.');
@@ -298,18 +296,19 @@ const rangePairs: fc.Arbitrary<(readonly [string, string])[]> = fc.oneof(
     }),
 );
 
-const queryKey: fc.Arbitrary<string> = fc.oneof(
-  {
-    weight: 5,
-    arbitrary: fc.constantFrom(
-      'from',
-      'to',
-      'compare[from]',
-      'compare[to]',
-      'format',
-      'portalVersion',
+/** Every query-string parameter an endpoint of the catalogue declares, in catalogue order. */
+const DECLARED_QUERY_KEYS = [
+  ...new Set(
+    catalogue.flatMap((endpoint) =>
+      endpointParameters(endpoint)
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) => parameter.name),
     ),
-  },
+  ),
+];
+
+const queryKey: fc.Arbitrary<string> = fc.oneof(
+  { weight: 5, arbitrary: fc.constantFrom(...DECLARED_QUERY_KEYS) },
   {
     weight: 2,
     arbitrary: fc.constantFrom(
@@ -879,10 +878,11 @@ const endpoints = catalogue.map((endpoint, index) => ({
 }));
 
 describe('Bad input, fuzzed: every handler of the service', () => {
-  it('has a fuzzed handler module for every endpoint of the catalogue', () => {
-    expect(Object.keys(HANDLER_MODULES).sort()).toEqual(
-      catalogue.map((endpoint) => endpoint.function).sort(),
-    );
+  it("has a fuzzed handler, loaded from its handler file, for every endpoint of the catalogue, and the deployment call's among them", () => {
+    expect([...handlers.keys()]).toEqual(catalogue.map((endpoint) => endpoint.function));
+    expect([...handlers.values()].every((handler) => typeof handler === 'function')).toBe(true);
+    expect(DEPLOY_FUNCTION).toBeDefined();
+    expect(DECLARED_QUERY_KEYS).toEqual(expect.arrayContaining(['from', 'to', 'format']));
   });
 
   it.each(endpoints)(
@@ -894,7 +894,7 @@ describe('Bad input, fuzzed: every handler of the service', () => {
         handler,
         requestFor(paths, mainMethod, tokens),
         seed,
-        name === 'deployPlugin' ? wouldStoreBundle : undefined,
+        name === DEPLOY_FUNCTION ? wouldStoreBundle : undefined,
       );
       // The generators reach past the token into the deeper layers, not only 401s.
       const reached = [...tally.statuses.keys()];
@@ -967,8 +967,8 @@ describe('Bad input, fuzzed: counterexamples found, kept as fixed cases', () => 
   ])(
     'PUT /v1/plugins/{code} with %s (found by the fuzzer) is refused with a 4xx spec body, not a 500 from the database',
     async (_what, code) => {
-      const handler = handlers.get('deployPlugin');
-      if (!handler) throw new Error('no deployPlugin handler');
+      const handler = handlers.get(DEPLOY_FUNCTION ?? '');
+      if (!handler) throw new Error('no handler of the deployment call');
       const event = restEventOf({
         shape: 'rest',
         method: 'PUT',
