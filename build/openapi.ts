@@ -43,7 +43,7 @@ const ERROR_CODE_STATUSES: Readonly<Record<ErrorCode, ErrorStatus>> = {
   INTERNAL_ERROR: 500,
 };
 
-/** Entry codes of `errors[]`: the spec's FIELD_CANNOT_BE_EMPTY and ours (README). */
+/** Entry codes of `errors[]`: the spec's FIELD_CANNOT_BE_EMPTY and ours (docs/reports.md, Errors). */
 const VALIDATION_CODES: Readonly<Record<ValidationCode, true>> = {
   FIELD_CANNOT_BE_EMPTY: true,
   INVALID_DATE: true,

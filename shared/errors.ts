@@ -11,7 +11,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'INTERNAL_ERROR';
 
-/** Entry codes of `errors[]`. FIELD_CANNOT_BE_EMPTY is the spec's; the rest are ours (README). */
+/** Entry codes of `errors[]`. FIELD_CANNOT_BE_EMPTY is the spec's; the rest are ours (docs/reports.md, Errors). */
 export type ValidationCode =
   | 'FIELD_CANNOT_BE_EMPTY'
   | 'INVALID_DATE'

@@ -7,7 +7,7 @@
  * hands the script only what CORS lets it read.
  *
  * The page never sends `X-Platform-Id`: spec 4.3's Access-Control-Allow-Headers is exactly
- * `Content-Type,Authorization` (README). The last test shows what a browser does with it.
+ * `Content-Type,Authorization` (docs/authentication.md, CORS). The last test shows what a browser does with it.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
