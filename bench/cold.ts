@@ -1,9 +1,9 @@
 /**
- * Goal 1, cold start: every function bundled as serverless.yml does; the median time to
- * evaluate each bundle in a fresh `node` process; the median time from a fresh process to its
- * first 200 (evaluation + first invocation: key set from a local HTTP server, first query on
- * a real local PostgreSQL database); the same for a naive Middy + jose + pg baseline, and for
- * `pg` and postgres.js imported alone.
+ * Goal 1, cold start: every function of the catalogue (its handler file) bundled as
+ * serverless.yml does; the median time to evaluate each bundle in a fresh `node` process; the
+ * median time from a fresh process to its first 200 (evaluation + first invocation: key set
+ * from a local HTTP server, first query on a real local PostgreSQL database); the same for a
+ * naive Middy + jose + pg baseline, and for `pg` and postgres.js imported alone.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,21 +17,18 @@ import { migrate } from '../scripts/db/migrate';
 import { seed } from '../scripts/db/seed';
 import { claimsFor, SAMPLE_OWNER } from '../scripts/db/sample-data';
 import { createIssuer, serveKeySet } from '../scripts/local/issuer';
+import { catalogue } from '../shared/catalogue';
+import { ordersPerDay } from '../shared/reports/orders-per-day';
 import { bundle, EVAL_CHILD, FIRST_RESPONSE_CHILD, median, ROOT, round, runChild } from './lib';
 
 export const BENCH_DATABASE = 'portal_bench_cold';
 const ADMIN_URL =
   process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-const FUNCTIONS = {
-  'reports/orders-day': 'functions/reports/orders-day.ts',
-  'reports/dishes': 'functions/reports/dishes.ts',
-  'reports/revenue': 'functions/reports/revenue.ts',
-  'orders/today': 'functions/orders/today.ts',
-  'dashboard/today': 'functions/dashboard/today.ts',
-  'plugins/list': 'functions/plugins/list.ts',
-  'plugins/deploy': 'functions/plugins/deploy.ts',
-} as const;
+/** Every function of the catalogue, by its endpoint's id: its handler file. */
+const FUNCTIONS: Readonly<Record<string, string>> = Object.fromEntries(
+  catalogue.map((endpoint) => [endpoint.id, endpoint.handlerFile]),
+);
 
 const PROBES = {
   'baseline: bare handler': 'bench/naive/bare.ts',
@@ -137,7 +134,7 @@ export const coldStart = async (log: (line: string) => void, runs = 15): Promise
     );
     const eventFile = join(dir, 'event.json');
     await writeFile(eventFile, JSON.stringify(event));
-    const ours = outputs.get('reports/orders-day') ?? '';
+    const ours = outputs.get(ordersPerDay.id) ?? '';
     const naive = outputs.get('baseline: naive Middy + jose + pg') ?? '';
     const samples = {
       ours: [] as Record<string, unknown>[],

@@ -2,10 +2,11 @@
  * Goal 5 of issue 5: the report queries at scale. Builds (once; reused while its spec matches)
  * a generated data set in the dedicated PostgreSQL database `portal_bench` — 500 restaurants ×
  * 2,000 orders over two years plus one busy restaurant with ~275 orders a day, ~2.5 order
- * lines per order, the sample data's time zones and currencies — then measures the real data
- * ports (postgres.js pool from createSql) for the busy restaurant, median and p95 over
- * BENCH_QUERY_ITERATIONS runs after warm-ups, and captures EXPLAIN (ANALYZE, BUFFERS) of the
- * exact SQL text the ports send (caught through postgres.js `debug`).
+ * lines per order, the sample data's time zones and currencies — then measures the reports'
+ * real SQL (shared/reports/<id>.sql.ts on a postgres.js pool from createSql) for the busy
+ * restaurant, median and p95 over BENCH_QUERY_ITERATIONS runs after warm-ups, and captures
+ * EXPLAIN (ANALYZE, BUFFERS) of the exact SQL text they send (caught through postgres.js
+ * `debug`).
  *
  * The reports read the daily rollups of migration 003. A new data set is written through
  * their triggers, as a pipeline's rows would be: the bulk INSERTs fire the statement-level
@@ -24,13 +25,14 @@ import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { migrate } from '../scripts/db/migrate';
 import { CURRENCIES, SAMPLE_OWNERS } from '../scripts/db/sample-data';
-import { dashboardQueries } from '../shared/dashboard/queries';
 import type { DateRange, IsoDate } from '../shared/dates';
 import { addDays, todayIn } from '../scripts/dates';
 import { createSql, type Sql } from '../shared/db/client';
-import { createPostgresReportRepository } from '../shared/reports/postgres-repository';
-import { ordersTodayQueries } from '../shared/reports/queries/orders-today';
-import { revenueQueries } from '../shared/reports/queries/revenue';
+import { dashboardQueries } from '../shared/reports/dashboard.sql';
+import { dishesQueries } from '../shared/reports/dishes.sql';
+import { ordersPerDayQueries } from '../shared/reports/orders-per-day.sql';
+import { ordersTodayQueries } from '../shared/reports/orders-today.sql';
+import { revenueQueries } from '../shared/reports/revenue.sql';
 
 export interface QueryBenchResult {
   title: string;
@@ -258,7 +260,8 @@ export const queryBench = async (log: (line: string) => void): Promise<QueryBenc
         `${BUSY.restaurantId}/${BUSY.platformId} (Asia/Dubai, ~250 orders/day on that platform)`,
     );
 
-    const reports = createPostgresReportRepository(sql);
+    const perDay = ordersPerDayQueries(sql);
+    const dishes = dishesQueries(sql);
     const revenue = revenueQueries(sql);
     const today = ordersTodayQueries(sql);
     const dashboard = dashboardQueries(sql);
@@ -271,16 +274,16 @@ export const queryBench = async (log: (line: string) => void): Promise<QueryBenc
     const months: DateRange = { from: firstMonth, to: monthStart };
 
     const cases: readonly (readonly [string, () => Promise<unknown>])[] = [
-      ['orders/day, 31 days', () => reports.ordersPerDay(BUSY, range)],
+      ['orders/day, 31 days', () => perDay.ordersPerDay(BUSY, range)],
       [
         'orders/day, 31 days + compare (2 queries)',
-        () => Promise.all([reports.ordersPerDay(BUSY, range), reports.ordersPerDay(BUSY, compare)]),
+        () => Promise.all([perDay.ordersPerDay(BUSY, range), perDay.ordersPerDay(BUSY, compare)]),
       ],
-      ['dishes, 31 days', () => reports.dishes(BUSY, range)],
+      ['dishes, 31 days', () => dishes.dishes(BUSY, range)],
       ['revenue, 12 months', () => revenue.revenuePerMonth(BUSY, months)],
       ['orders today', () => today.ordersToday(BUSY)],
       ['dashboard (today vs a week ago)', () => dashboard.todayFigures(BUSY)],
-      ['typical restaurant: dishes, 31 days', () => reports.dishes(TYPICAL, range)],
+      ['typical restaurant: dishes, 31 days', () => dishes.dishes(TYPICAL, range)],
       ['typical restaurant: revenue, 12 months', () => revenue.revenuePerMonth(TYPICAL, months)],
     ];
     const [volume] = await sql<
@@ -350,12 +353,8 @@ export const queryBench = async (log: (line: string) => void): Promise<QueryBenc
     );
 
     const plans: readonly (readonly [string, string, (spy: Sql) => Promise<unknown>])[] = [
-      [
-        'orders/day',
-        DAYS_INDEX,
-        (spy) => createPostgresReportRepository(spy).ordersPerDay(BUSY, range),
-      ],
-      ['dishes', DISHES_INDEX, (spy) => createPostgresReportRepository(spy).dishes(BUSY, range)],
+      ['orders/day', DAYS_INDEX, (spy) => ordersPerDayQueries(spy).ordersPerDay(BUSY, range)],
+      ['dishes', DISHES_INDEX, (spy) => dishesQueries(spy).dishes(BUSY, range)],
       ['revenue', DAYS_INDEX, (spy) => revenueQueries(spy).revenuePerMonth(BUSY, months)],
     ];
     for (const [name, index, run] of plans) {

@@ -1,7 +1,7 @@
 /**
  * Goals 2 and 3, the warm path: the whole chain (reportEndpoint of middleware/compose.ts: access
  * log, CORS, error formatting, bearer, verification, ownership, validation, response) with a
- * data port answering from memory, next to jose's jwtVerify alone and aws-jwt-verify's
+ * report's queries answered from memory, next to jose's jwtVerify alone and aws-jwt-verify's
  * verifySync alone, on the same tokens. Goal 2 gives every call a token never seen before;
  * goal 3 repeats one token. The verifier is built as createDependencies builds it (with the
  * verified-token cache), so fresh tokens are cache misses and a repeated token a hit.
@@ -19,7 +19,7 @@ import type { IsoDate } from '../shared/dates';
 import { addDays, eachDay, todayIn } from '../scripts/dates';
 import { createLogger } from '../shared/logger';
 import { ordersPerDay } from '../shared/reports/orders-per-day';
-import type { ReportRepository } from '../shared/reports/repository';
+import type { OrdersPerDayQueries } from '../shared/reports/orders-per-day.sql';
 import { claimsFor, SAMPLE_OWNER } from '../scripts/db/sample-data';
 import { createIssuer, serveKeySet, type LocalIssuer } from '../scripts/local/issuer';
 import { elapsedMs, median, percentile, round } from './lib';
@@ -58,8 +58,8 @@ const timing = (samplesMs: readonly number[]): Timing => ({
   p95Us: round(percentile(samplesMs, 95) * 1000, 1),
 });
 
-/** The memory data port: 7 days of fixed totals for any scope. */
-export const memoryReports: Pick<ReportRepository, 'ordersPerDay'> = {
+/** Orders per day's queries answered from memory: fixed totals for every day, any scope. */
+export const memoryReports: OrdersPerDayQueries = {
   ordersPerDay: (_scope, range) =>
     Promise.resolve(eachDay(range).map((date) => ({ date, orderCount: 12, revenue: 345.5 }))),
 };

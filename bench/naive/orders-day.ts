@@ -2,7 +2,7 @@
  * The naive baseline of the cold-start benchmark: the orders/day report written the way a
  * brand might without measuring — Middy + http-cors + http-error-handler, jose's
  * createRemoteJWKSet + jwtVerify, and `pg` imported eagerly with a Pool; every step serial.
- * It does the same work as functions/reports/orders-day.ts (verify, ownership, validation,
+ * It does the same work as functions/orders-per-day.ts (verify, ownership, validation,
  * the same SQL for the range and the compare range) so the two first responses compare.
  * Bundled only by the benchmark; never deployed.
  */
