@@ -4,9 +4,12 @@
  * way of naming the platform — none, an empty header, X-Platform-Id in several casings, the same
  * value twice, two different values (one header repeated, or two spellings of it), the value in
  * the wrong case, and the legacy key TBLEGACY_KW with no sunset, on its sunset day, the day
- * after and long past it. Each request goes through the real chain of orders/day (the deployed
- * handler, or the same composition on dependencies with a sunset) and a sample through dishes,
- * revenue, orders/today and the dashboard.
+ * after and long past it. The endpoints come from the catalogue: every endpoint behind the
+ * owner's token with the restaurant in its path, each request through its real chain (the
+ * deployed handler its handler file exports, or, with a sunset configured, the same
+ * composition of compose.ts on other dependencies) with a query made from its declared
+ * parameters. Orders per day runs the full matrix; every other such endpoint a sample, on each
+ * of its paths.
  *
  * The expectation is derived here from README "The ownership rule", independently of
  * shared/auth/ownership.ts: 200 exactly when the path id is the caller's own restaurant — its
@@ -15,11 +18,7 @@
  * A 200 must also be the right restaurant's data on the right platform.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { handler as dashboardHandler } from '../../functions/dashboard/today';
-import { handler as ordersTodayHandler } from '../../functions/orders/today';
-import { handler as dishesHandler } from '../../functions/reports/dishes';
-import { handler as ordersDayHandler } from '../../functions/reports/orders-day';
-import { handler as revenueHandler } from '../../functions/reports/revenue';
+import { pathParameterNames } from '../../build/endpoints';
 import { reportEndpoint, serviceEndpoint } from '../../middleware/compose';
 import {
   CURRENCIES,
@@ -29,22 +28,31 @@ import {
   type SampleOwner,
   type SampleRestaurant,
 } from '../../scripts/db/sample-data';
+import {
+  catalogue,
+  type CatalogueReport,
+  type CatalogueService,
+  type Endpoint,
+  type HttpMethod,
+} from '../../shared/catalogue';
 import { loadConfig } from '../../shared/config';
-import { dashboardQueries } from '../../shared/dashboard/queries';
-import { dashboard } from '../../shared/dashboard/today';
-import type { IsoDate } from '../../shared/dates';
-import { addDays, todayIn } from '../../scripts/dates';
+import type { DateRange, IsoDate } from '../../shared/dates';
+import { addDays, eachDay, todayIn } from '../../scripts/dates';
+import { dashboard } from '../../shared/reports/dashboard';
 import { dishes } from '../../shared/reports/dishes';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
-import { ordersToday } from '../../shared/reports/orders-today';
-import { ordersTodayQueries } from '../../shared/reports/queries/orders-today';
-import { revenueQueries } from '../../shared/reports/queries/revenue';
-import { revenue } from '../../shared/reports/revenue';
+import type {
+  ParameterDefinition,
+  ReportDefinition,
+  ReportRow,
+  ServiceDefinition,
+} from '../../shared/reports/report';
 import {
   closeContainerDependencies,
   createDependencies,
   type Dependencies,
 } from '../../shared/runtime';
+import { handlerOf, rowProblems, sampleParameters } from '../support/declarations';
 import { jsonBody, lambdaContext, restEvent } from '../support/events';
 import { expectedDays, expectedDishes, rawOrders, type RawOrder } from '../support/oracle';
 import { tokenFor } from '../support/tokens';
@@ -145,7 +153,7 @@ const SETTINGS: readonly Setting[] = [
   'past its sunset',
 ];
 
-/** Every way of naming every platform: the full matrix runs these on orders/day. */
+/** Every way of naming every platform: the full matrix runs these on orders per day. */
 const ALL_NAMINGS: readonly Naming[] = [
   NONE,
   EMPTY,
@@ -153,7 +161,7 @@ const ALL_NAMINGS: readonly Naming[] = [
   ...SETTINGS.flatMap(legacyNamings),
 ];
 
-/** The sample the other routes run: nothing named, each platform once, a disagreement, legacy. */
+/** The sample the other endpoints run: nothing named, each platform once, a disagreement, legacy. */
 const SAMPLE_NAMINGS: readonly Naming[] = [
   NONE,
   ...PLATFORMS.map((platform) => header('X-Platform-Id', [platform])),
@@ -201,63 +209,95 @@ const expectedFor = (owner: SampleOwner, id: string, naming: Naming): Expected =
 };
 
 // ---------------------------------------------------------------------------------------------
-// Routes and the chains that answer them.
-
-type Route = 'orders/day' | 'dishes' | 'revenue' | 'orders/today' | 'dashboard';
-type Invoke = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
-type Chains = Readonly<Record<Route, Invoke>>;
-
-const RESOURCES: Readonly<Record<Route, string>> = {
-  'orders/day': '/v1/restaurants/{id}/reports/orders/day',
-  dishes: '/v1/restaurants/{id}/reports/dishes',
-  revenue: '/res/{id}/reports/revenue',
-  'orders/today': '/v1/restaurants/{id}/orders/today',
-  dashboard: '/res/{id}/dashboard',
-};
+// Endpoints and the chains that answer them.
 
 /**
- * The day orders/day reports (one day: the query is cheap), chosen in beforeAll among the last
- * 30 days as one on which every restaurant has counted orders on every platform, so that a
- * served body shows figures that identify its restaurant.
+ * Every endpoint about one restaurant, found in the catalogue: behind the owner's token, with
+ * the restaurant ({id}) in its path.
+ */
+const ABOUT_A_RESTAURANT: readonly Endpoint[] = catalogue.filter(
+  (endpoint) =>
+    endpoint.authentication === 'bearer' && pathParameterNames(endpoint.paths[0]).includes('id'),
+);
+
+/**
+ * The endpoint the full matrix runs on: orders per day, whose figures identify the restaurant
+ * and whose query is cheap. Every other endpoint about a restaurant runs the sample.
+ */
+const fullEndpoint = (): Endpoint => {
+  const found = ABOUT_A_RESTAURANT.find((endpoint) => endpoint.id === ordersPerDay.id);
+  if (!found) throw new Error(`the catalogue has no ${ordersPerDay.id} about a restaurant`);
+  return found;
+};
+const FULL_ENDPOINT = fullEndpoint();
+const SAMPLED_ENDPOINTS = ABOUT_A_RESTAURANT.filter((endpoint) => endpoint !== FULL_ENDPOINT);
+
+const declaredParameters = ({ answers }: Endpoint): readonly ParameterDefinition[] =>
+  answers.kind === 'report'
+    ? answers.report.parameters
+    : answers.kind === 'service'
+      ? answers.service.parameters
+      : answers.parameters;
+
+type Invoke = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+/** Each endpoint's chain, by its id. */
+type Chains = ReadonlyMap<string, Invoke>;
+
+/**
+ * The week the day reports ask for, ending on a day chosen in beforeAll among the last 30 days
+ * as one on which every restaurant has counted orders on every platform, so that a served body
+ * shows figures that identify its restaurant; the month reports ask for the current month.
  */
 let day = addDays(todayIn('UTC'), -3);
-const week = () => ({ from: addDays(day, -6), to: day });
-const month = `${todayIn('UTC').slice(0, 7)}-01`;
+const week = (): DateRange => ({ from: addDays(day, -6), to: day });
+const month = `${todayIn('UTC').slice(0, 7)}-01` as IsoDate;
 
-const queryFor = (route: Route): Readonly<Record<string, string>> => {
-  switch (route) {
-    case 'orders/day':
-      return { from: day, to: day };
-    case 'dishes':
-      return week();
-    case 'revenue':
-      return { from: month, to: month };
-    default:
-      return {};
-  }
-};
+/** The query string of an endpoint, made from the parameters its definition declares. */
+const queryFor = (endpoint: Endpoint): Readonly<Record<string, string>> =>
+  sampleParameters(endpoint.id, declaredParameters(endpoint), {
+    days: week(),
+    months: { from: month, to: month },
+  });
 
 const invoking =
   (handler: (event: APIGatewayProxyEvent, context: ReturnType<typeof lambdaContext>) => unknown) =>
   (event: APIGatewayProxyEvent) =>
     handler(event, lambdaContext()) as Promise<APIGatewayProxyResult>;
 
-const DEPLOYED: Chains = {
-  'orders/day': invoking(ordersDayHandler),
-  dishes: invoking(dishesHandler),
-  revenue: invoking(revenueHandler),
-  'orders/today': invoking(ordersTodayHandler),
-  dashboard: invoking(dashboardHandler),
+/** The catalogue names a definition; the chain needs its parameters' parser, SQL and rows too. */
+const isReportDefinition = (
+  report: CatalogueReport,
+): report is CatalogueReport & ReportDefinition<unknown, unknown> => {
+  const { parseParameters, queries, rows } = report as Partial<ReportDefinition<unknown, unknown>>;
+  return [parseParameters, queries, rows].every((part) => typeof part === 'function');
 };
 
-/** The compositions of functions/, on other dependencies. */
-const composed = (deps: Dependencies): Chains => ({
-  'orders/day': invoking(reportEndpoint(ordersPerDay, deps.reports, deps)),
-  dishes: invoking(reportEndpoint(dishes, deps.reports, deps)),
-  revenue: invoking(reportEndpoint(revenue, revenueQueries(deps.sql), deps)),
-  'orders/today': invoking(reportEndpoint(ordersToday, ordersTodayQueries(deps.sql), deps)),
-  dashboard: invoking(serviceEndpoint(dashboard, dashboardQueries(deps.sql), deps)),
-});
+const isServiceDefinition = (
+  service: CatalogueService,
+): service is CatalogueService & ServiceDefinition<unknown, unknown, unknown> => {
+  const { parseParameters, queries, run } = service as Partial<
+    ServiceDefinition<unknown, unknown, unknown>
+  >;
+  return [parseParameters, queries, run].every((part) => typeof part === 'function');
+};
+
+/** What functions/<id>.ts composes for an endpoint (compose.ts), on other dependencies. */
+const composedChain = (endpoint: Endpoint, deps: Dependencies): Invoke => {
+  const { answers } = endpoint;
+  if (answers.kind === 'report' && isReportDefinition(answers.report)) {
+    return invoking(reportEndpoint(answers.report, answers.report.queries(deps.sql), deps));
+  }
+  if (answers.kind === 'service' && isServiceDefinition(answers.service)) {
+    return invoking(serviceEndpoint(answers.service, answers.service.queries(deps.sql), deps));
+  }
+  throw new TypeError(
+    `${endpoint.function}: no composition of a ${answers.kind} endpoint about a restaurant`,
+  );
+};
+
+/** Every endpoint about a restaurant, composed on other dependencies. */
+const composed = (deps: Dependencies): Chains =>
+  new Map(ABOUT_A_RESTAURANT.map((endpoint) => [endpoint.id, composedChain(endpoint, deps)]));
 
 const built: Dependencies[] = [];
 const chains = new Map<Setting, Chains>();
@@ -275,7 +315,11 @@ beforeAll(async () => {
     return deps;
   };
   const sunsetDay = withSunset(SUNSET_DAY);
-  chains.set('no sunset', DEPLOYED);
+  const deployed = new Map<string, Invoke>();
+  for (const endpoint of ABOUT_A_RESTAURANT) {
+    deployed.set(endpoint.id, invoking(await handlerOf(endpoint)));
+  }
+  chains.set('no sunset', deployed);
   chains.set(
     'on its sunset day',
     composed({ ...sunsetDay, ownership: { ...sunsetDay.ownership, today: () => SUNSET_DAY } }),
@@ -317,25 +361,24 @@ afterAll(async () => {
 // Running rows.
 
 interface Row {
-  readonly route: Route;
+  readonly endpoint: Endpoint;
+  /** Which of its paths the request names (the rows take each in turn). */
+  readonly path: string;
   readonly owner: SampleOwner;
   readonly id: string;
   readonly naming: Naming;
   readonly expected: Expected;
 }
 
-const rowsFor = (route: Route, namings: readonly Naming[]): Row[] =>
+const rowsFor = (endpoint: Endpoint, namings: readonly Naming[]): Row[] =>
   SAMPLE_OWNERS.flatMap((owner) =>
-    IDENTIFIERS.flatMap((id) =>
-      namings.map((naming) => ({
-        route,
-        owner,
-        id,
-        naming,
-        expected: expectedFor(owner, id, naming),
-      })),
-    ),
-  );
+    IDENTIFIERS.flatMap((id) => namings.map((naming) => ({ owner, id, naming }))),
+  ).map((row, index) => ({
+    ...row,
+    endpoint,
+    path: endpoint.paths[index % endpoint.paths.length] ?? endpoint.paths[0],
+    expected: expectedFor(row.owner, row.id, row.naming),
+  }));
 
 const minorUnits = (currency: string): number =>
   CURRENCIES.find(([code]) => code === currency)?.[1] ?? 2;
@@ -343,46 +386,66 @@ const minorUnits = (currency: string): number =>
 /** A report body (spec 2.4) of these rows. */
 const report = (rows: readonly unknown[]) => ({ data: rows.map((data) => ({ data })) });
 
-/** The body a 200 must have: the right restaurant's figures on the right platform. */
+/**
+ * The body a 200 must have: the right restaurant's figures on the right platform (orders per
+ * day and dishes, against the oracle; the dashboard, by its currency); any other report, rows
+ * that keep its declaration; any other service, its `data`.
+ */
 const servedBodyProblem = (
-  route: Route,
+  endpoint: Endpoint,
   body: unknown,
   restaurant: SampleRestaurant,
   platform: string,
 ): string | undefined => {
   const raw = orders.get(`${restaurant.id}/${platform}`) ?? [];
   const units = minorUnits(restaurant.currency);
+  const data = (body as { data?: unknown }).data;
   let expected: unknown;
-  switch (route) {
-    case 'orders/day':
-      expected = report(expectedDays(raw, restaurant.timeZone, [day], units));
+  switch (endpoint.id) {
+    case ordersPerDay.id:
+      expected = report(expectedDays(raw, restaurant.timeZone, eachDay(week()), units));
       break;
-    case 'dishes':
+    case dishes.id:
       expected = report(expectedDishes(raw, restaurant.timeZone, week(), units));
       break;
-    case 'dashboard':
-      return (body as { data?: { currency?: unknown } }).data?.currency === restaurant.currency
+    case dashboard.id:
+      return (data as { currency?: unknown } | undefined)?.currency === restaurant.currency
         ? undefined
         : `dashboard currency is not ${restaurant.currency}`;
-    default:
-      return Array.isArray((body as { data?: unknown }).data) ? undefined : 'no data array';
+    default: {
+      const { answers } = endpoint;
+      if (answers.kind !== 'report') {
+        return typeof data === 'object' && data !== null ? undefined : 'no data';
+      }
+      if (!Array.isArray(data)) return 'no data array';
+      const problems = rowProblems(answers.report.properties, data as ReportRow[]);
+      return problems.length === 0 ? undefined : `rows off their declaration: ${problems[0]}`;
+    }
   }
   return JSON.stringify(body) === JSON.stringify(expected) ? undefined : 'not its own figures';
 };
 
-const check = async ({ route, owner, id, naming, expected }: Row): Promise<string | undefined> => {
-  const handler = chains.get(naming.setting)?.[route];
-  if (!handler) return `no chain for ${naming.setting}`;
+const check = async ({
+  endpoint,
+  path,
+  owner,
+  id,
+  naming,
+  expected,
+}: Row): Promise<string | undefined> => {
+  const handler = chains.get(naming.setting)?.get(endpoint.id);
+  if (!handler) return `no chain of ${endpoint.function} for ${naming.setting}`;
   const result = await handler(
     restEvent({
-      resource: RESOURCES[route],
+      method: endpoint.method,
+      resource: path,
       pathParameters: { id },
       headers: { Authorization: `Bearer ${tokens.get(owner.sub) ?? ''}`, ...naming.headers },
-      query: queryFor(route),
+      query: queryFor(endpoint),
     }),
   );
   const body = jsonBody(result);
-  const where = `${owner.sub} GET ${RESOURCES[route].replace('{id}', id)} ${naming.name}`;
+  const where = `${owner.sub} ${endpoint.method} ${path.replace('{id}', id)} ${naming.name}`;
   const got = `${result.statusCode} ${JSON.stringify(body).slice(0, 160)}`;
   if (result.headers?.['Access-Control-Allow-Origin'] !== '*') return `${where}: no CORS header`;
   if (result.statusCode !== expected.status)
@@ -390,7 +453,7 @@ const check = async ({ route, owner, id, naming, expected }: Row): Promise<strin
   if (expected.status === 403) {
     return JSON.stringify(body) === JSON.stringify(FORBIDDEN) ? undefined : `${where}: got ${got}`;
   }
-  const problem = servedBodyProblem(route, body, expected.restaurant, expected.platform);
+  const problem = servedBodyProblem(endpoint, body, expected.restaurant, expected.platform);
   return problem === undefined ? undefined : `${where}: ${problem}: ${got}`;
 };
 
@@ -414,10 +477,10 @@ const mismatches = async (rows: readonly Row[]): Promise<string[]> => {
 
 // ---------------------------------------------------------------------------------------------
 
-const FULL = rowsFor('orders/day', ALL_NAMINGS);
-const SAMPLED: readonly Row[] = (
-  ['dishes', 'revenue', 'orders/today', 'dashboard'] as const
-).flatMap((route) => rowsFor(route, SAMPLE_NAMINGS));
+const FULL = rowsFor(FULL_ENDPOINT, ALL_NAMINGS);
+const SAMPLED: readonly Row[] = SAMPLED_ENDPOINTS.flatMap((endpoint) =>
+  rowsFor(endpoint, SAMPLE_NAMINGS),
+);
 
 const counts = (rows: readonly Row[]) => ({
   requests: rows.length,
@@ -425,19 +488,40 @@ const counts = (rows: readonly Row[]) => ({
   forbidden: rows.filter((row) => row.expected.status === 403).length,
 });
 
+/** `GET /v1/… and /res/…` */
+const routeName = (method: HttpMethod, paths: readonly string[]) =>
+  `${method} ${paths.join(' and ')}`;
+
 describe('the matrix', () => {
   const full = counts(FULL);
   const sampled = counts(SAMPLED);
 
-  it(`covers ${SAMPLE_OWNERS.length} owners × ${IDENTIFIERS.length} restaurant identifiers × ${ALL_NAMINGS.length} platform namings = ${full.requests} requests on orders/day (${full.allowed} allowed), and ${sampled.requests} on the other four routes`, () => {
+  it(`covers ${SAMPLE_OWNERS.length} owners × ${IDENTIFIERS.length} restaurant identifiers × ${ALL_NAMINGS.length} platform namings = ${full.requests} requests on ${FULL_ENDPOINT.id} (${full.allowed} allowed), and ${sampled.requests} on the other ${SAMPLED_ENDPOINTS.length} endpoints about a restaurant`, () => {
     expect(FULL).toHaveLength(SAMPLE_OWNERS.length * IDENTIFIERS.length * ALL_NAMINGS.length);
     expect(IDENTIFIERS).toHaveLength(11);
     expect(PLATFORMS).toHaveLength(6);
-    expect(new Set(SAMPLED.map((row) => row.route)).size).toBe(4);
+    // Every endpoint of the catalogue about a restaurant, on every one of its paths: every
+    // report and service, and no other endpoint (those have no restaurant to own).
+    const covered = [...FULL, ...SAMPLED];
+    expect([...new Set(covered.map((row) => row.endpoint.id))].sort()).toEqual(
+      ABOUT_A_RESTAURANT.map((endpoint) => endpoint.id).sort(),
+    );
+    expect(ABOUT_A_RESTAURANT.map((endpoint) => endpoint.id).sort()).toEqual(
+      catalogue
+        .filter((endpoint) => endpoint.answers.kind !== 'custom')
+        .map((endpoint) => endpoint.id)
+        .sort(),
+    );
+    expect(SAMPLED_ENDPOINTS.length).toBeGreaterThanOrEqual(4);
+    expect([...new Set(covered.map((row) => `${row.endpoint.method} ${row.path}`))].sort()).toEqual(
+      ABOUT_A_RESTAURANT.flatMap((endpoint) =>
+        endpoint.paths.map((path) => `${endpoint.method} ${path}`),
+      ).sort(),
+    );
     // Every identifier is readable by its owner in some naming, and by no other owner in any.
     for (const id of IDENTIFIERS) {
       const readers = new Set(
-        [...FULL, ...SAMPLED]
+        covered
           .filter((row) => row.id === id && row.expected.status === 200)
           .map((row) => row.owner.sub),
       );
@@ -449,7 +533,7 @@ describe('the matrix', () => {
 });
 
 describe.each(SAMPLE_OWNERS.map((owner) => [owner.sub, owner] as const))(
-  'GET /v1/restaurants/{id}/reports/orders/day as %s',
+  `${routeName(FULL_ENDPOINT.method, FULL_ENDPOINT.paths)} as %s`,
   (_sub, owner) => {
     const rows = FULL.filter((row) => row.owner === owner);
     const { requests, allowed, forbidden } = counts(rows);
@@ -464,8 +548,12 @@ describe.each(SAMPLE_OWNERS.map((owner) => [owner.sub, owner] as const))(
   },
 );
 
-describe.each(['dishes', 'revenue', 'orders/today', 'dashboard'] as const)('GET %s', (route) => {
-  const rows = SAMPLED.filter((row) => row.route === route);
+describe.each(
+  SAMPLED_ENDPOINTS.map(
+    (endpoint) => [routeName(endpoint.method, endpoint.paths), endpoint] as const,
+  ),
+)('%s', (_route, endpoint) => {
+  const rows = SAMPLED.filter((row) => row.endpoint === endpoint);
   const { requests, allowed, forbidden } = counts(rows);
 
   it(
