@@ -1,10 +1,13 @@
 /**
- * `serverless invoke local -f <function> -p events/<file>.json` on a clean environment: the
- * local-invoke plugin brings up the embedded database and the local issuer, fills the sample
- * event's placeholders, and the function answers 200 with rows.
+ * `serverless invoke local -f <function> -p events/<file>.json` on a clean environment, for
+ * every report and service of the catalogue with the sample event of events/ that calls one of
+ * its paths: the local-invoke plugin brings up the embedded database and the local issuer,
+ * fills the sample event's placeholders, and the function answers 200 with data.
  */
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { catalogue } from '../../../shared/catalogue';
+import { EVENTS_DIR } from '../../support/events';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 
 const workFolder = `.esbuild-test-invoke-${process.pid}`;
@@ -29,31 +32,63 @@ const resultOf = (
     body: unknown;
   };
 
-describe('serverless invoke local with the sample events', () => {
-  it.each([
-    ['ordersPerDay', 'orders-day'],
-    ['dishes', 'dishes'],
-    ['revenue', 'revenue'],
-    ['ordersToday', 'orders-today'],
-    ['dashboard', 'dashboard'],
-  ])('%s answers events/%s.json with 200 and data, then exits', async (fn, event) => {
-    const { code, stdout, stderr } = await run(
-      [SERVERLESS, 'invoke', 'local', '-f', fn, '-p', `events/${event}.json`],
-      cleanEnv,
-      90_000,
-    );
-
-    expect({ code, stderr: stderr.includes('Error') ? stderr : '' }).toEqual({
-      code: 0,
-      stderr: '',
-    });
-    const result = resultOf(stdout);
-    expect(result.statusCode).toBe(200);
-    expect(result.headers['Access-Control-Allow-Origin']).toBe('*');
-    const { data } = result.body as { data: unknown };
-    // Reports answer rows; the dashboard answers one object of figures (spec 2.5).
-    expect(Array.isArray(data) ? data.length > 0 : typeof data === 'object' && data !== null).toBe(
-      true,
-    );
+/** The sample events of events/: each file's name, method and route template. */
+const SAMPLE_EVENTS = readdirSync(EVENTS_DIR)
+  .filter((file) => file.endsWith('.json'))
+  .sort()
+  .map((file) => {
+    const event = JSON.parse(readFileSync(join(EVENTS_DIR, file), 'utf8')) as {
+      httpMethod?: string;
+      resource?: string;
+    };
+    return {
+      name: file.replace(/\.json$/, ''),
+      method: event.httpMethod,
+      resource: event.resource,
+    };
   });
+
+/**
+ * Every report and service of the catalogue (they answer `{ "data": … }`), with the first
+ * sample event that calls it by its method on one of its paths.
+ */
+const INVOCATIONS = catalogue
+  .filter((endpoint) => endpoint.answers.kind !== 'custom')
+  .map((endpoint): [fn: string, event: string] => [
+    endpoint.function,
+    SAMPLE_EVENTS.find(
+      ({ method, resource }) =>
+        method === endpoint.method && resource !== undefined && endpoint.paths.includes(resource),
+    )?.name ?? `no sample event calls ${endpoint.id}`,
+  ]);
+
+describe('serverless invoke local with the sample events', () => {
+  it('has a sample event for every report and service of the catalogue', () => {
+    expect(INVOCATIONS.filter(([, event]) => event.startsWith('no sample event'))).toEqual([]);
+    expect(INVOCATIONS.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it.each(INVOCATIONS)(
+    '%s answers events/%s.json with 200 and data, then exits',
+    async (fn, event) => {
+      const { code, stdout, stderr } = await run(
+        [SERVERLESS, 'invoke', 'local', '-f', fn, '-p', `events/${event}.json`],
+        cleanEnv,
+        90_000,
+      );
+
+      expect({ code, stderr: stderr.includes('Error') ? stderr : '' }).toEqual({
+        code: 0,
+        stderr: '',
+      });
+      const result = resultOf(stdout);
+      expect(result.statusCode).toBe(200);
+      expect(result.headers['Access-Control-Allow-Origin']).toBe('*');
+      const { data } = result.body as { data: unknown };
+      // Reports answer rows; the dashboard answers one object of figures (spec 2.5).
+      expect(
+        Array.isArray(data) ? data.length > 0 : typeof data === 'object' && data !== null,
+      ).toBe(true);
+    },
+  );
 });

@@ -1,11 +1,13 @@
 /**
- * `serverless package` per stage and region, offline: the generated CloudFormation routes GET
- * and OPTIONS of every endpoint to its own function (no mock CORS integration), gives each
- * function the key-set URL of its portal environment, and carries the gateway responses.
+ * `serverless package` per stage and region, offline: the generated CloudFormation has one
+ * function per endpoint of the catalogue (serverless.yml's functions are generated from it) and
+ * routes its method and OPTIONS on each of its paths to it (no mock CORS integration), gives
+ * each function the key-set URL of its portal environment, and carries the gateway responses.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { catalogue } from '../../../shared/catalogue';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 
 const KEY_SET_VARIABLES = {
@@ -16,10 +18,12 @@ const KEY_SET_VARIABLES = {
   JWK_URL_LATAM_PRODUCTION: 'https://keys.example/latam-production/v2/jwks.json',
 };
 
-const ENDPOINTS = {
-  OrdersPerDay: '/v1/restaurants/{id}/reports/orders/day',
-  Dishes: '/v1/restaurants/{id}/reports/dishes',
-};
+/** Every endpoint of the catalogue: its CloudFormation function, its method and its paths. */
+const ENDPOINTS = catalogue.map((endpoint) => ({
+  lambda: `${endpoint.function.charAt(0).toUpperCase()}${endpoint.function.slice(1)}LambdaFunction`,
+  method: endpoint.method,
+  paths: endpoint.paths,
+}));
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 type Template = { Resources: Record<string, Resource> };
@@ -79,17 +83,26 @@ describe('serverless package', () => {
       expect(result.code).toBe(0);
       const template = readTemplate(out);
 
-      for (const [name, path] of Object.entries(ENDPOINTS)) {
-        const fn = template.Resources[`${name}LambdaFunction`];
+      const functions = Object.entries(template.Resources)
+        .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
+        .map(([logicalId]) => logicalId);
+      expect(functions.sort()).toEqual(ENDPOINTS.map(({ lambda }) => lambda).sort());
+      for (const { lambda, method, paths } of ENDPOINTS) {
+        const fn = template.Resources[lambda];
         expect(fn?.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
           Environment: { Variables: { JWKS_URL: KEY_SET_VARIABLES[variable] } },
         });
-        const methods = routes(template).filter((route) => route.path === path);
-        expect(methods.map((route) => route.method).sort()).toEqual(['GET', 'OPTIONS']);
-        for (const route of methods) {
-          expect(route.integration).toContain('AWS_PROXY');
-          expect(route.integration).toContain(`${name}LambdaFunction`);
+        for (const path of paths) {
+          const methods = routes(template).filter((route) => route.path === path);
+          expect({ path, methods: methods.map((route) => route.method).sort() }).toEqual({
+            path,
+            methods: [method, 'OPTIONS'].sort(),
+          });
+          for (const route of methods) {
+            expect(route.integration).toContain('AWS_PROXY');
+            expect(route.integration).toContain(lambda);
+          }
         }
       }
       expect(routes(template).some((route) => route.integration.includes('MOCK'))).toBe(false);
