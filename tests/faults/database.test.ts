@@ -17,7 +17,8 @@ import postgres from 'postgres';
 import { reportEndpoint } from '../../middleware/compose';
 import { SAMPLE_OWNER, SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
 import { loadConfig } from '../../shared/config';
-import { addDays, eachDay, todayIn, type DateRange } from '../../shared/dates';
+import type { DateRange } from '../../shared/dates';
+import { addDays, eachDay, todayIn } from '../../scripts/dates';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
 import { createDependencies, type Dependencies } from '../../shared/runtime';
 import { jsonBody, lambdaContext, restEvent } from '../support/events';
@@ -185,7 +186,14 @@ const endpoint = (
     }),
   );
   built.push(deps);
-  return { handler: reportEndpoint(ordersPerDay, deps.reports, deps) as unknown as Handler, deps };
+  return {
+    handler: reportEndpoint(
+      ordersPerDay,
+      ordersPerDay.queries(deps.sql),
+      deps,
+    ) as unknown as Handler,
+    deps,
+  };
 };
 
 const reportEvent = ({
