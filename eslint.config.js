@@ -49,7 +49,7 @@ export default tseslint.config(
   },
   {
     files: ['shared/**/*.ts'],
-    ignores: ['shared/catalogue.ts', 'shared/plugins/endpoints.ts'],
+    ignores: ['shared/catalogue.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -78,7 +78,8 @@ export default tseslint.config(
           patterns: [
             {
               group: ['**/functions/**', '**/scripts/**', '**/build/**'],
-              message: 'middleware/ and functions/ must not depend on functions/, scripts/ or build/.',
+              message:
+                'middleware/ and functions/ must not depend on functions/, scripts/ or build/.',
             },
             {
               group: ['**/catalogue', '**/plugins/endpoints'],

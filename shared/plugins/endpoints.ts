@@ -3,7 +3,7 @@
  * 4.4, 4.6): their parameters and the JSON Schemas of their bodies, for the manifest and the
  * OpenAPI document. The chains that answer them are in middleware/compose.ts.
  */
-import type { CustomAnswer, JsonSchema } from '../catalogue';
+import type { CustomAnswer, JsonSchema } from '../answers';
 import { MAX_BUNDLE_URL_LENGTH } from './deployment';
 import { PORTAL_VERSION_PARAMETER } from './parameters';
 import { DEFAULT_PORTAL_VERSION, PORTAL_VERSIONS } from './registry';
