@@ -15,7 +15,7 @@ import { createIssuer, KEY_SET_PATH } from '../../scripts/local/issuer';
 import { createKeySet, KEY_SET_DEFAULTS } from '../../shared/auth/key-set';
 import { createVerifier } from '../../shared/auth/verifier';
 import { loadConfig } from '../../shared/config';
-import { addDays, todayIn } from '../../shared/dates';
+import { addDays, todayIn } from '../../scripts/dates';
 import { createLogger } from '../../shared/logger';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
 import { createDependencies, type Dependencies } from '../../shared/runtime';
@@ -110,7 +110,7 @@ describe('a cold container', () => {
     expect(fetches()).toBe(0);
 
     const deps = dependencies({ ...process.env, JWKS_URL: keySetUrl() });
-    const handler = reportEndpoint(ordersPerDay, deps.reports, deps);
+    const handler = reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps);
     invoke = (token) => handler(requestWith(token), lambdaContext());
     const results = await Promise.all(tokens.map(invoke));
 
@@ -148,7 +148,7 @@ describe('the refetch cooldown, on a fake clock', () => {
       clockToleranceSeconds: 5,
       issuer: configuredIssuer(),
     });
-    const handler = reportEndpoint(ordersPerDay, repository.reports, {
+    const handler = reportEndpoint(ordersPerDay, ordersPerDay.queries(repository.sql), {
       logger,
       verifier,
       ownership: repository.ownership,

@@ -22,7 +22,8 @@ import { createIssuer, type LocalIssuer } from '../../scripts/local/issuer';
 import { createKeySet, KEY_SET_DEFAULTS, type KeySet } from '../../shared/auth/key-set';
 import { createVerifier } from '../../shared/auth/verifier';
 import { loadConfig } from '../../shared/config';
-import { addDays, todayIn, type IsoDate } from '../../shared/dates';
+import type { IsoDate } from '../../shared/dates';
+import { addDays, todayIn } from '../../scripts/dates';
 import { createLogger, type Logger } from '../../shared/logger';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
 import { createDependencies, type Dependencies } from '../../shared/runtime';
@@ -138,7 +139,7 @@ const coldContainer = (url: string) => {
   const log = collectingLog();
   const deps = createDependencies(loadConfig({ ...process.env, JWKS_URL: url }), log.logger);
   containers.push(deps);
-  return { log, endpoint: reportEndpoint(ordersPerDay, deps.reports, deps) };
+  return { log, endpoint: reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps) };
 };
 
 /**
@@ -164,12 +165,16 @@ const clockedContainer = (url: string) => {
       legacy: config.legacyPlatforms,
       today: () => new Date().toISOString().slice(0, 10) as IsoDate,
     },
-    reports: base.reports,
     logger: log.logger,
     sql: base.sql,
     close: () => Promise.resolve(),
   };
-  return { log, clock, keySet, endpoint: reportEndpoint(ordersPerDay, deps.reports, deps) };
+  return {
+    log,
+    clock,
+    keySet,
+    endpoint: reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps),
+  };
 };
 
 /** Puts the host into a fault; `unreachable` stops it, so its port refuses connections. */

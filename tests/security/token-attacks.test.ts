@@ -2,7 +2,7 @@
  * Token attacks (issue 4). Every forged, tampered, mis-signed, oversized or misplaced token is
  * sent as a client sends it — a REST API (v1) event for GET /v1/restaurants/R-1001/reports/
  * orders/day, a restaurant the token's owner does own — through the deployed handler
- * (functions/reports/orders-day.ts, real key-set server, real database). Each must end in 401
+ * (functions/orders-per-day.ts, real key-set server, real database). Each must end in 401
  * with the exact spec 2.6 body and `Access-Control-Allow-Origin: *`: never 200, never 500.
  * Hostile headers and payloads carry the run issuer's genuine signature wherever a signature
  * could matter, so only the attack itself can be the reason for the refusal; control tests
@@ -21,7 +21,7 @@ import { reportEndpoint } from '../../middleware/compose';
 import { SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
 import { createIssuer, serveKeySet, type KeySetServer } from '../../scripts/local/issuer';
 import { loadConfig } from '../../shared/config';
-import { addDays, todayIn } from '../../shared/dates';
+import { addDays, todayIn } from '../../scripts/dates';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
 import {
   closeContainerDependencies,
@@ -107,14 +107,18 @@ beforeAll(async () => {
   severalKeysDeps = createDependencies(
     loadConfig({ ...process.env, JWKS_URL: severalKeysServer.url }),
   );
-  const chain = reportEndpoint(ordersPerDay, severalKeysDeps.reports, severalKeysDeps);
+  const chain = reportEndpoint(
+    ordersPerDay,
+    ordersPerDay.queries(severalKeysDeps.sql),
+    severalKeysDeps,
+  );
   severalKeys = (event) => chain(event, lambdaContext());
 
   attackerHost = await startCountingServer((path) =>
     path === '/jwks.json' ? { keys: [attacker.publicJwk] } : undefined,
   );
 
-  const { handler } = await import('../../functions/reports/orders-day');
+  const { handler } = await import('../../functions/orders-per-day');
   deployed = (event) => handler(event, lambdaContext());
 });
 
