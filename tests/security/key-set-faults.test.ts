@@ -10,7 +10,9 @@
  *   time — never a 401, since the failure is ours, not the caller's.
  * - After keys were cached: the cache is aged past its 3600 s on a fake clock (createKeySet's
  *   `now`; createDependencies has none, so these containers are assembled by hand), the refresh
- *   fails, and the cached keys keep serving 200, with a warning logged.
+ *   fails, and the cached keys keep serving 200, with a warning logged. Each request carries a
+ *   token of its own: a repeated one would be answered from the verifier's token cache without
+ *   asking the key set at all.
  * - Rotation: a token with the new kid is answered after at most one refetch.
  * - Recovery: a cold container that failed answers 200 once the host is back and the 5 s
  *   failure back-off has passed, without a restart.
@@ -87,6 +89,8 @@ let runIssuer: LocalIssuer;
 let rotatedIssuer: LocalIssuer;
 let token: string;
 let rotatedToken: string;
+/** Tokens signed by `freshToken`, checked with the others for the no-secrets check. */
+const freshTokens: string[] = [];
 /** The run's own container (global key set): its report data port and pool are shared. */
 let base: Dependencies;
 const servers: KeySetFaultServer[] = [];
@@ -104,10 +108,18 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
   await Promise.all([...containers, base].map((deps) => deps.close()));
   const text = allLines.join('\n');
-  for (const secret of [token, rotatedToken, ...SAMPLE_OWNERS.flatMap(claimSecrets)]) {
+  const secrets = [token, rotatedToken, ...freshTokens, ...SAMPLE_OWNERS.flatMap(claimSecrets)];
+  for (const secret of secrets) {
     expect(text.includes(secret) ? secret : '').toBe('');
   }
 });
+
+/** A token of the run's issuer that no request has carried yet, so no cache holds it. */
+const freshToken = async (): Promise<string> => {
+  const fresh = await tokenFor(SAMPLE_OWNER, { jti: `fresh-${freshTokens.length}` }, '30m');
+  freshTokens.push(fresh);
+  return fresh;
+};
 
 const keySetServer = async (): Promise<KeySetFaultServer> => {
   const server = await startKeySetServer(runIssuer.publicKeySet);
@@ -144,7 +156,8 @@ const coldContainer = (url: string) => {
 
 /**
  * A container assembled by hand around a key set on a fake clock, with the run's verifier
- * settings and ownership rules, and the shared report data port.
+ * settings (and, as createDependencies builds it, its token cache) and ownership rules, and the
+ * shared report data port.
  */
 const clockedContainer = (url: string) => {
   const log = collectingLog();
@@ -262,13 +275,13 @@ describe('Key-set host faults after keys were cached: the cached keys keep servi
     async (fault) => {
       const server = await keySetServer();
       const { log, clock, endpoint } = clockedContainer(server.url);
-      const fresh = await timed(endpoint);
+      const fresh = await timed(endpoint, await freshToken());
       expect(fresh.response.statusCode).toBe(200);
       expect(server.keySetRequests()).toBe(1);
 
       await breakHost(server, fault);
       clock.now += HOUR_MS + 1_000;
-      const stale = await timed(endpoint);
+      const stale = await timed(endpoint, await freshToken());
 
       expect(stale.response.statusCode).toBe(200);
       expect(stale.response.body).toBe(fresh.response.body);
@@ -282,7 +295,7 @@ describe('Key-set host faults after keys were cached: the cached keys keep servi
 
       // Within the cooldown the broken host is not asked again; the cached keys answer at once.
       clock.now += KEY_SET_DEFAULTS.cooldownMs - 1_000;
-      const again = await timed(endpoint);
+      const again = await timed(endpoint, await freshToken());
       expect(again.response.statusCode).toBe(200);
       expect(server.keySetRequests()).toBe(fetches);
       expect(fetchFailures(log)).toHaveLength(1);
