@@ -9,19 +9,20 @@
  * - When a refresh fails while keys are held, the last good set keeps serving for up to
  *   `staleMs` and the failure is logged; with nothing usable the set is unavailable (a 500),
  *   and for `failureBackoffMs` after such a failure it answers so at once, without a fetch.
+ * - Each refresh imports the set's keys once (keys.ts); a lookup selects among them as jose
+ *   does and answers an empty list when none fits: refusing the token is the verifier's part.
  * - A refresh that no longer holds a key the previous set held (dropped, or a kid re-used for
  *   other key material) tells the `onKeysRemoved` listeners, so caches of verified tokens can
  *   forget what that key verified.
  */
+import { fetchKeySetBody } from './fetch-key-set';
 import {
   importVerificationKey,
-  JwtVerificationError,
   selectKeys,
-  type AsymmetricAlgorithm,
-  type JsonObject,
+  type Jwk,
+  type KeyLookup,
   type VerificationKey,
-} from './jws';
-import { fetchKeySetBody } from './fetch-key-set';
+} from './keys';
 import { describeError, type Logger } from '../logger';
 
 export interface KeySetOptions {
@@ -52,28 +53,22 @@ export class KeySetUnavailableError extends Error {
 }
 
 /** A published JSON Web Key, as parsed (members unchecked beyond being a signature key). */
-export type JWK = JsonObject & { readonly kty: string; readonly kid?: unknown };
-
-export interface JSONWebKeySet {
-  readonly keys: readonly JWK[];
-}
+type PublishedKey = Jwk & { readonly kty: string; readonly kid?: unknown };
 
 export interface KeySet {
   /**
-   * The held keys that may verify a token with this `alg` and header `kid`, as jws.ts selects
-   * them; a kid the set does not hold triggers one refetch (outside the cooldown). Rejects with
-   * ERR_JWKS_NO_MATCHING_KEY when no key fits, with KeySetUnavailableError when no set is held.
+   * The held keys that may verify a token with this `alg` and header `kid`, as keys.ts selects
+   * them; a kid the set does not hold triggers one refetch (outside the cooldown). Resolves to
+   * an empty list when no key fits; rejects with KeySetUnavailableError when no set is held.
    */
-  readonly keysFor: (alg: AsymmetricAlgorithm, kid: unknown) => Promise<readonly VerificationKey[]>;
+  readonly keysFor: KeyLookup;
   /** Starts loading the set if nothing is held yet (container initialisation). */
   prefetch(): void;
-  /** kids of the set in use; a refresh that drops a kid lets caches drop its tokens. */
-  readonly kids: () => ReadonlySet<string>;
   /**
    * Calls `listener` after each refresh that removed keys (by kid; `withoutKid` when a removed
-   * key had none). Returns the unsubscribe function. Optional for stand-ins in tests.
+   * key had none). Returns the unsubscribe function.
    */
-  readonly onKeysRemoved?: (listener: KeysRemovedListener) => () => void;
+  readonly onKeysRemoved: (listener: KeysRemovedListener) => () => void;
 }
 
 export interface RemovedKeys {
@@ -93,7 +88,7 @@ interface Loaded {
 }
 
 /** The key's members in sorted order, so the same key always gives the same text. */
-const fingerprint = (key: JsonObject): string =>
+const fingerprint = (key: Jwk): string =>
   JSON.stringify(Object.fromEntries(Object.entries(key).sort(([a], [b]) => (a < b ? -1 : 1))));
 
 const removedBetween = (before: Loaded, after: Loaded): RemovedKeys => {
@@ -107,31 +102,24 @@ const removedBetween = (before: Loaded, after: Loaded): RemovedKeys => {
   return { kids, withoutKid };
 };
 
-const isSigningKey = (key: JsonObject): key is JWK =>
+const isSigningKey = (key: Jwk): key is PublishedKey =>
   typeof key.kty === 'string' && key.kty !== 'oct' && (key.use === undefined || key.use === 'sig');
 
-/** Only public signature keys are kept: a symmetric key must never verify a token. */
-export const parseKeySet = (body: string): JSONWebKeySet => {
+/**
+ * The set's signature keys (a symmetric key must never verify a token); a body without any is
+ * a failed fetch.
+ */
+const parseKeySet = (body: string): readonly PublishedKey[] => {
   const parsed = JSON.parse(body) as unknown;
   const keys = (parsed as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(keys)) throw new TypeError('key set has no keys array');
   const usable = keys.filter(
-    (key: unknown): key is JWK =>
-      typeof key === 'object' &&
-      key !== null &&
-      !Array.isArray(key) &&
-      isSigningKey(key as JsonObject),
+    (key: unknown): key is PublishedKey =>
+      typeof key === 'object' && key !== null && !Array.isArray(key) && isSigningKey(key as Jwk),
   );
   if (usable.length === 0) throw new TypeError('key set has no signature keys');
-  return { keys: usable };
+  return usable;
 };
-
-/** GETs the set under fetch-key-set.ts's guarantees (timeout, no redirects, size cap). */
-export const fetchKeySet = async (
-  url: URL,
-  timeoutMs: number,
-  maxBytes: number,
-): Promise<JSONWebKeySet> => parseKeySet(await fetchKeySetBody(url, timeoutMs, maxBytes));
 
 export const createKeySet = (options: KeySetOptions): KeySet => {
   const settings = { ...KEY_SET_DEFAULTS, ...options };
@@ -161,24 +149,27 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
   const load = async (): Promise<Loaded> => {
     lastAttempt = now();
     try {
-      const jwks = await fetchKeySet(settings.url, settings.timeoutMs, settings.maxBytes);
+      // GET under fetch-key-set.ts's guarantees (timeout, no redirects, size cap).
+      const published = parseKeySet(
+        await fetchKeySetBody(settings.url, settings.timeoutMs, settings.maxBytes),
+      );
       const kids = new Set(
-        jwks.keys.flatMap((key) => (typeof key.kid === 'string' ? [key.kid] : [])),
+        published.flatMap((key) => (typeof key.kid === 'string' ? [key.kid] : [])),
       );
       const fingerprints = new Map(
-        jwks.keys.map(
+        published.map(
           (key) => [fingerprint(key), typeof key.kid === 'string' ? key.kid : undefined] as const,
         ),
       );
       const previous = loaded;
       const next: Loaded = {
-        keys: jwks.keys.flatMap((key) => importVerificationKey(key) ?? []),
+        keys: published.flatMap((key) => importVerificationKey(key) ?? []),
         kids,
         fingerprints,
         fetchedAt: now(),
       };
       loaded = next;
-      logger.log('info', 'key set loaded', { keys: jwks.keys.length });
+      logger.log('info', 'key set loaded', { keys: published.length });
       if (previous) announce(removedBetween(previous, next));
       return next;
     } catch (error) {
@@ -231,9 +222,7 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
         (loaded && loaded !== set ? Promise.resolve(loaded) : undefined) ??
         (coolingDown() ? undefined : refresh()))
       : undefined;
-    const fresh = newer ? selectKeys((await newer).keys, alg, kid) : [];
-    if (fresh.length > 0) return fresh;
-    throw new JwtVerificationError('ERR_JWKS_NO_MATCHING_KEY', 'no key of the set fits the token');
+    return newer ? selectKeys((await newer).keys, alg, kid) : [];
   };
 
   return {
@@ -241,7 +230,6 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
     prefetch() {
       if (!loaded && !inflight) refresh().catch(() => undefined);
     },
-    kids: () => loaded?.kids ?? new Set<string>(),
     onKeysRemoved(listener) {
       listeners.add(listener);
       return () => {

@@ -7,16 +7,17 @@
  *   craft a collision. The value is only what that token itself carries (its parsed claims),
  *   so nothing is shared between tokens, let alone tenants.
  * - Only successful verifications are stored; a refusal leaves no entry.
- * - An entry is served while `notBefore ≤ now < expiresAt`, where `expiresAt` is the earlier of
- *   the insertion time plus `maxAgeMs` and the instant the verifier (jws.ts) would first call
- *   the token expired (`exp` plus the clock tolerance, in its whole-second arithmetic, which is
- *   jose's), and `notBefore` the instant it would first accept its `nbf`. An entry found outside
- *   that window is dropped.
+ * - An entry is served while `notBefore ≤ now < expiresAt`: the validity window its verification
+ *   returned (jws.ts: jose's arithmetic, the clock tolerance included), cut short at the
+ *   insertion time plus `maxAgeMs`. Nothing here recomputes it from the claims. A token outside
+ *   that window when stored is not stored; an entry found outside it is dropped.
  * - At most `maxEntries` entries: the least recently inserted one makes room for a new one.
- * - `dropKeys` removes every entry a removed key may have verified (the key set's refresh
- *   calls it); a verification that was under way across such a removal is not stored.
+ * - `dropKeys` removes every entry a removed key may have verified (the verifier calls it when a
+ *   key-set refresh removes keys); a verification that was under way across such a removal is
+ *   not stored.
  */
 import { hash } from 'node:crypto';
+import type { ValidityWindow } from './jws';
 import type { RemovedKeys } from './key-set';
 
 export interface TokenCacheOptions {
@@ -32,10 +33,8 @@ export const TOKEN_CACHE_DEFAULTS = { maxEntries: 1_000, maxAgeMs: 60_000 } as c
 export interface VerifiedToken {
   /** The `kid` of the token's protected header (undefined when it has none). */
   readonly kid: string | undefined;
-  /** The token's `exp`, in seconds (required by the verifier). */
-  readonly exp: number;
-  /** The token's `nbf`, in seconds, if it has one. */
-  readonly nbf: number | undefined;
+  /** Epoch milliseconds in which the verifier accepts the token (jws.ts `verifyJws`). */
+  readonly window: ValidityWindow;
 }
 
 export interface TokenCache<T> {
@@ -67,16 +66,12 @@ const positiveInteger = (value: number, name: string): number => {
   return value;
 };
 
-export const createTokenCache = <T>(
-  clockToleranceSeconds: number,
-  options: TokenCacheOptions = {},
-): TokenCache<T> => {
+export const createTokenCache = <T>(options: TokenCacheOptions = {}): TokenCache<T> => {
   const maxEntries = positiveInteger(
     options.maxEntries ?? TOKEN_CACHE_DEFAULTS.maxEntries,
     'maxEntries',
   );
   const maxAgeMs = positiveInteger(options.maxAgeMs ?? TOKEN_CACHE_DEFAULTS.maxAgeMs, 'maxAgeMs');
-  const tolerance = clockToleranceSeconds;
   const entries = new Map<string, Entry<T>>();
   let generation = 0;
 
@@ -92,13 +87,8 @@ export const createTokenCache = <T>(
     generation: () => generation,
     set(token, value, verified, now, since) {
       if (since !== generation) return;
-      // jws.ts (as jose): expired once floor(now / 1000) >= exp + tolerance; not yet valid while
-      // floor(now / 1000) < nbf - tolerance. In milliseconds, with whole seconds:
-      const expiresAt = Math.min(now + maxAgeMs, Math.ceil(verified.exp + tolerance) * 1000);
-      const notBefore =
-        verified.nbf === undefined
-          ? Number.NEGATIVE_INFINITY
-          : Math.ceil(verified.nbf - tolerance) * 1000;
+      const { notBefore } = verified.window;
+      const expiresAt = Math.min(now + maxAgeMs, verified.window.expiresAt);
       if (!(now < expiresAt && now >= notBefore)) return;
       const key = tokenKey(token);
       entries.delete(key);

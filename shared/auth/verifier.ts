@@ -1,44 +1,38 @@
 /**
- * Local verification of the portal's JWT (spec 5.1–5.3) against the environment's key set.
+ * Local verification of the portal's JWT (spec 5.1–5.3) against the environment's key set, with
+ * the container's cache of verified tokens.
  *
- * The token is checked by jws.ts on node:crypto (jose's rules, stricter where jose is lenient;
- * synchronous once the key is known): keys come only from the published set, chosen by `kid`
- * (the token's own `jwk`, `jku`, `x5u` and `x5c` headers are never consulted); only asymmetric
- * algorithms are accepted and the algorithm must fit the key; any `crit` header is refused;
- * `exp` is required and `nbf` honoured. Failures are mapped by their stable `code`
- * (ERR_JWT_EXPIRED → 401 TOKEN_EXPIRED, other token codes → 401, the key set unavailable →
- * 500), never by message text.
- *
- * With `cache` set (createDependencies sets it, with TOKEN_CACHE_DEFAULTS: 1,000 entries, 60 s),
- * a token verified once is served from the container's cache (token-cache.ts) until the
- * earlier of its expiry (clock tolerance included, exactly as jws.ts counts it) and the maximum
- * age; refusals are never cached; a key-set refresh that removes a key drops every entry that
- * key may have verified (through `keySet.onKeysRemoved`; a key set without it is checked by
- * `kids()` on each hit, and tokens without a kid are then not cached). `now` replaces the
- * clock for both the claims checks and the cache (tests).
+ * - The token is verified by jws.ts's `verifyJws` on node:crypto (jose's rules, stricter where
+ *   jose is lenient), with keys only from the key set, imported and selected by keys.ts (the
+ *   token's own `jwk`, `jku`, `x5u` and `x5c` headers are never consulted); only asymmetric
+ *   algorithms are accepted and the algorithm must fit the key; any `crit` header is refused;
+ *   `exp` is required and `nbf` honoured. Its payload becomes the typed claims (claims.ts).
+ * - Failures are mapped by their class, never by message text or a pattern over codes: a
+ *   JwtVerificationError is the token's fault (ERR_JWT_EXPIRED → 401 TOKEN_EXPIRED, any other
+ *   → 401 TOKEN_INVALID); anything else, KeySetUnavailableError included, is ours (500). The
+ *   original error is kept as `cause`.
+ * - A token verified once is served from the cache (token-cache.ts; `cache` defaults to
+ *   TOKEN_CACHE_DEFAULTS: 1,000 entries, 60 s) for the validity window `verifyJws` returned, at
+ *   most the cache's maximum age; refusals are never cached; a key-set refresh that removes a
+ *   key drops every entry that key may have verified (`keySet.onKeysRemoved`).
+ * - `now` replaces the clock for both the claims checks and the cache (tests).
  */
 import { internalError, tokenExpired, tokenUnverifiable, type PortalError } from '../errors';
 import { parseClaims, type PortalClaims } from './claims';
-import {
-  ASYMMETRIC_ALGORITHMS,
-  decodeJws,
-  isAsymmetricAlgorithm,
-  validateClaims,
-  verifySignature,
-  type AsymmetricAlgorithm,
-  type JsonObject,
-} from './jws';
-import { KeySetUnavailableError, type KeySet } from './key-set';
-import { createTokenCache, type TokenCacheOptions } from './token-cache';
+import { JwtVerificationError, verifyJws } from './jws';
+import type { KeySet } from './key-set';
+import { ASYMMETRIC_ALGORITHMS, isAsymmetricAlgorithm, type AsymmetricAlgorithm } from './keys';
+import { createTokenCache, TOKEN_CACHE_DEFAULTS, type TokenCacheOptions } from './token-cache';
 
-export { ASYMMETRIC_ALGORITHMS, type AsymmetricAlgorithm } from './jws';
+export { ASYMMETRIC_ALGORITHMS, type AsymmetricAlgorithm } from './keys';
 
 export interface VerifierOptions {
   readonly keySet: KeySet;
   readonly issuer?: string;
+  /** A non-negative whole number of seconds, as jose's `clockTolerance`. */
   readonly clockToleranceSeconds: number;
   readonly algorithms?: readonly AsymmetricAlgorithm[];
-  /** Caches verified tokens (off when absent). */
+  /** Bounds of the cache of verified tokens; TOKEN_CACHE_DEFAULTS when absent. */
   readonly cache?: TokenCacheOptions;
   /** The clock, in epoch milliseconds (tests); Date.now by default. */
   readonly now?: () => number;
@@ -46,26 +40,9 @@ export interface VerifierOptions {
 
 export type Verifier = (token: string) => Promise<PortalClaims>;
 
-interface CachedToken {
-  readonly claims: PortalClaims;
-  readonly kid: string | undefined;
-}
-
-/** A token whose signature and claims verified, and the kid its header names. */
-interface Verified {
-  readonly payload: JsonObject;
-  readonly kid: string | undefined;
-}
-
-/** Stable error codes of jws.ts (jose's): ERR_JWT_*, ERR_JWS_*, ERR_JWKS_*, ERR_JOSE_*. */
-const JWT_CODE = /^ERR_J(WT|WS|WKS|WE|WK|OSE)_/;
-
 const toPortalError = (error: unknown): PortalError => {
-  if (error instanceof KeySetUnavailableError) return internalError(error);
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ERR_JWT_EXPIRED') return tokenExpired(error);
-  if (typeof code === 'string' && JWT_CODE.test(code)) return tokenUnverifiable(error);
-  return internalError(error);
+  if (!(error instanceof JwtVerificationError)) return internalError(error);
+  return error.code === 'ERR_JWT_EXPIRED' ? tokenExpired(error) : tokenUnverifiable(error);
 };
 
 export const createVerifier = (options: VerifierOptions): Verifier => {
@@ -73,55 +50,32 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
   if (requested.some((alg) => !isAsymmetricAlgorithm(alg))) {
     throw new TypeError('only asymmetric JWS algorithms may verify portal tokens');
   }
-  const algorithms = new Set<AsymmetricAlgorithm>(requested);
   const tolerance = options.clockToleranceSeconds;
-  if (!Number.isFinite(tolerance) || tolerance < 0) {
-    throw new TypeError('clockToleranceSeconds must be a non-negative number of seconds');
+  if (!Number.isSafeInteger(tolerance) || tolerance < 0) {
+    throw new TypeError('clockToleranceSeconds must be a non-negative whole number of seconds');
   }
+  const algorithms = new Set<AsymmetricAlgorithm>(requested);
   const now = options.now ?? Date.now;
   const { keySet, issuer } = options;
-
-  const verify = async (token: string): Promise<Verified> => {
-    try {
-      const jws = decodeJws(token, algorithms);
-      // The signature first: nothing of an unverified payload may shape the answer.
-      verifySignature(jws, await keySet.keysFor(jws.alg, jws.kid));
-      const payload = validateClaims(jws, {
-        nowSeconds: Math.floor(now() / 1000),
-        toleranceSeconds: tolerance,
-        ...(issuer === undefined ? {} : { issuer }),
-      });
-      return { payload, kid: typeof jws.kid === 'string' ? jws.kid : undefined };
-    } catch (error) {
-      throw toPortalError(error);
-    }
-  };
-
-  if (options.cache === undefined) {
-    return async (token) => parseClaims((await verify(token)).payload);
-  }
-
-  const cache = createTokenCache<CachedToken>(tolerance, options.cache);
-  const subscribed = keySet.onKeysRemoved !== undefined;
-  keySet.onKeysRemoved?.((removed) => {
+  const cache = createTokenCache<PortalClaims>(options.cache ?? TOKEN_CACHE_DEFAULTS);
+  keySet.onKeysRemoved((removed) => {
     cache.dropKeys(removed);
   });
 
   return async (token) => {
     const hit = cache.get(token, now());
-    if (
-      hit !== undefined &&
-      (subscribed || (hit.kid !== undefined && keySet.kids().has(hit.kid)))
-    ) {
-      return hit.claims;
-    }
+    if (hit !== undefined) return hit;
     const generation = cache.generation();
-    const { payload, kid } = await verify(token);
-    const claims = deepFreeze(parseClaims(payload));
-    if (subscribed || kid !== undefined) {
-      const nbf = typeof payload.nbf === 'number' ? payload.nbf : undefined;
-      cache.set(token, { claims, kid }, { kid, exp: claims.exp, nbf }, now(), generation);
-    }
+    const verified = await verifyJws(token, (alg, kid) => keySet.keysFor(alg, kid), {
+      algorithms,
+      clockToleranceSeconds: tolerance,
+      now: now(),
+      ...(issuer === undefined ? {} : { issuer }),
+    }).catch((error: unknown) => {
+      throw toPortalError(error);
+    });
+    const claims = deepFreeze(parseClaims(verified.payload));
+    cache.set(token, claims, verified, now(), generation);
     return claims;
   };
 };

@@ -180,7 +180,7 @@ describe('with a real key set', () => {
 describe('KeySet.onKeysRemoved', () => {
   it('tells listeners the kids a refresh removed or re-keyed, and only then', async () => {
     const seen: unknown[] = [];
-    const unsubscribe = keySet.onKeysRemoved?.((removed) => {
+    const unsubscribe = keySet.onKeysRemoved((removed) => {
       seen.push({ kids: [...removed.kids].sort(), withoutKid: removed.withoutKid });
     });
     served = [keyA.publicJwk, keyB.publicJwk];
@@ -209,7 +209,7 @@ describe('KeySet.onKeysRemoved', () => {
       { kids: ['key-a', 'key-b'], withoutKid: false },
       { kids: [], withoutKid: true },
     ]);
-    unsubscribe?.();
+    unsubscribe();
     served = [keyB.publicJwk];
     clock = START + 4 * HOUR;
     await refusalOf(verify(await tokenOf(keyA, undefined, 'owner-5')));

@@ -1,24 +1,29 @@
 /**
- * jws.ts, the node:crypto verification of portal tokens: which published keys are imported
- * and selected, each asymmetric algorithm verifying its own signatures and nothing else, and a
- * differential property test with jose (the library the tests sign with and the verifier
- * jws.ts replaced) as the oracle: on generated tokens — genuine, tampered, re-headed, with every
- * kind of time and issuer claim — both must accept exactly the same ones and refuse the others
- * the same way (expired vs invalid). The one intended difference: any `crit` is refused.
+ * jws.ts's one entry, verifyJws: each asymmetric algorithm verifying its own signatures and
+ * nothing else, strict decoding, the lookup's answer (no key, several keys, a failure of its
+ * own), the claims and the validity window it returns, and a differential property test with
+ * jose (the library the tests sign with and the verifier jws.ts replaced) as the oracle: on
+ * generated tokens — genuine, tampered, re-headed, signed by foreign keys, with every kind of
+ * time and issuer claim — both must accept exactly the same ones and refuse the others the same
+ * way (expired vs invalid), and jose must agree with the window's edges to the millisecond. The
+ * one intended difference: any `crit` is refused.
  */
 import { constants, generateKeyPairSync, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
 import fc from 'fast-check';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import {
-  ASYMMETRIC_ALGORITHMS,
-  decodeJws,
-  importVerificationKey,
-  selectKeys,
-  validateClaims,
-  verifySignature,
-  type AsymmetricAlgorithm,
+  JwtVerificationError,
+  verifyJws,
   type JsonObject,
+  type VerifiedJws,
+  type VerifyJwsOptions,
 } from '../../../../shared/auth/jws';
+import {
+  ASYMMETRIC_ALGORITHMS,
+  type AsymmetricAlgorithm,
+  type KeyLookup,
+} from '../../../../shared/auth/keys';
+import { localKeysFor } from '../../../support/local-keys';
 
 const b64url = (value: string | Uint8Array): string => Buffer.from(value).toString('base64url');
 
@@ -65,53 +70,88 @@ const signText = (
   return `${input}.${b64url(signature)}`;
 };
 
-/** The code a synchronous step failed with, or undefined when it did not fail. */
-const codeOf = (step: () => unknown): unknown => {
-  try {
-    step();
-  } catch (error) {
-    return (error as { code?: unknown }).code;
-  }
-  return undefined;
-};
-
 const NOW = 1_800_000_000;
 const ISSUER = 'portal-auth';
 const TOLERANCE = 5;
 
+const OPTIONS: VerifyJwsOptions = {
+  algorithms: new Set(ASYMMETRIC_ALGORITHMS),
+  clockToleranceSeconds: TOLERANCE,
+  issuer: ISSUER,
+  now: NOW * 1000,
+};
+
+/** What verifyJws refused the token with: a JwtVerificationError's code, or the error itself. */
+const refusalOf = async (verification: Promise<unknown>): Promise<unknown> => {
+  const outcome = await verification.then(
+    () => new Error('the token was accepted'),
+    (error: unknown) => error,
+  );
+  return outcome instanceof JwtVerificationError ? outcome.code : outcome;
+};
+
 type Verdict = 'accepted' | 'expired' | 'invalid';
 
-const ours = async (token: string, keys: readonly JsonObject[]): Promise<Verdict> => {
-  const imported = keys.flatMap((jwk) => importVerificationKey(jwk) ?? []);
+const verdictOf = (error: unknown): Verdict =>
+  (error as { code?: unknown }).code === 'ERR_JWT_EXPIRED' ? 'expired' : 'invalid';
+
+interface At {
+  readonly nowMs: number;
+  readonly tolerance: number;
+}
+
+const DEFAULT_AT: At = { nowMs: NOW * 1000 + 999, tolerance: TOLERANCE };
+
+/** verifyJws's answer over these published keys (selected as the key set selects them). */
+const ours = async (
+  token: string,
+  keys: readonly JsonObject[],
+  { nowMs, tolerance }: At = DEFAULT_AT,
+): Promise<{ verdict: Verdict; verified?: VerifiedJws }> => {
   try {
-    const jws = decodeJws(token, new Set(ASYMMETRIC_ALGORITHMS));
-    verifySignature(jws, selectKeys(imported, jws.alg, jws.kid));
-    validateClaims(jws, { nowSeconds: NOW, toleranceSeconds: TOLERANCE, issuer: ISSUER });
-    return await Promise.resolve('accepted');
+    const verified = await verifyJws(token, localKeysFor(keys), {
+      ...OPTIONS,
+      clockToleranceSeconds: tolerance,
+      now: nowMs,
+    });
+    return { verdict: 'accepted', verified };
   } catch (error) {
-    return (error as { code?: unknown }).code === 'ERR_JWT_EXPIRED' ? 'expired' : 'invalid';
+    if (!(error instanceof JwtVerificationError)) throw error;
+    return { verdict: verdictOf(error) };
   }
 };
 
-const joses = async (token: string, keys: readonly JsonObject[]): Promise<Verdict> => {
+const joses = async (
+  token: string,
+  keys: readonly JsonObject[],
+  { nowMs, tolerance }: At = DEFAULT_AT,
+): Promise<Verdict> => {
   try {
     await jwtVerify(token, createLocalJWKSet({ keys: keys as never }), {
       algorithms: [...ASYMMETRIC_ALGORITHMS],
       requiredClaims: ['exp'],
       issuer: ISSUER,
-      clockTolerance: TOLERANCE,
-      currentDate: new Date(NOW * 1000 + 999),
+      clockTolerance: tolerance,
+      currentDate: new Date(nowMs),
     });
     return 'accepted';
   } catch (error) {
-    return (error as { code?: unknown }).code === 'ERR_JWT_EXPIRED' ? 'expired' : 'invalid';
+    return verdictOf(error);
   }
 };
 
+/** The latest instant a Date can hold: window edges beyond it cannot be asked of jose. */
+const MAX_DATE_MS = 8.64e15;
+
 let keys: Record<AsymmetricAlgorithm, TestKey>;
+/** Keys of each algorithm nobody published, under the published key's kid. */
+let foreign: Record<AsymmetricAlgorithm, TestKey>;
 
 beforeAll(() => {
   keys = Object.fromEntries(
+    ASYMMETRIC_ALGORITHMS.map((alg, i) => [alg, generate(alg, `kid-${i}`)]),
+  ) as Record<AsymmetricAlgorithm, TestKey>;
+  foreign = Object.fromEntries(
     ASYMMETRIC_ALGORITHMS.map((alg, i) => [alg, generate(alg, `kid-${i}`)]),
   ) as Record<AsymmetricAlgorithm, TestKey>;
 });
@@ -124,120 +164,114 @@ const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown
   ...overrides,
 });
 
-describe('importVerificationKey', () => {
-  it('imports the public key of every asymmetric algorithm, with its kid, alg and curve', () => {
-    for (const alg of ASYMMETRIC_ALGORITHMS) {
-      const { jwk } = keys[alg];
-      const imported = importVerificationKey({ ...jwk, alg });
-      expect(imported).toMatchObject({ kty: jwk.kty, kid: jwk.kid, alg });
-      expect(imported?.key.type).toBe('public');
-    }
-  });
+/** A token `alg`'s test key signed, its header naming that key. */
+const tokenOf = (
+  alg: AsymmetricAlgorithm,
+  payload: Record<string, unknown> = claims(),
+  header: Record<string, unknown> = { alg, kid: keys[alg].jwk.kid },
+): string => signText(JSON.stringify(header), JSON.stringify(payload), keys[alg].privateKey, alg);
 
-  it.each([
-    ['a private RSA key', () => keys.RS256.privateKey.export({ format: 'jwk' })],
-    ['a private EC key', () => keys.ES256.privateKey.export({ format: 'jwk' })],
-    ['a private Ed25519 key', () => keys.EdDSA.privateKey.export({ format: 'jwk' })],
-    ['a symmetric key', () => ({ kty: 'oct', k: b64url('secret') })],
-    ['an encryption key', () => ({ ...keys.RS256.jwk, use: 'enc' })],
-    ['a key whose key_ops lack verify', () => ({ ...keys.RS256.jwk, key_ops: ['encrypt'] })],
-    ['a key whose key_ops repeat', () => ({ ...keys.RS256.jwk, key_ops: ['verify', 'verify'] })],
-    ['a key with a non-boolean ext', () => ({ ...keys.RS256.jwk, ext: 'yes' })],
-    ['a key with a numeric kid', () => ({ ...keys.RS256.jwk, kid: 7 })],
-    ['a key for a symmetric algorithm', () => ({ ...keys.RS256.jwk, alg: 'HS256' })],
-    ['a key with a truncated modulus', () => ({ ...keys.RS256.jwk, n: 'AQAB' })],
-    ['an EC point off its curve', () => ({ ...keys.ES256.jwk, y: keys.ES256.jwk.x })],
-    [
-      'an RSA key of 1024 bits',
-      () => ({
-        ...generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' }),
-        kid: 'small',
-      }),
-    ],
-    ['an unknown key type', () => ({ kty: 'AKP', kid: 'pq', pub: 'AAAA' })],
-  ])('refuses %s', (_what, jwk) => {
-    expect(importVerificationKey(jwk() as JsonObject)).toBeUndefined();
-  });
-});
-
-describe('selectKeys', () => {
-  const held = () =>
-    ASYMMETRIC_ALGORITHMS.flatMap((alg) => importVerificationKey(keys[alg].jwk) ?? []);
-
-  it('chooses by kid among keys of the algorithm’s type and curve', () => {
-    const selected = selectKeys(held(), 'ES384', keys.ES384.jwk.kid);
-    expect(selected.map((key) => key.kid)).toEqual([keys.ES384.jwk.kid]);
-  });
-
-  it('finds nothing for a kid of another key type or curve', () => {
-    expect(selectKeys(held(), 'RS256', keys.ES256.jwk.kid)).toEqual([]);
-    expect(selectKeys(held(), 'ES256', keys.ES384.jwk.kid)).toEqual([]);
-  });
-
-  it('finds nothing for a kid that is not a string', () => {
-    expect(selectKeys(held(), 'RS256', 7)).toEqual([]);
-  });
-
-  it('honours a key’s own alg', () => {
-    const pinned = importVerificationKey({ ...keys.RS256.jwk, alg: 'PS256' });
-    expect(pinned).toBeDefined();
-    const only = pinned ? [pinned] : [];
-    expect(selectKeys(only, 'RS256', keys.RS256.jwk.kid)).toEqual([]);
-    expect(selectKeys(only, 'PS256', keys.RS256.jwk.kid)).toEqual(only);
-  });
-
-  it('without a kid, offers every key of the type (verifySignature then refuses two)', () => {
-    const rsaKeys = selectKeys(held(), 'RS256', undefined);
-    // RS*, PS* keys are all RSA keys: six of them.
-    expect(rsaKeys).toHaveLength(6);
-    const token = signText(
-      '{"alg":"RS256"}',
-      JSON.stringify(claims()),
-      keys.RS256.privateKey,
-      'RS256',
-    );
-    expect(codeOf(() => verifySignature(decodeJws(token, new Set(['RS256'])), rsaKeys))).toBe(
-      'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
-    );
-  });
-});
+/** A lookup over every test key, counting its calls. */
+const countingLookup = (
+  published: readonly JsonObject[] = ASYMMETRIC_ALGORITHMS.map((alg) => keys[alg].jwk),
+): KeyLookup & { calls: number } => {
+  const local = localKeysFor(published);
+  const lookup = Object.assign(
+    (alg: AsymmetricAlgorithm, kid: unknown) => {
+      lookup.calls += 1;
+      return local(alg, kid);
+    },
+    { calls: 0 },
+  );
+  return lookup;
+};
 
 describe('each algorithm', () => {
-  it.each(ASYMMETRIC_ALGORITHMS)('%s verifies its own signature and no other key’s', (alg) => {
-    const key = keys[alg];
-    const header = JSON.stringify({ alg, kid: key.jwk.kid });
-    const token = signText(header, JSON.stringify(claims()), key.privateKey, alg);
-    const jws = decodeJws(token, new Set([alg]));
-    const own = importVerificationKey(key.jwk);
-    expect(own).toBeDefined();
-    expect(verifySignature(jws, own ? [own] : [])).toBe(own);
+  it.each(ASYMMETRIC_ALGORITHMS)(
+    '%s verifies its own signature and no other key’s',
+    async (alg) => {
+      const key = keys[alg];
+      const token = tokenOf(alg);
 
-    const impostor = generate(alg, String(key.jwk.kid));
-    const forged = signText(header, JSON.stringify(claims()), impostor.privateKey, alg);
-    expect(codeOf(() => verifySignature(decodeJws(forged, new Set([alg])), own ? [own] : []))).toBe(
-      'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+      await expect(verifyJws(token, localKeysFor([key.jwk]), OPTIONS)).resolves.toEqual({
+        payload: claims(),
+        kid: key.jwk.kid,
+        window: { notBefore: Number.NEGATIVE_INFINITY, expiresAt: (NOW + 300 + TOLERANCE) * 1000 },
+      });
+
+      const impostor = generate(alg, String(key.jwk.kid));
+      const forged = signText(
+        JSON.stringify({ alg, kid: key.jwk.kid }),
+        JSON.stringify(claims()),
+        impostor.privateKey,
+        alg,
+      );
+      expect(await refusalOf(verifyJws(forged, localKeysFor([key.jwk]), OPTIONS))).toBe(
+        'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+      );
+    },
+  );
+
+  it('refuses an algorithm the caller did not allow before looking for a key', async () => {
+    const lookup = countingLookup();
+    const only = { ...OPTIONS, algorithms: new Set<AsymmetricAlgorithm>(['ES256']) };
+
+    expect(await refusalOf(verifyJws(tokenOf('RS256'), lookup, only))).toBe(
+      'ERR_JOSE_ALG_NOT_ALLOWED',
+    );
+    expect(lookup.calls).toBe(0);
+  });
+});
+
+describe('the lookup', () => {
+  it('is asked once, with the header’s alg and kid as they are', async () => {
+    const seen: unknown[] = [];
+    const local = localKeysFor([keys.ES256.jwk]);
+    const lookup: KeyLookup = (alg, kid) => {
+      seen.push([alg, kid]);
+      return local(alg, kid);
+    };
+
+    await verifyJws(tokenOf('ES256'), lookup, OPTIONS);
+    await refusalOf(
+      verifyJws(tokenOf('ES256', claims(), { alg: 'ES256', kid: 7 }), lookup, OPTIONS),
+    );
+
+    expect(seen).toEqual([
+      ['ES256', keys.ES256.jwk.kid],
+      ['ES256', 7],
+    ]);
+  });
+
+  it('offering no key refuses the token: ERR_JWKS_NO_MATCHING_KEY', async () => {
+    expect(await refusalOf(verifyJws(tokenOf('RS256'), () => Promise.resolve([]), OPTIONS))).toBe(
+      'ERR_JWKS_NO_MATCHING_KEY',
     );
   });
 
-  it('refuses an algorithm the caller did not allow before looking for a key', () => {
-    const token = signText(
-      '{"alg":"RS256"}',
-      JSON.stringify(claims()),
-      keys.RS256.privateKey,
-      'RS256',
+  it('offering several keys refuses the token, even when one of them signed it', async () => {
+    // RS*, PS* keys are all RSA keys: a token without a kid selects six.
+    const token = tokenOf('RS256', claims(), { alg: 'RS256' });
+
+    expect(await refusalOf(verifyJws(token, countingLookup(), OPTIONS))).toBe(
+      'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
     );
-    expect(codeOf(() => decodeJws(token, new Set(['ES256'])))).toBe('ERR_JOSE_ALG_NOT_ALLOWED');
+    await expect(verifyJws(token, localKeysFor([keys.RS256.jwk]), OPTIONS)).resolves.toMatchObject({
+      kid: undefined,
+    });
+  });
+
+  it('failing passes its own error through, not as a token failure', async () => {
+    const failure = Object.assign(new Error('key set unavailable'), { code: 'ERR_JWKS_TIMEOUT' });
+
+    expect(
+      await refusalOf(verifyJws(tokenOf('RS256'), () => Promise.reject(failure), OPTIONS)),
+    ).toBe(failure);
   });
 });
 
 describe('strict decoding', () => {
-  const genuine = () =>
-    signText(
-      JSON.stringify({ alg: 'RS256', kid: keys.RS256.jwk.kid }),
-      JSON.stringify(claims()),
-      keys.RS256.privateKey,
-      'RS256',
-    );
+  const genuine = () => tokenOf('RS256');
 
   it.each([
     ['padding', (t: string) => `${t}=`],
@@ -245,19 +279,81 @@ describe('strict decoding', () => {
     ['four parts', (t: string) => `${t}.AAAA`],
     ['two parts', (t: string) => t.slice(0, t.lastIndexOf('.'))],
     ['an impossible base64 length', (t: string) => `${t.slice(0, t.lastIndexOf('.'))}.A`],
-  ])('refuses %s', (_what, mangle) => {
-    expect(codeOf(() => decodeJws(mangle(genuine()), new Set(ASYMMETRIC_ALGORITHMS)))).toBe(
-      'ERR_JWS_INVALID',
-    );
+  ])('refuses %s before any key is looked up', async (_what, mangle) => {
+    const lookup = countingLookup();
+
+    expect(await refusalOf(verifyJws(mangle(genuine()), lookup, OPTIONS))).toBe('ERR_JWS_INVALID');
+    expect(lookup.calls).toBe(0);
   });
 
-  it('refuses a claims set that is not strict UTF-8', () => {
+  it('refuses a header that is not JSON, keeping the parser’s error as the cause', async () => {
+    const token = `${b64url('{"alg":')}.${b64url(JSON.stringify(claims()))}.${b64url('sig')}`;
+    const error = await verifyJws(token, countingLookup(), OPTIONS).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(JwtVerificationError);
+    expect(error).toMatchObject({ code: 'ERR_JWS_INVALID' });
+    expect((error as Error).cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it('refuses a claims set that is not strict UTF-8', async () => {
     const input = `${b64url(JSON.stringify({ alg: 'RS256' }))}.${b64url(Buffer.from([0x7b, 0xff, 0x7d]))}`;
     const token = `${input}.${b64url(sign('sha256', Buffer.from(input), keys.RS256.privateKey))}`;
-    const jws = decodeJws(token, new Set(ASYMMETRIC_ALGORITHMS));
-    expect(codeOf(() => validateClaims(jws, { nowSeconds: NOW, toleranceSeconds: 0 }))).toBe(
+
+    expect(await refusalOf(verifyJws(token, localKeysFor([keys.RS256.jwk]), OPTIONS))).toBe(
       'ERR_JWT_INVALID',
     );
+  });
+});
+
+describe('the validity window', () => {
+  const at = (nowMs: number, tolerance = TOLERANCE): VerifyJwsOptions => ({
+    ...OPTIONS,
+    clockToleranceSeconds: tolerance,
+    now: nowMs,
+  });
+  const windowOf = async (
+    payload: Record<string, unknown>,
+    options: VerifyJwsOptions,
+  ): Promise<unknown> =>
+    (await verifyJws(tokenOf('ES256', payload), localKeysFor([keys.ES256.jwk]), options)).window;
+
+  it('runs from nbf to exp, each widened by the tolerance, in milliseconds', async () => {
+    await expect(
+      windowOf(claims({ nbf: NOW - 60, exp: NOW + 60 }), at(NOW * 1000)),
+    ).resolves.toEqual({ notBefore: (NOW - 65) * 1000, expiresAt: (NOW + 65) * 1000 });
+    await expect(
+      windowOf(claims({ nbf: NOW - 60, exp: NOW + 60 }), at(NOW * 1000, 0)),
+    ).resolves.toEqual({ notBefore: (NOW - 60) * 1000, expiresAt: (NOW + 60) * 1000 });
+  });
+
+  it('rounds fractional times as jose does: whole seconds, up', async () => {
+    await expect(
+      windowOf(claims({ nbf: NOW - 0.5, exp: NOW + 0.25 }), at(NOW * 1000)),
+    ).resolves.toEqual({ notBefore: (NOW - 5) * 1000, expiresAt: (NOW + 6) * 1000 });
+  });
+
+  it('is exact where exp + tolerance would round: exp = 1 + 2^-52, tolerance 5', async () => {
+    // exp + 5 rounds to 6 in doubles, but jose calls the token valid at second 6 (exp <= 6 - 5
+    // is false) and expired only at second 7.
+    const exp = 1 + 2 ** -52;
+    const token = tokenOf('ES256', claims({ exp, iat: 0 }));
+    const local = [keys.ES256.jwk];
+
+    expect(await joses(token, local, { nowMs: 6_999, tolerance: 5 })).toBe('accepted');
+    expect(await joses(token, local, { nowMs: 7_000, tolerance: 5 })).toBe('expired');
+    await expect(windowOf(claims({ exp, iat: 0 }), at(6_500))).resolves.toEqual({
+      notBefore: Number.NEGATIVE_INFINITY,
+      expiresAt: 7_000,
+    });
+  });
+
+  it('is the same for every instant of a second: jose counts whole seconds', async () => {
+    const payload = claims({ nbf: NOW + 3, exp: NOW + 9 });
+    const windows = await Promise.all(
+      [0, 1, 500, 999].map((ms) => windowOf(payload, at(NOW * 1000 + ms))),
+    );
+
+    expect(new Set(windows.map((window) => JSON.stringify(window))).size).toBe(1);
   });
 });
 
@@ -309,7 +405,13 @@ const timeArb = fc.oneof(
       true,
       NOW + 0.5,
       NOW - TOLERANCE + 0.25,
+      // the doubles beside the edges (2^-22 is a unit in the last place at NOW)
+      NOW - TOLERANCE - 2 ** -22,
+      NOW - TOLERANCE + 2 ** -22,
+      NOW + TOLERANCE - 2 ** -22,
+      NOW + TOLERANCE + 2 ** -22,
       1e300,
+      -1e300,
     ),
   },
 );
@@ -329,6 +431,41 @@ const claimsArb = fc.record(
   { requiredKeys: ['authSchema'] },
 );
 
+/**
+ * Both verdicts at `at`; when ours accepts, jose asked at each finite edge of the returned
+ * window: accepted at its first and last millisecond, refused just outside (not yet valid
+ * before, expired after). The window is the cache's: no off-by-one may hide in it.
+ */
+const expectAgreement = async (
+  token: string,
+  set: readonly JsonObject[],
+  at: At = DEFAULT_AT,
+): Promise<void> => {
+  const { verdict, verified } = await ours(token, set, at);
+  expect(verdict).toBe(await joses(token, set, at));
+  if (verified === undefined) return;
+  const { notBefore, expiresAt } = verified.window;
+  expect(notBefore <= at.nowMs && at.nowMs < expiresAt).toBe(true);
+  const edge = (nowMs: number) => joses(token, set, { ...at, nowMs });
+  if (Number.isFinite(notBefore) && notBefore > -MAX_DATE_MS) {
+    expect(await edge(notBefore - 1)).toBe('invalid');
+    expect(await edge(notBefore)).toBe('accepted');
+  }
+  if (Number.isFinite(expiresAt) && expiresAt < MAX_DATE_MS) {
+    expect(await edge(expiresAt - 1)).toBe('accepted');
+    expect(await edge(expiresAt)).toBe('expired');
+  }
+};
+
+/** Small times, and the doubles just beside whole seconds, where rounding would show. */
+const smallTimeArb = fc.oneof(
+  fc.integer({ min: -40, max: 40 }),
+  fc.double({ min: -40, max: 40, noNaN: true, noDefaultInfinity: true }),
+  fc
+    .tuple(fc.integer({ min: -40, max: 40 }), fc.constantFrom(-2, -1, 1, 2))
+    .map(([n, ulps]) => n + ulps * Number.EPSILON * Math.max(1, Math.abs(n))),
+);
+
 describe('agrees with jose', () => {
   it('on generated tokens: the same ones accepted, the others refused the same way', async () => {
     await fc.assert(
@@ -340,10 +477,12 @@ describe('agrees with jose', () => {
         fc.boolean(),
         fc.integer({ min: 0, max: 3 }),
         claimsArb,
-        async ([alg, header], signer, withKidlessSet, tamper, payload) => {
+        fc.integer({ min: 0, max: 999 }),
+        async ([alg, header], signer, withKidlessSet, tamper, payload, millis) => {
           const key = keys[alg];
-          // Mostly the token's own key; sometimes another algorithm's.
-          const signingKey = keys[signer ?? alg];
+          // Mostly the token's own key; sometimes another algorithm's, or a foreign key of
+          // the token's own algorithm (not published) under the same kid.
+          const signingKey = signer === null ? key : signer === alg ? foreign[alg] : keys[signer];
           let token = signText(
             JSON.stringify(header),
             JSON.stringify(payload),
@@ -358,7 +497,30 @@ describe('agrees with jose', () => {
           const set = withKidlessSet
             ? [key.jwk, keys.ES256.jwk, keys.EdDSA.jwk]
             : ASYMMETRIC_ALGORITHMS.map((a) => keys[a].jwk);
-          expect(await ours(token, set)).toBe(await joses(token, set));
+          await expectAgreement(token, set, { nowMs: NOW * 1000 + millis, tolerance: TOLERANCE });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('on every time and tolerance, fractions and near-integers included, at any millisecond', async () => {
+    const set = [keys.EdDSA.jwk];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record(
+          { exp: smallTimeArb, nbf: smallTimeArb, iat: smallTimeArb },
+          { requiredKeys: ['exp'] },
+        ),
+        fc.constantFrom(0, 1, 5, 30, 300),
+        fc.integer({ min: -50_000, max: 50_000 }),
+        async (times, tolerance, nowMs) => {
+          const token = tokenOf('EdDSA', {
+            iss: ISSUER,
+            authSchema: { restaurants: [] },
+            ...times,
+          });
+          await expectAgreement(token, set, { nowMs, tolerance });
         },
       ),
       { numRuns: 300 },
@@ -374,6 +536,6 @@ describe('agrees with jose', () => {
       'RS256',
     );
     expect(await joses(token, [key.jwk])).toBe('accepted');
-    expect(await ours(token, [key.jwk])).toBe('invalid');
+    expect((await ours(token, [key.jwk])).verdict).toBe('invalid');
   });
 });

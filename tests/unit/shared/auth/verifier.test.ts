@@ -1,7 +1,9 @@
 /**
- * createVerifier over a key-set stub: real tokens signed with jose's own builder for what must
- * pass, hand-built tokens for the attacks. jose reads the real clock, so times are chosen
- * relative to now with margins far wider than the clock tolerance.
+ * createVerifier over a stand-in key set: real tokens signed with jose's own builder for what
+ * must pass, hand-built tokens for the attacks, and how each failure is mapped to the spec's
+ * errors (by class: a JwtVerificationError is the token's fault, anything else ours). jose
+ * reads the real clock, so times are chosen relative to now with margins far wider than the
+ * clock tolerance. The cache has suites of its own (token-cache.test.ts).
  */
 import { createHmac, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { jest } from '@jest/globals';
@@ -16,8 +18,8 @@ import {
   type JWTHeaderParameters,
 } from 'jose';
 import { MESSAGES, PortalError } from '../../../../shared/errors';
-import { localKeysFor } from '../../../support/local-keys';
-import type { KeySet } from '../../../../shared/auth/key-set';
+import { localKeySet } from '../../../support/local-keys';
+import { KeySetUnavailableError, type KeySet } from '../../../../shared/auth/key-set';
 import {
   createVerifier,
   type AsymmetricAlgorithm,
@@ -93,15 +95,9 @@ interface StubKeySet extends KeySet {
 }
 
 const stubKeySet = (keys: readonly JWK[]): StubKeySet => {
-  const lookups = jest.fn<KeysFor>(localKeysFor(keys));
-  return {
-    keysFor: lookups,
-    lookups,
-    prefetch() {
-      // the stub holds its keys from the start
-    },
-    kids: () => new Set(keys.flatMap((key) => (key.kid === undefined ? [] : [key.kid]))),
-  };
+  const local = localKeySet(keys);
+  const lookups = jest.fn<KeysFor>(local.keysFor);
+  return { ...local, keysFor: lookups, lookups };
 };
 
 /** The error a verification was refused with; fails the test when it was not a PortalError. */
@@ -342,11 +338,11 @@ describe('algorithms', () => {
     },
   );
 
-  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])(
+  it.each([-1, 0.5, Number.NaN, Number.POSITIVE_INFINITY])(
     'createVerifier refuses a clock tolerance of %s when it is built, not on the first request',
     (clockToleranceSeconds) => {
       expect(() => createVerifier({ keySet, clockToleranceSeconds })).toThrow(
-        new TypeError('clockToleranceSeconds must be a non-negative number of seconds'),
+        new TypeError('clockToleranceSeconds must be a non-negative whole number of seconds'),
       );
     },
   );
@@ -471,4 +467,34 @@ describe('malformed tokens', () => {
     expect(elapsed).toBeLessThan(100);
     expect(keySet.lookups).not.toHaveBeenCalled();
   });
+});
+
+describe('failures of our own', () => {
+  const failingWith = (error: Error): Verifier => {
+    keySet.lookups.mockImplementation(() => Promise.reject(error));
+    return createVerifier({ keySet, issuer: ISSUER, clockToleranceSeconds: TOLERANCE });
+  };
+
+  it('maps the key set unavailable to 500 INTERNAL_ERROR, keeping it as the cause', async () => {
+    const unavailable = new KeySetUnavailableError('no usable key set');
+    const token = await signed({ alg: 'RS256', kid: rsa.kid }, rsa.privateKey);
+
+    const error = await refusalOf(failingWith(unavailable)(token));
+
+    expect(error).toMatchObject({ statusCode: 500, code: 'INTERNAL_ERROR' });
+    expect(error.cause).toBe(unavailable);
+  });
+
+  it.each(['ERR_JWT_EXPIRED', 'ERR_JWS_INVALID', 'ERR_JWKS_TIMEOUT'])(
+    'maps any other error to 500, even one whose code reads %s: only the class counts',
+    async (code) => {
+      const lookalike = Object.assign(new Error('not a token failure'), { code });
+      const token = await signed({ alg: 'RS256', kid: rsa.kid }, rsa.privateKey);
+
+      const error = await refusalOf(failingWith(lookalike)(token));
+
+      expect(error).toMatchObject({ statusCode: 500, code: 'INTERNAL_ERROR' });
+      expect(error.cause).toBe(lookalike);
+    },
+  );
 });
