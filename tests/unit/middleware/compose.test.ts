@@ -13,7 +13,7 @@ import type { DishesQueries } from '../../../shared/reports/dishes.sql';
 import type { OrdersPerDayQueries } from '../../../shared/reports/orders-per-day.sql';
 import type { Dependencies } from '../../../shared/runtime';
 import { httpApiEvent, lambdaContext, restEvent, type RequestSpec } from '../../support/events';
-import { localKeysFor } from '../../support/local-keys';
+import { localKeySet } from '../../support/local-keys';
 import {
   BEARER_CHALLENGE,
   collectingLogger,
@@ -59,11 +59,7 @@ beforeAll(async () => {
   signing = {
     privateKey,
     otherKey: other.privateKey,
-    keySet: {
-      keysFor: localKeysFor([jwk]),
-      prefetch: () => undefined,
-      kids: () => new Set([KID]),
-    },
+    keySet: localKeySet([jwk]),
   };
 });
 
