@@ -129,7 +129,7 @@ export const coldStart = async (log: (line: string) => void, runs = 15): Promise
     // First response: a real REST event for orders/day with a valid token (with compare range).
     const token = await issuer.sign(claimsFor(SAMPLE_OWNER), { expiresIn: '2h' });
     const event = fillPlaceholders(
-      JSON.parse(readFileSync(join(ROOT, 'events/orders-day.json'), 'utf8')) as object,
+      JSON.parse(readFileSync(join(ROOT, 'events/orders-per-day.json'), 'utf8')) as object,
       { token, today: todayIn('Asia/Dubai') },
     );
     const eventFile = join(dir, 'event.json');

@@ -48,13 +48,13 @@ const files = {
   integrationTest: `tests/integration/functions/${id}.test.ts`,
 };
 
-for (const file of Object.values(files)) {
-  if (existsSync(join(ROOT, file))) fail(`${file} exists already`);
-}
 for (const endpoint of catalogue) {
   if (endpoint.id === id || endpoint.function === camel) {
     fail(`the catalogue has an endpoint ${endpoint.id} (${endpoint.function}) already`);
   }
+}
+for (const file of Object.values(files)) {
+  if (existsSync(join(ROOT, file))) fail(`${file} exists already`);
 }
 
 /**

@@ -70,7 +70,7 @@ describe('GET /v1/restaurants/{id}/reports/orders/day', () => {
     const token = await tokenFor(owner1);
     const today = dubaiToday();
 
-    const result = await invoke(ordersDayHandler, sampleEvent('orders-day', token));
+    const result = await invoke(ordersDayHandler, sampleEvent('orders-per-day', token));
 
     const orders = await rawOrders('R-1001', 'TB_AE');
     const main = expectedDays(
@@ -524,7 +524,7 @@ describe('spec section 7, as a client meets each row', () => {
 
 describe('OPTIONS (spec 4.3)', () => {
   it('answers the sample preflight event with 200 and the four CORS headers, no token needed', async () => {
-    const result = await invoke(ordersDayHandler, sampleEvent('orders-day-preflight', ''));
+    const result = await invoke(ordersDayHandler, sampleEvent('orders-per-day-preflight', ''));
 
     expect(result).toEqual({
       statusCode: 200,

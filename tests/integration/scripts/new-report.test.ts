@@ -31,8 +31,6 @@ const inCopy = (args: readonly string[]) => {
           ].includes(key),
       ),
     ),
-    // The fuzz suite runs in the copy to prove it finds the new report; fewer runs suffice.
-    FUZZ_RUNS: '25',
   };
   try {
     return {
@@ -133,6 +131,7 @@ describe('npm run new:report', () => {
       '--experimental-vm-modules',
       '--no-warnings=ExperimentalWarning',
       'node_modules/jest/bin/jest.js',
+      '--verbose',
       `tests/unit/shared/reports/${NAME}.test.ts`,
       `tests/integration/functions/${NAME}.test.ts`,
       'tests/integration/openapi.test.ts',
@@ -149,7 +148,8 @@ describe('npm run new:report', () => {
 
   it.each([
     ['a name that is not kebab-case', 'Orders_By_State', 'is not a kebab-case report name'],
-    ['a report that exists', 'dishes', 'exists already'],
+    ['a report that exists', 'dishes', 'the catalogue has an endpoint dishes'],
+    ['an id whose file exists', 'parameters', 'shared/reports/parameters.ts exists already'],
     ['an id the catalogue has', 'deploy-plugin', 'the catalogue has an endpoint deploy-plugin'],
   ])('refuses %s and writes nothing', (_case, name, message) => {
     const before = readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8');
