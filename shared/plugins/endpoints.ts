@@ -51,7 +51,7 @@ const BUNDLE_URL_SCHEMA: JsonSchema = {
   type: 'string',
   maxLength: MAX_BUNDLE_URL_LENGTH,
   description:
-    'The bundle, `<cdn_url>/<region>/reports/<filename>`: an absolute https URL (http only for localhost), without credentials; may contain a bundle placeholder such as `{bundle}`',
+    'The bundle, `<cdn_url>/<region>/reports/<filename>`: an absolute https URL (http only when the host is written as localhost, 127.0.0.1 or [::1]), with nothing before the host (no user name, password or @), of printable ASCII without space, quotes, backtick, <, >, backslash, HTML character references or `${`; may contain a bundle placeholder such as `{bundle}`',
 };
 
 /** PUT /v1/plugins/{code}. */
