@@ -5,14 +5,12 @@
  */
 import type { DateRange } from '../dates';
 import type { Sql } from '../db/client';
-import { decimal, integer, text } from '../db/rows';
-import type { ReportScope } from './domain';
-import { restaurantCurrency, rollupDays } from './rollups.sql';
+import { text } from '../db/rows';
+import type { OrderTotals, ReportScope } from './domain';
+import { orderTotals, restaurantCurrency, rollupDays } from './rollups.sql';
 
-export interface DishTotals {
+export interface DishTotals extends OrderTotals {
   readonly name: string;
-  readonly orderCount: number;
-  readonly revenue: number;
 }
 
 export interface DishesQueries {
@@ -36,8 +34,7 @@ export const dishesQueries = (sql: Sql): DishesQueries => ({
       order by totals.revenue desc, order_count desc, name asc`;
     return rows.map((row): DishTotals => ({
       name: text(row, 'name'),
-      orderCount: integer(row, 'order_count'),
-      revenue: decimal(row, 'revenue'),
+      ...orderTotals(row),
     }));
   },
 });

@@ -17,3 +17,9 @@ export const COUNTED_STATES = ['PLACED', 'ACCEPTED', 'DELIVERED'] as const;
 
 /** The states that count as cancelled (the dashboard's cancellation rate). */
 export const CANCELLED_STATES = ['CANCELLED', 'REJECTED'] as const;
+
+/** Counted orders and their sales, rounded to the currency's minor unit. */
+export interface OrderTotals {
+  readonly orderCount: number;
+  readonly revenue: number;
+}

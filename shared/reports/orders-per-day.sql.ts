@@ -5,14 +5,12 @@
  */
 import type { DateRange, IsoDate } from '../dates';
 import type { Sql } from '../db/client';
-import { decimal, integer, text } from '../db/rows';
-import type { ReportScope } from './domain';
-import { restaurantCurrency, rollupDays } from './rollups.sql';
+import { text } from '../db/rows';
+import type { OrderTotals, ReportScope } from './domain';
+import { orderTotals, restaurantCurrency, rollupDays } from './rollups.sql';
 
-export interface DayTotals {
+export interface DayTotals extends OrderTotals {
   readonly date: IsoDate;
-  readonly orderCount: number;
-  readonly revenue: number;
 }
 
 export interface OrdersPerDayQueries {
@@ -38,8 +36,7 @@ export const ordersPerDayQueries = (sql: Sql): OrdersPerDayQueries => ({
       order by days.day`;
     return rows.map((row): DayTotals => ({
       date: text(row, 'date') as IsoDate,
-      orderCount: integer(row, 'order_count'),
-      revenue: decimal(row, 'revenue'),
+      ...orderTotals(row),
     }));
   },
 });

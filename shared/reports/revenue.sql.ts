@@ -9,15 +9,13 @@
  */
 import type { DateRange, IsoDate } from '../dates';
 import type { Sql } from '../db/client';
-import { decimal, integer, text } from '../db/rows';
-import type { ReportScope } from './domain';
-import { restaurantCurrency } from './rollups.sql';
+import { text } from '../db/rows';
+import type { OrderTotals, ReportScope } from './domain';
+import { orderTotals, restaurantCurrency } from './rollups.sql';
 
-export interface MonthTotals {
+export interface MonthTotals extends OrderTotals {
   /** First day of the month, YYYY-MM-01. */
   readonly month: IsoDate;
-  readonly orderCount: number;
-  readonly revenue: number;
 }
 
 export interface RevenueQueries {
@@ -50,8 +48,7 @@ export const revenueQueries = (sql: Sql): RevenueQueries => ({
       order by months.month`;
     return rows.map((row): MonthTotals => ({
       month: text(row, 'month') as IsoDate,
-      orderCount: integer(row, 'order_count'),
-      revenue: decimal(row, 'revenue'),
+      ...orderTotals(row),
     }));
   },
 });

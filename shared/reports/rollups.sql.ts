@@ -7,7 +7,8 @@
  */
 import type { DateRange } from '../dates';
 import type { Sql } from '../db/client';
-import type { ReportScope } from './domain';
+import { decimal, integer, type Row } from '../db/rows';
+import type { OrderTotals, ReportScope } from './domain';
 
 /** The restaurant's currency minor unit, as the CTE `restaurant`. */
 export const restaurantCurrency = (sql: Sql, restaurantId: string) => sql`
@@ -29,3 +30,9 @@ export const rollupDays = (
     and d.platform_id = ${platformId}
     and d.day >= ${from}::date
     and d.day <= ${to}::date`;
+
+/** The `order_count` and `revenue` (decimal text) columns of a row, checked. */
+export const orderTotals = (row: Row): OrderTotals => ({
+  orderCount: integer(row, 'order_count'),
+  revenue: decimal(row, 'revenue'),
+});
