@@ -24,6 +24,11 @@ export default {
   setupFiles: ['<rootDir>/tests/support/env.ts'],
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
-  collectCoverageFrom: ['functions/**/*.ts', 'middleware/**/*.ts', 'shared/**/*.ts', 'build/**/*.ts'],
+  collectCoverageFrom: [
+    'functions/**/*.ts',
+    'middleware/**/*.ts',
+    'shared/**/*.ts',
+    'build/**/*.ts',
+  ],
   testTimeout: 30000,
 };
