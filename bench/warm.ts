@@ -128,7 +128,7 @@ export const signTokens = async (issuer: LocalIssuer, count: number): Promise<st
 
 type VerifierFactory = (options: VerifierOptions) => Verifier;
 
-/** A chain over the memory data port, its verifier built by `factory` on a warmed key set. */
+/** A chain over in-memory report queries, its verifier built by `factory` on a warmed key set. */
 const buildChain = (issuer: LocalIssuer, url: string, factory: VerifierFactory) => {
   const config = loadConfig({
     JWKS_URL: url,

@@ -3,13 +3,13 @@
  * string) and the error statuses it answers. Build time only: nothing under functions/,
  * middleware/ or shared/ imports build/ (lint-enforced).
  */
+import { type Endpoint } from '../shared/catalogue';
 import {
   ERROR_STATUSES,
   type Answer,
   type CustomParameter,
-  type Endpoint,
   type ErrorStatus,
-} from '../shared/catalogue';
+} from '../shared/answers';
 
 /** A parameter as the manifest and the OpenAPI document list it. */
 export interface EndpointParameter extends CustomParameter {

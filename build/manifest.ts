@@ -5,7 +5,8 @@
  * not integrate is a build failure: `buildManifest` validates it first (validate.ts) and
  * throws a TypeError naming every problem.
  */
-import type { Authentication, Endpoint, HttpMethod, JsonSchema } from '../shared/catalogue';
+import type { Endpoint } from '../shared/catalogue';
+import type { Authentication, HttpMethod, JsonSchema } from '../shared/answers';
 import type { PropertyDefinition, Unit } from '../shared/reports/report';
 import {
   answerSummary,

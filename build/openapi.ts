@@ -6,13 +6,8 @@
  * it, tests validate it.
  */
 import { SPEC_CORS_HEADERS } from '../middleware/cors';
-import {
-  ERROR_STATUSES,
-  type Answer,
-  type Endpoint,
-  type ErrorStatus,
-  type JsonSchema,
-} from '../shared/catalogue';
+import { type Endpoint } from '../shared/catalogue';
+import { ERROR_STATUSES, type Answer, type ErrorStatus, type JsonSchema } from '../shared/answers';
 import type { ErrorCode, ValidationCode } from '../shared/errors';
 import type { PropertyDefinition } from '../shared/reports/report';
 import {

@@ -1,4 +1,4 @@
 /** PUT /v1/plugins/{code} — the plugin deployment call, by x-api-key (spec 4.6, 9). */
-import { pluginDeployHandler } from '../middleware/compose';
+import { deployPluginHandler } from '../middleware/compose';
 
-export const handler = pluginDeployHandler();
+export const handler = deployPluginHandler();

@@ -1,4 +1,4 @@
 /** GET /v1/plugins — the plugin registry for the caller's platforms (spec 2.1, 4.4). */
-import { pluginListHandler } from '../middleware/compose';
+import { pluginsHandler } from '../middleware/compose';
 
-export const handler = pluginListHandler();
+export const handler = pluginsHandler();

@@ -33,8 +33,6 @@ import { parameters } from './parameters';
 import { requireState, type PortalContext } from './types';
 import { verifyJwt } from './verify-jwt';
 
-export type PortalHandler = (event: GatewayEvent, context: PortalContext) => Promise<GatewayResult>;
-
 type ChainDependencies = Pick<Dependencies, 'logger' | 'verifier' | 'ownership'>;
 
 /**
@@ -107,7 +105,7 @@ export const serviceEndpoint = <P, D, B>(
  * plugins of every platform in the token), then `portalVersion` → a JSON array of Plugin
  * Objects.
  */
-export const pluginListEndpoint = (
+export const pluginsEndpoint = (
   registry: Pick<PluginRegistry, 'available'>,
   deps: Pick<Dependencies, 'logger' | 'verifier'>,
 ) =>
@@ -126,7 +124,7 @@ export const pluginListEndpoint = (
  * PUT /v1/plugins/{code} (spec 4.6): the base chain, the API key, the JSON body, then stores
  * the bundle of one portal version of the key's plugin.
  */
-export const pluginDeployEndpoint = (
+export const deployPluginEndpoint = (
   registry: PluginRegistry,
   deps: Pick<Dependencies, 'logger'>,
 ) =>
@@ -154,13 +152,13 @@ export const serviceHandler = <P, D, B>(service: ServiceDefinition<P, D, B>) => 
 };
 
 /** functions/plugins.ts: the plugin registry on the container's database. */
-export const pluginListHandler = () => {
+export const pluginsHandler = () => {
   const deps = containerDependencies();
-  return pluginListEndpoint(createPostgresPluginRegistry(deps.sql), deps);
+  return pluginsEndpoint(createPostgresPluginRegistry(deps.sql), deps);
 };
 
 /** functions/deploy-plugin.ts: the deployment call on the container's database. */
-export const pluginDeployHandler = () => {
+export const deployPluginHandler = () => {
   const deps = containerDependencies();
-  return pluginDeployEndpoint(createPostgresPluginRegistry(deps.sql), deps);
+  return deployPluginEndpoint(createPostgresPluginRegistry(deps.sql), deps);
 };

@@ -3,8 +3,7 @@
  * as the flat keys API Gateway delivers, every repeated value kept) and hands the parsed
  * parameters on.
  */
-import { queryStringValues } from '../shared/http/event';
-import type { ParameterReader } from '../shared/reports/parameters';
+import { queryStringValues, type ParameterReader } from '../shared/http/event';
 import { stateOf, type PortalMiddleware, type PortalRequest } from './types';
 
 export const parameters = (parse: (read: ParameterReader) => unknown): PortalMiddleware => {

@@ -640,7 +640,7 @@ const main = async (): Promise<number> => {
 };
 
 if (!existsSync(TSX)) {
-  process.stderr.write('node_modules is missing: run npm install first\n');
+  process.stderr.write('node_modules is missing: run npm ci first\n');
   process.exit(2);
 }
 process.exit(await main());

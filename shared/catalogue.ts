@@ -17,25 +17,12 @@ import type {
   CustomAnswer,
   HttpMethod,
 } from './answers';
-import { pluginDeployment, pluginRegistry } from './plugins/endpoints';
+import { deployPlugin, plugins } from './plugins/endpoints';
 import { dashboard } from './reports/dashboard';
 import { dishes } from './reports/dishes';
 import { ordersPerDay } from './reports/orders-per-day';
 import { ordersToday } from './reports/orders-today';
 import { revenue } from './reports/revenue';
-
-export type {
-  Answer,
-  Authentication,
-  CatalogueReport,
-  CatalogueService,
-  CustomAnswer,
-  CustomParameter,
-  ErrorStatus,
-  HttpMethod,
-  JsonSchema,
-} from './answers';
-export { ERROR_STATUSES } from './answers';
 
 export interface Endpoint {
   /** Kebab-case id of what it answers: names its handler file, function and sample event. */
@@ -93,6 +80,6 @@ export const catalogue: readonly Endpoint[] = [
   report(revenue, '/v1/restaurants/{id}/reports/revenue', '/res/{id}/reports/revenue'),
   report(ordersToday, '/v1/restaurants/{id}/orders/today', '/res/{id}/orders/today'),
   service(dashboard, '/v1/restaurants/{id}/dashboard', '/res/{id}/dashboard'),
-  custom(pluginRegistry, 'GET', 'bearer', '/v1/plugins'),
-  custom(pluginDeployment, 'PUT', 'api-key', '/v1/plugins/{code}'),
+  custom(plugins, 'GET', 'bearer', '/v1/plugins'),
+  custom(deployPlugin, 'PUT', 'api-key', '/v1/plugins/{code}'),
 ];

@@ -1,5 +1,5 @@
 /**
- * Runtime checks of the rows a query returns: every column a data port hands on is read
+ * Runtime checks of the rows a query returns: every column a report's queries hand on is read
  * through one of these, so a row of an unexpected shape fails (a 500, logged) instead of
  * reaching a client. Money and ratios arrive as decimal text (`round(…)::text`) and leave as
  * JSON numbers.

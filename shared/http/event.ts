@@ -79,7 +79,7 @@ export const headerValues = (event: GatewayEvent, name: string): string[] => {
   return values;
 };
 
-/** Every value of a query parameter, in the order the client sent them. */
+/** Every value of a query-string parameter, in the order the client sent them. */
 export const queryStringValues = (event: GatewayEvent, name: string): string[] => {
   if (isV2(event)) {
     if (typeof event.rawQueryString === 'string') {
@@ -109,3 +109,6 @@ export const jsonResult = (
       : { 'Content-Type': 'application/json', ...headers },
   body: JSON.stringify(body),
 });
+
+/** Reads every value the client sent for a query-string parameter (a `queryStringValues` of one event). */
+export type ParameterReader = (name: string) => readonly string[];

@@ -88,8 +88,6 @@ export const bundleUrlProblem = (value: string): string | undefined => {
   return allowed && URL.canParse(value) ? undefined : BAD_URL_MESSAGE;
 };
 
-export const isValidBundleUrl = (value: string): boolean => bundleUrlProblem(value) === undefined;
-
 const isJsonContentType = (values: readonly string[]): boolean => {
   const [value] = values;
   if (values.length !== 1 || value === undefined) return false;

@@ -26,7 +26,7 @@ export const PLUGIN_OBJECT_SCHEMA: JsonSchema = {
 };
 
 /** GET /v1/plugins. */
-export const pluginRegistry: CustomAnswer = {
+export const plugins: CustomAnswer = {
   kind: 'custom',
   id: 'plugins',
   title: 'Plugin registry',
@@ -55,7 +55,7 @@ const BUNDLE_URL_SCHEMA: JsonSchema = {
 };
 
 /** PUT /v1/plugins/{code}. */
-export const pluginDeployment: CustomAnswer = {
+export const deployPlugin: CustomAnswer = {
   kind: 'custom',
   id: 'deploy-plugin',
   title: 'Plugin deployment',

@@ -3,7 +3,7 @@
  * empty. Any other value, or the parameter sent more than once, is a validation error.
  */
 import { validationError, type ValidationEntry } from '../errors';
-import type { ParameterReader } from '../reports/parameters';
+import type { ParameterReader } from '../http/event';
 import { DEFAULT_PORTAL_VERSION, isPortalVersion, type PortalVersion } from './registry';
 
 export interface PluginParameters {

@@ -1,10 +1,10 @@
 /**
  * The parameters of a report request (its query string), and the day range most reports take
- * (spec 4.1, 7, 8). `from` and `to` are required calendar
- * dates; `compare[from]`/`compare[to]` are optional but come as a pair. Each range may span at
- * most 31 days, both ends included.
+ * (spec 4.1, 7, 8). `from` and `to` are required calendar dates; `compare[from]`/`compare[to]`
+ * are optional but come as a pair. Each range may span at most 31 days, both ends included.
  */
 import { daysInRange, parseIsoDate, type DateRange, type IsoDate } from '../dates';
+import type { ParameterReader } from '../http/event';
 import type { ParameterDefinition } from './report';
 import { cannotBeEmpty, outOfRange, validationError, type ValidationEntry } from '../errors';
 
@@ -41,7 +41,7 @@ export const COMPARE_PARAMETERS: readonly ParameterDefinition[] = [
   },
 ];
 
-/** The CSV file name's words for a day-range query. */
+/** The CSV file name's words for day-range parameters. */
 export const rangeFileNameParts = ({ range, compare }: DayRangeParameters): string[] => [
   range.from,
   range.to,
@@ -52,9 +52,6 @@ export interface DayRangeParameters {
   readonly range: DateRange;
   readonly compare?: DateRange;
 }
-
-/** Reads every value the client sent for a query parameter. */
-export type ParameterReader = (name: string) => readonly string[];
 
 export type DateField =
   { state: 'absent' } | { state: 'date'; date: IsoDate } | { state: 'invalid' };

@@ -16,7 +16,7 @@
  */
 import type { Sql } from '../db/client';
 import type { ReportScope } from './domain';
-import type { ParameterReader } from './parameters';
+import type { ParameterReader } from '../http/event';
 
 export type Unit = 'DATE' | 'DATE_MONTH' | 'DATE_YEAR' | 'CURRENCY';
 

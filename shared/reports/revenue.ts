@@ -7,7 +7,8 @@
  */
 import type { DateRange, IsoDate } from '../dates';
 import { cannotBeEmpty, PortalError, validationError, type ValidationEntry } from '../errors';
-import { readDate, type DateRule, type ParameterReader } from './parameters';
+import type { ParameterReader } from '../http/event';
+import { readDate, type DateRule } from './parameters';
 import type { ParameterDefinition, ReportDefinition } from './report';
 import { revenueQueries, type RevenueQueries } from './revenue.sql';
 

@@ -28,13 +28,8 @@ import {
   type SampleOwner,
   type SampleRestaurant,
 } from '../../scripts/db/sample-data';
-import {
-  catalogue,
-  type CatalogueReport,
-  type CatalogueService,
-  type Endpoint,
-  type HttpMethod,
-} from '../../shared/catalogue';
+import { catalogue, type Endpoint } from '../../shared/catalogue';
+import { type CatalogueReport, type CatalogueService, type HttpMethod } from '../../shared/answers';
 import { loadConfig } from '../../shared/config';
 import type { DateRange, IsoDate } from '../../shared/dates';
 import { addDays, eachDay, todayIn } from '../../scripts/dates';

@@ -24,7 +24,7 @@ import type {
   APIGatewayProxyResult,
 } from 'aws-lambda';
 import { endpointParameters } from '../../build/endpoints';
-import { pluginDeployEndpoint } from '../../middleware/compose';
+import { deployPluginEndpoint } from '../../middleware/compose';
 import { SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
 import { LOCAL_PLUGIN_API_KEY } from '../../scripts/db/seed-plugins';
 import { createIssuer } from '../../scripts/local/issuer';
@@ -35,7 +35,7 @@ import { headerValues, pathParameter, type GatewayEvent } from '../../shared/htt
 import { createLogger } from '../../shared/logger';
 import { hashApiKey } from '../../shared/plugins/api-keys';
 import { parseDeploymentRequest } from '../../shared/plugins/deployment';
-import { pluginDeployment } from '../../shared/plugins/endpoints';
+import { deployPlugin } from '../../shared/plugins/endpoints';
 import type { PluginDeployment, PluginRegistry } from '../../shared/plugins/registry';
 import { handlerOf } from '../support/declarations';
 import { lambdaContext } from '../support/events';
@@ -81,7 +81,7 @@ let logs: LogCapture;
 const handlers = new Map<string, Handler>();
 
 /** The deployment call's function (the one fuzzing must not let store a bundle). */
-const DEPLOY_FUNCTION = catalogue.find((endpoint) => endpoint.id === pluginDeployment.id)?.function;
+const DEPLOY_FUNCTION = catalogue.find((endpoint) => endpoint.id === deployPlugin.id)?.function;
 
 beforeAll(async () => {
   process.env.LOG_LEVEL = 'debug';
@@ -919,7 +919,7 @@ describe('Bad input, fuzzed: the deployment chain up to a stored bundle', () => 
   it(
     `PUT /v1/plugins/{code} with the plugin's own key and arbitrary bodies: stores or refuses with the spec body, never a 5xx (seed ${BASE_SEED + 100}, ${RUNS} runs)`,
     async () => {
-      const handler = pluginDeployEndpoint(memoryRegistry(), {
+      const handler = deployPluginEndpoint(memoryRegistry(), {
         logger: createLogger('debug'),
       }) as unknown as Handler;
       const arbitrary = fc

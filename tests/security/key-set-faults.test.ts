@@ -91,7 +91,7 @@ let token: string;
 let rotatedToken: string;
 /** Tokens signed by `freshToken`, checked with the others for the no-secrets check. */
 const freshTokens: string[] = [];
-/** The run's own container (global key set): its report data port and pool are shared. */
+/** The run's own container (global key set): its pool (and the reports' queries on it) is shared. */
 let base: Dependencies;
 const servers: KeySetFaultServer[] = [];
 const containers: Dependencies[] = [];
@@ -157,7 +157,7 @@ const coldContainer = (url: string) => {
 /**
  * A container assembled by hand around a key set on a fake clock, with the run's verifier
  * settings (and, as createDependencies builds it, its token cache) and ownership rules, and the
- * shared report data port.
+ * shared pool.
  */
 const clockedContainer = (url: string) => {
   const log = collectingLog();

@@ -14,8 +14,8 @@
 -- placed_at, which is what a range selects on) and orders/day also the calendar day `local_day`
 -- it is reported under; both are equal on every other day of every zone.
 --
--- Counted orders are those in the states of COUNTED_STATES (shared/reports/
--- postgres-repository.ts); report_counts() mirrors it and a test keeps the two equal. Money is
+-- Counted orders are those in the states of COUNTED_STATES (shared/reports/domain.ts);
+-- report_counts() mirrors it and a test keeps the two equal. Money is
 -- summed as numeric, exactly; rounding to the currency's minor unit stays in the queries.
 --
 -- The functions that take arrays plan their statements once (plan_cache_mode =

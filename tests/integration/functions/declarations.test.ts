@@ -7,7 +7,8 @@
  */
 import type { IsoDate } from '../../../shared/dates';
 import { addDays, todayIn } from '../../../scripts/dates';
-import { catalogue, type CatalogueReport } from '../../../shared/catalogue';
+import { catalogue } from '../../../shared/catalogue';
+import { type CatalogueReport } from '../../../shared/answers';
 import type { PropertyDefinition, ReportResponse, RowValues } from '../../../shared/reports/report';
 import { dishes } from '../../../shared/reports/dishes';
 import { ordersPerDay } from '../../../shared/reports/orders-per-day';

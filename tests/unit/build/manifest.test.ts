@@ -1,6 +1,7 @@
 import { buildManifest, renderManifestMarkdown } from '../../../build/manifest';
 import { UNITS } from '../../../build/units';
-import { catalogue, report, type CatalogueReport, type Endpoint } from '../../../shared/catalogue';
+import { catalogue, report, type Endpoint } from '../../../shared/catalogue';
+import { type CatalogueReport } from '../../../shared/answers';
 import type { PropertyDefinition, Unit } from '../../../shared/reports/report';
 
 const GOOD: readonly PropertyDefinition[] = [

@@ -15,10 +15,9 @@ import {
   custom,
   report,
   service,
-  type CatalogueReport,
-  type CatalogueService,
   type Endpoint,
 } from '../../../shared/catalogue';
+import { type CatalogueReport, type CatalogueService } from '../../../shared/answers';
 import { ROOT } from '../../support/processes';
 
 const definition = (

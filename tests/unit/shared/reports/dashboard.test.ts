@@ -1,7 +1,7 @@
 import { dashboard } from '../../../../shared/reports/dashboard';
 import type { DashboardFigures, DashboardQueries } from '../../../../shared/reports/dashboard.sql';
 import type { IsoDate } from '../../../../shared/dates';
-import type { ParameterReader } from '../../../../shared/reports/parameters';
+import type { ParameterReader } from '../../../../shared/http/event';
 import type { ReportScope } from '../../../../shared/reports/domain';
 
 /** The dashboard's queries in memory: answers the figures it was given and records the scopes asked. */

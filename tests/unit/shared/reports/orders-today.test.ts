@@ -1,7 +1,7 @@
 import { toCsv } from '../../../../shared/reports/csv';
 import { ordersToday } from '../../../../shared/reports/orders-today';
 import type { OrdersTodayQueries, TodayOrder } from '../../../../shared/reports/orders-today.sql';
-import type { ParameterReader } from '../../../../shared/reports/parameters';
+import type { ParameterReader } from '../../../../shared/http/event';
 import type { ReportScope } from '../../../../shared/reports/domain';
 
 /**

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { PortalError, type ErrorBody, type ValidationEntry } from '../../../../shared/errors';
-import { parseDayRange, type ParameterReader } from '../../../../shared/reports/parameters';
+import type { ParameterReader } from '../../../../shared/http/event';
+import { parseDayRange } from '../../../../shared/reports/parameters';
 
 type Query = Readonly<Record<string, string | readonly string[]>>;
 

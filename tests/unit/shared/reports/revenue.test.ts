@@ -1,6 +1,6 @@
 import { type DateRange, type IsoDate } from '../../../../shared/dates';
 import { PortalError, type ErrorBody, type ValidationEntry } from '../../../../shared/errors';
-import type { ParameterReader } from '../../../../shared/reports/parameters';
+import type { ParameterReader } from '../../../../shared/http/event';
 import type { ReportScope } from '../../../../shared/reports/domain';
 import { toCsv } from '../../../../shared/reports/csv';
 import { parseMonthRange, revenue } from '../../../../shared/reports/revenue';
@@ -211,7 +211,7 @@ describe('parseMonthRange', () => {
 });
 
 /**
- * The data port in memory: one entry per month of the range, as the PostgreSQL adapter
+ * The report's queries in memory: one entry per month of the range, as the PostgreSQL adapter
  * answers. Entries carry one field more than MonthTotals, which no row may show.
  */
 class InMemoryRevenue implements RevenueQueries {
