@@ -36,18 +36,18 @@ import { addDays, eachDay, todayIn } from '../../scripts/dates';
 import { dashboard } from '../../shared/reports/dashboard';
 import { dishes } from '../../shared/reports/dishes';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
-import type {
-  ParameterDefinition,
-  ReportDefinition,
-  ReportRow,
-  ServiceDefinition,
-} from '../../shared/reports/report';
+import type { ReportDefinition, ReportRow, ServiceDefinition } from '../../shared/reports/report';
 import {
   closeContainerDependencies,
   createDependencies,
   type Dependencies,
 } from '../../shared/runtime';
-import { handlerOf, rowProblems, sampleParameters } from '../support/declarations';
+import {
+  declaredParameters,
+  handlerOf,
+  rowProblems,
+  sampleParameters,
+} from '../support/declarations';
 import { jsonBody, lambdaContext, restEvent } from '../support/events';
 import { expectedDays, expectedDishes, rawOrders, type RawOrder } from '../support/oracle';
 import { tokenFor } from '../support/tokens';
@@ -226,13 +226,6 @@ const fullEndpoint = (): Endpoint => {
 };
 const FULL_ENDPOINT = fullEndpoint();
 const SAMPLED_ENDPOINTS = ABOUT_A_RESTAURANT.filter((endpoint) => endpoint !== FULL_ENDPOINT);
-
-const declaredParameters = ({ answers }: Endpoint): readonly ParameterDefinition[] =>
-  answers.kind === 'report'
-    ? answers.report.parameters
-    : answers.kind === 'service'
-      ? answers.service.parameters
-      : answers.parameters;
 
 type Invoke = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 /** Each endpoint's chain, by its id. */

@@ -125,6 +125,14 @@ export const handlerOf = async (endpoint: Endpoint): Promise<Handler> => {
 };
 
 /** The ranges a sample request asks for. */
+/** The query-string parameters an endpoint's definition declares. */
+export const declaredParameters = ({ answers }: Endpoint): readonly ParameterDefinition[] =>
+  answers.kind === 'report'
+    ? answers.report.parameters
+    : answers.kind === 'service'
+      ? answers.service.parameters
+      : answers.parameters;
+
 export interface SampleRanges {
   /** A day range (`from`, `to`). */
   readonly days: DateRange;
