@@ -53,6 +53,11 @@ for (const endpoint of catalogue) {
     fail(`the catalogue has an endpoint ${endpoint.id} (${endpoint.function}) already`);
   }
 }
+// The report's name becomes a declaration: it must not be a reserved word, nor a name the
+// catalogue already declares or imports.
+if (ts.identifierToKeywordKind(ts.factory.createIdentifier(camel)) !== undefined)
+  fail(`"${id}" would name the report ${camel}, a reserved word`);
+
 for (const file of Object.values(files)) {
   if (existsSync(join(ROOT, file))) fail(`${file} exists already`);
 }
@@ -70,6 +75,23 @@ const withReport = (source: string): string => {
       statement.moduleSpecifier.text.startsWith('./reports/'),
   );
   const lastImport = reportImports.at(-1) ?? fail(`${CATALOGUE} imports no report`);
+  const declared = new Set<string>();
+  const collect = (node: ts.Node): void => {
+    if (
+      (ts.isImportSpecifier(node) ||
+        ts.isVariableDeclaration(node) ||
+        ts.isFunctionDeclaration(node) ||
+        ts.isInterfaceDeclaration(node) ||
+        ts.isTypeAliasDeclaration(node)) &&
+      node.name !== undefined &&
+      ts.isIdentifier(node.name)
+    ) {
+      declared.add(node.name.text);
+    }
+    ts.forEachChild(node, collect);
+  };
+  collect(file);
+  if (declared.has(camel)) fail(`"${id}" would name the report ${camel}, a name ${CATALOGUE} has`);
   let list: ts.ArrayLiteralExpression | undefined;
   const find = (node: ts.Node): void => {
     if (

@@ -1,17 +1,17 @@
 /**
  * __TITLE__ on PostgreSQL: the scope's orders placed within the range's days in the
- * restaurant's time zone, grouped by state; money summed as numeric and rounded to the
- * currency's minor unit. Rows are checked before they leave.
+ * restaurant's time zone, grouped by state — every state, so COUNTED_STATES (domain.ts) is not
+ * applied; filter on it when the report shows sales. Money summed as numeric and rounded to the
+ * currency's minor unit; rows are checked before they leave.
  */
 import type { DateRange } from '../dates';
 import type { Sql } from '../db/client';
-import { decimal, integer, text } from '../db/rows';
-import type { ReportScope } from './domain';
+import { text } from '../db/rows';
+import type { OrderTotals, ReportScope } from './domain';
+import { orderTotals, restaurantOf } from './rollups.sql';
 
-export interface __PASCAL__Row {
+export interface __PASCAL__Row extends OrderTotals {
   readonly state: string;
-  readonly orderCount: number;
-  readonly revenue: number;
 }
 
 export interface __PASCAL__Queries {
@@ -22,11 +22,7 @@ export interface __PASCAL__Queries {
 export const __CAMEL__Queries = (sql: Sql): __PASCAL__Queries => ({
   async __CAMEL__({ restaurantId, platformId }, { from, to }) {
     const rows = await sql`
-      with restaurant as (
-        select r.time_zone, c.minor_units
-        from restaurants r join currencies c on c.code = r.currency
-        where r.id = ${restaurantId}
-      )
+      with ${restaurantOf(sql, restaurantId)}
       select o.state,
              count(*)::int as order_count,
              round(sum(o.total), restaurant.minor_units)::text as revenue
@@ -38,12 +34,6 @@ export const __CAMEL__Queries = (sql: Sql): __PASCAL__Queries => ({
        and o.placed_at < ((${to}::date + 1)::timestamp at time zone restaurant.time_zone)
       group by o.state, restaurant.minor_units
       order by o.state`;
-    return rows.map(
-      (row): __PASCAL__Row => ({
-        state: text(row, 'state'),
-        orderCount: integer(row, 'order_count'),
-        revenue: decimal(row, 'revenue'),
-      }),
-    );
+    return rows.map((row): __PASCAL__Row => ({ state: text(row, 'state'), ...orderTotals(row) }));
   },
 });

@@ -7,7 +7,7 @@ import type { DateRange } from '../dates';
 import type { Sql } from '../db/client';
 import { text } from '../db/rows';
 import type { OrderTotals, ReportScope } from './domain';
-import { orderTotals, restaurantCurrency, rollupDays } from './rollups.sql';
+import { orderTotals, restaurantOf, rollupDays } from './rollups.sql';
 
 export interface DishTotals extends OrderTotals {
   readonly name: string;
@@ -21,7 +21,7 @@ export interface DishesQueries {
 export const dishesQueries = (sql: Sql): DishesQueries => ({
   async dishes(scope, range) {
     const rows = await sql`
-      with ${restaurantCurrency(sql, scope.restaurantId)},
+      with ${restaurantOf(sql, scope.restaurantId)},
       totals as (
         select d.dish_name, sum(d.orders) as orders, sum(d.revenue) as revenue
         from ${rollupDays(sql, 'report_daily_dishes', scope, range)}

@@ -7,7 +7,7 @@ import type { DateRange, IsoDate } from '../dates';
 import type { Sql } from '../db/client';
 import { text } from '../db/rows';
 import type { OrderTotals, ReportScope } from './domain';
-import { orderTotals, restaurantCurrency, rollupDays } from './rollups.sql';
+import { orderTotals, restaurantOf, rollupDays } from './rollups.sql';
 
 export interface DayTotals extends OrderTotals {
   readonly date: IsoDate;
@@ -21,7 +21,7 @@ export interface OrdersPerDayQueries {
 export const ordersPerDayQueries = (sql: Sql): OrdersPerDayQueries => ({
   async ordersPerDay(scope, range) {
     const rows = await sql`
-      with ${restaurantCurrency(sql, scope.restaurantId)},
+      with ${restaurantOf(sql, scope.restaurantId)},
       totals as (
         select d.local_day as day, sum(d.orders) as orders, sum(d.revenue) as revenue
         from ${rollupDays(sql, 'report_daily_orders', scope, range)}

@@ -11,7 +11,7 @@ import type { DateRange, IsoDate } from '../dates';
 import type { Sql } from '../db/client';
 import { text } from '../db/rows';
 import type { OrderTotals, ReportScope } from './domain';
-import { orderTotals, restaurantCurrency } from './rollups.sql';
+import { orderTotals, restaurantOf } from './rollups.sql';
 
 export interface MonthTotals extends OrderTotals {
   /** First day of the month, YYYY-MM-01. */
@@ -26,7 +26,7 @@ export interface RevenueQueries {
 export const revenueQueries = (sql: Sql): RevenueQueries => ({
   async revenuePerMonth({ restaurantId, platformId }, { from, to }: DateRange) {
     const rows = await sql`
-      with ${restaurantCurrency(sql, restaurantId)},
+      with ${restaurantOf(sql, restaurantId)},
       totals as (
         select date_trunc('month', d.local_day::timestamp)::date as month,
                sum(d.orders) as orders,

@@ -1,19 +1,20 @@
 /**
- * SQL fragments the reports over the daily rollups share (migration 003_report_rollups.sql,
- * kept equal to the counted orders and their lines by triggers). A report over a range of the
- * restaurant's own calendar days [from, to] (its IANA time zone) reads the rollup rows whose
- * `day` lies in the range, a range scan of the rollup's primary key
- * (restaurant_id, platform_id, day, ...): 31 rows per day and dish, not every order.
+ * SQL fragments the reports share: the restaurant's zone and currency, the counted totals of a
+ * row, and the daily rollups (migration 003_report_rollups.sql, kept equal to the counted orders
+ * and their lines by triggers). A report over a range of the restaurant's own calendar days
+ * [from, to] (its IANA time zone) reads the rollup rows whose `day` lies in the range, a range
+ * scan of the rollup's primary key (restaurant_id, platform_id, day, ...): 31 rows per day and
+ * dish, not every order.
  */
 import type { DateRange } from '../dates';
 import type { Sql } from '../db/client';
 import { decimal, integer, type Row } from '../db/rows';
 import type { OrderTotals, ReportScope } from './domain';
 
-/** The restaurant's currency minor unit, as the CTE `restaurant`. */
-export const restaurantCurrency = (sql: Sql, restaurantId: string) => sql`
+/** The restaurant's IANA time zone and currency minor unit, as the CTE `restaurant`. */
+export const restaurantOf = (sql: Sql, restaurantId: string) => sql`
   restaurant as (
-    select c.minor_units
+    select r.time_zone, c.minor_units
     from restaurants r join currencies c on c.code = r.currency
     where r.id = ${restaurantId}
   )`;

@@ -139,6 +139,7 @@ describe('npm run new:report', () => {
       'tests/unit/build',
       'tests/security/fuzz.test.ts',
       'tests/security/authorization-matrix.test.ts',
+      'tests/integration/serverless/package.test.ts',
     ]);
     expect({ code: tests.code, failures: tests.output.match(/✕.*/g) ?? [] }).toEqual({
       code: 0,
@@ -151,6 +152,8 @@ describe('npm run new:report', () => {
     ['a report that exists', 'dishes', 'the catalogue has an endpoint dishes'],
     ['an id whose file exists', 'parameters', 'shared/reports/parameters.ts exists already'],
     ['an id the catalogue has', 'deploy-plugin', 'the catalogue has an endpoint deploy-plugin'],
+    ['an id that is a reserved word', 'delete', 'a reserved word'],
+    ['an id the catalogue declares', 'custom', 'a name shared/catalogue.ts has'],
   ])('refuses %s and writes nothing', (_case, name, message) => {
     const before = readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8');
 
