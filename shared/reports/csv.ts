@@ -11,9 +11,10 @@
  *   small `﹦ ﹢ ﹣ ﹫`, superscript and subscript `⁺ ⁼ ₊ ₌`, `⩵ ⩶` and `﬩`.
  * Leading whitespace is any run of Unicode White_Space characters (space, tab, line feed,
  * vertical tab, form feed, carriage return, no-break space U+00A0, U+1680, U+2000–U+200A, line and
- * paragraph separators U+2028–U+2029, U+202F, U+205F, U+3000), the byte order mark U+FEFF, and
- * the invisible U+180E, U+200B–U+200D and U+2060: spreadsheet importers that trim or ignore
- * them would otherwise read the cell as a formula.
+ * paragraph separators U+2028–U+2029, U+202F, U+205F, U+3000) and of invisible format characters
+ * (Unicode category Cf: the byte order mark U+FEFF, zero-width and joiner characters, direction
+ * marks and isolates such as U+200E and U+2066, the soft hyphen U+00AD, U+180E, U+2060):
+ * spreadsheet importers that trim or ignore them would otherwise read the cell as a formula.
  * Numbers are written as JavaScript prints them (`-12.5`, `1e+21`) and never neutralised: a
  * number value is only ever digits, sign, point and exponent, which a spreadsheet reads as that
  * number, and a `'` would turn a negative amount into text that sums skip.
@@ -28,7 +29,7 @@ export type ReportFormat = 'json' | 'csv';
 const FORMULA_START = /^[=+\-@]/;
 
 /** Leading characters an importer may trim or ignore: see the module header. */
-const LEADING_BLANKS = /^[\s\u180e\u200b-\u200d\u2060]+/;
+const LEADING_BLANKS = /^[\s\p{Cf}]+/u;
 
 /** Whether a spreadsheet could read this text as a formula (the rule of the module header). */
 const isFormulaLike = (text: string): boolean => {
