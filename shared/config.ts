@@ -16,6 +16,8 @@ export interface ServiceConfig {
     readonly poolMax: number;
     readonly statementTimeoutMs: number;
     readonly connectTimeoutSeconds: number;
+    /** Named prepared statements (postgres.js `prepare`); off behind a transaction-pooling proxy. */
+    readonly prepare: boolean;
   };
   readonly logLevel: LogLevel;
 }
@@ -42,6 +44,14 @@ const integer = (env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}`);
   }
   return value;
+};
+
+const boolean = (env: Env, name: string, fallback: boolean): boolean => {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new ConfigError(`${name} must be true or false`);
 };
 
 /** Key sets are fetched over HTTPS; plain HTTP only from this machine (the local issuer). */
@@ -91,6 +101,7 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
       poolMax: integer(env, 'DB_POOL_MAX', 2, 1, 20),
       statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 60000),
       connectTimeoutSeconds: integer(env, 'DB_CONNECT_TIMEOUT_SECONDS', 5, 1, 60),
+      prepare: boolean(env, 'DB_PREPARE', true),
     },
     logLevel,
   };

@@ -21,6 +21,15 @@ export interface DatabaseOptions {
   readonly poolMax: number;
   readonly statementTimeoutMs: number;
   readonly connectTimeoutSeconds: number;
+  /**
+   * Named prepared statements, postgres.js's default (true). A proxy that pools by transaction
+   * (PgBouncer in `transaction` mode) hands each transaction whichever server connection is
+   * free, where a statement prepared in an earlier one does not exist: the bind fails and
+   * postgres.js parses it again, leaving the old one behind (tests/integration/db/pgbouncer.test.ts);
+   * RDS Proxy pins the session to one database connection instead. false (DB_PREPARE=false):
+   * every query is parsed anew, unnamed, in the same round trip as its execution.
+   */
+  readonly prepare?: boolean;
 }
 
 const DATE_OID = 1082;
@@ -193,6 +202,7 @@ export const createSql = (options: DatabaseOptions): Sql => {
     socket: ReturnType<typeof poolSocket>;
   } = {
     max: options.poolMax,
+    prepare: options.prepare ?? true,
     idle_timeout: 60,
     connect_timeout: options.connectTimeoutSeconds,
     connection: {

@@ -35,6 +35,7 @@ describe('loadConfig', () => {
         poolMax: 2,
         statementTimeoutMs: 5000,
         connectTimeoutSeconds: 5,
+        prepare: true,
       },
       logLevel: 'info',
     });
@@ -54,6 +55,7 @@ describe('loadConfig', () => {
       DB_POOL_MAX: '20',
       DB_STATEMENT_TIMEOUT_MS: '100',
       DB_CONNECT_TIMEOUT_SECONDS: '60',
+      DB_PREPARE: 'false',
       LOG_LEVEL: 'debug',
     };
 
@@ -71,6 +73,7 @@ describe('loadConfig', () => {
         poolMax: 20,
         statementTimeoutMs: 100,
         connectTimeoutSeconds: 60,
+        prepare: false,
       },
       logLevel: 'debug',
     });
@@ -173,6 +176,29 @@ describe('loadConfig', () => {
 
       // Assess
       expect(error.message).toBe('DATABASE_URL is not set');
+    });
+  });
+
+  describe('DB_PREPARE', () => {
+    it.each([
+      ['true', true],
+      [' false ', false],
+      ['', true],
+      [undefined, true],
+    ] as const)('reads %j as %s', (value, prepare) => {
+      // Act
+      const config = loadConfig({ ...minimalEnv(), DB_PREPARE: value });
+
+      // Assess
+      expect(config.database.prepare).toBe(prepare);
+    });
+
+    it.each(['yes', 'TRUE', '0', '1', 'off'])('refuses %j, naming DB_PREPARE', (value) => {
+      // Act
+      const error = configErrorOf({ ...minimalEnv(), DB_PREPARE: value });
+
+      // Assess
+      expect(error.message).toBe('DB_PREPARE must be true or false');
     });
   });
 

@@ -1,0 +1,380 @@
+/**
+ * Behind a transaction-pooling proxy (docs/deployment.md, "Connection budget"): a real PgBouncer
+ * (Debian's `pgbouncer`) in `pool_mode = transaction`, started here on a free port in front of
+ * the PostgreSQL at TEST_DATABASE_URL with two server connections, carries every report's and
+ * service's queries for twelve client connections (six containers × DB_POOL_MAX 2) with
+ * DB_PREPARE=false, and every answer equals the one given over a direct connection.
+ *
+ * It also shows why DB_PREPARE=false: with named prepared statements (postgres.js's default), a
+ * client whose next transaction lands on another server connection names a statement that
+ * server never saw; postgres.js then prepares it again (a failed round trip, and the statement
+ * left behind on the first server), which nothing should rely on.
+ *
+ * Runs wherever the tests run on PostgreSQL (TEST_DATABASE_URL, as in .ci/run); on the embedded
+ * PGlite there is no server to put PgBouncer in front of, and the suite is skipped. On
+ * PostgreSQL a missing pgbouncer binary fails it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { reportEndpoint, serviceEndpoint } from '../../../middleware/compose';
+import { addDays, todayIn } from '../../../scripts/dates';
+import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
+import { catalogue } from '../../../shared/catalogue';
+import { loadConfig } from '../../../shared/config';
+import type { IsoDate } from '../../../shared/dates';
+import type { ReportDefinition, ServiceDefinition } from '../../../shared/reports/report';
+import { createDependencies, type Dependencies } from '../../../shared/runtime';
+import { sampleParameters } from '../../support/declarations';
+import { jsonBody, lambdaContext, restEvent } from '../../support/events';
+import { freePort } from '../../support/processes';
+import { tokenFor } from '../../support/tokens';
+
+const PGBOUNCER = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
+const SERVER_CONNECTIONS = 2;
+const CONTAINERS = 6;
+const POOL_MAX = 2;
+const ROUNDS = 3;
+
+const onPostgres = process.env.TEST_DATABASE_KIND === 'postgresql';
+
+let bouncer: ChildProcess | undefined;
+let bouncerLog = '';
+let dir = '';
+let proxiedUrl = '';
+const built: Dependencies[] = [];
+const pools: postgres.Sql[] = [];
+
+const databaseUrl = (): URL => new URL(process.env.DATABASE_URL ?? '');
+
+/** A pool of this test's own (closed after the suite). */
+const pool = (url: string, options: postgres.Options<Record<string, never>> = {}) => {
+  const sql = postgres(url, { onnotice: () => undefined, ...options });
+  pools.push(sql);
+  return sql;
+};
+
+/** A container's dependencies on `url`, as a function reads them from its environment. */
+const container = (url: string, env: Record<string, string> = {}): Dependencies => {
+  const deps = createDependencies(
+    loadConfig({ ...process.env, DATABASE_URL: url, DB_POOL_MAX: String(POOL_MAX), ...env }),
+  );
+  built.push(deps);
+  return deps;
+};
+
+const startPgBouncer = async (): Promise<void> => {
+  if (!existsSync(PGBOUNCER)) {
+    throw new Error(
+      `${PGBOUNCER} not found: install Debian's pgbouncer (apt-get install pgbouncer), as .ci/run does`,
+    );
+  }
+  const target = databaseUrl();
+  const database = decodeURIComponent(target.pathname.slice(1));
+  const user = decodeURIComponent(target.username) || 'postgres';
+  const password = decodeURIComponent(target.password);
+  const port = await freePort();
+  dir = mkdtempSync(join(tmpdir(), 'portal-pgbouncer-'));
+  // pgbouncer refuses to run as root: it is started as `postgres` then (-u), and reads its files
+  // and writes its log as that user.
+  chmodSync(dir, 0o777);
+  const server = [
+    `host=${target.hostname}`,
+    `port=${target.port || '5432'}`,
+    `dbname=${database}`,
+    `user=${user}`,
+    ...(password ? [`password=${password}`] : []),
+  ].join(' ');
+  writeFileSync(join(dir, 'userlist.txt'), `"${user}" ""\n`, { mode: 0o644 });
+  writeFileSync(
+    join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `${database} = ${server}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = trust',
+      `auth_file = ${join(dir, 'userlist.txt')}`,
+      `admin_users = ${user}`,
+      'pool_mode = transaction',
+      `default_pool_size = ${SERVER_CONNECTIONS}`,
+      'min_pool_size = 0',
+      'reserve_pool_size = 0',
+      'max_client_conn = 200',
+      // The service's startup parameters PgBouncer does not track (docs/deployment.md).
+      'ignore_startup_parameters = statement_timeout',
+      `logfile = ${join(dir, 'pgbouncer.log')}`,
+      '',
+    ].join('\n'),
+    { mode: 0o644 },
+  );
+  const asRoot = process.getuid?.() === 0;
+  bouncer = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  bouncer.stdout?.on('data', (chunk: Buffer) => (bouncerLog += chunk.toString()));
+  bouncer.stderr?.on('data', (chunk: Buffer) => (bouncerLog += chunk.toString()));
+  proxiedUrl = `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+  const probe = postgres(proxiedUrl, { max: 1, prepare: false, onnotice: () => undefined });
+  try {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await probe`select 1`;
+        return;
+      } catch (error) {
+        if (attempt >= 50 || bouncer.exitCode !== null) {
+          throw new Error(`pgbouncer did not start: ${String(error)}\n${bouncerLog}`, {
+            cause: error,
+          });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  } finally {
+    await probe.end({ timeout: 1 });
+  }
+};
+
+/** PgBouncer's own view of the pool (its admin console, simple protocol only). */
+const showPools = async (admin: postgres.Sql) => {
+  const rows = await admin.unsafe<Record<string, string | number>[]>('SHOW POOLS').simple();
+  const database = decodeURIComponent(databaseUrl().pathname.slice(1));
+  return rows
+    .filter((row) => row.database === database)
+    .map((row) => ({
+      clients: Number(row.cl_active) + Number(row.cl_waiting),
+      servers:
+        Number(row.sv_active) +
+        Number(row.sv_idle) +
+        Number(row.sv_used) +
+        Number(row.sv_tested) +
+        Number(row.sv_login),
+    }));
+};
+
+/** The first day of the month `back` months before the month of `today`. */
+const monthStart = (today: IsoDate, back: number): IsoDate => {
+  const index = Number(today.slice(0, 4)) * 12 + Number(today.slice(5, 7)) - 1 - back;
+  return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}-01` as IsoDate;
+};
+
+const SCOPES = SAMPLE_OWNERS.flatMap((owner) =>
+  owner.restaurants.flatMap((restaurant) =>
+    restaurant.platforms.map((platform) => ({
+      owner,
+      id: restaurant.id,
+      timeZone: restaurant.timeZone,
+      platformId: platform.platformId,
+    })),
+  ),
+);
+
+/** Every report and service of the catalogue, with what it runs on given dependencies. */
+const ENDPOINTS = catalogue.flatMap((endpoint) => {
+  const { answers } = endpoint;
+  const path = endpoint.paths[0];
+  if (answers.kind === 'report') {
+    const report = answers.report as ReportDefinition<unknown, unknown>;
+    return [
+      {
+        fn: endpoint.function,
+        path,
+        parameters: report.parameters,
+        build: (deps: Dependencies) => reportEndpoint(report, report.queries(deps.sql), deps),
+      },
+    ];
+  }
+  if (answers.kind === 'service') {
+    const service = answers.service as ServiceDefinition<unknown, unknown, unknown>;
+    return [
+      {
+        fn: endpoint.function,
+        path,
+        parameters: service.parameters,
+        build: (deps: Dependencies) => serviceEndpoint(service, service.queries(deps.sql), deps),
+      },
+    ];
+  }
+  return [];
+});
+
+/** One request per endpoint, sample restaurant and platform, with and without a compare range. */
+const requests = async () =>
+  Promise.all(
+    ENDPOINTS.flatMap((endpoint) =>
+      SCOPES.map(async (scope) => {
+        const today = todayIn(scope.timeZone);
+        const query = sampleParameters(endpoint.fn, endpoint.parameters, {
+          days: { from: addDays(today, -13), to: today },
+          compare: { from: addDays(today, -27), to: addDays(today, -14) },
+          months: { from: monthStart(today, 3), to: monthStart(today, 0) },
+        });
+        return {
+          name: `${endpoint.fn} ${scope.id} on ${scope.platformId}`,
+          endpoint,
+          event: restEvent({
+            resource: endpoint.path,
+            pathParameters: { id: scope.id },
+            headers: {
+              Authorization: `Bearer ${await tokenFor(scope.owner)}`,
+              'X-Platform-Id': scope.platformId,
+            },
+            query,
+          }),
+        };
+      }),
+    ),
+  );
+
+type Answer = { status: number; body: unknown };
+
+const answer = async (handler: unknown, event: unknown): Promise<Answer> => {
+  const result = await (
+    handler as (e: unknown, c: unknown) => Promise<{ statusCode: number; body: string }>
+  )(event, lambdaContext());
+  return {
+    status: result.statusCode,
+    body: result.statusCode === 200 ? jsonBody(result) : result.body,
+  };
+};
+
+const alive = (child: ChildProcess): boolean =>
+  child.exitCode === null && child.signalCode === null;
+
+afterAll(async () => {
+  await Promise.allSettled([
+    ...built.map((deps) => deps.close()),
+    ...pools.map((sql) => sql.end({ timeout: 1 })),
+  ]);
+  if (bouncer && alive(bouncer)) {
+    const exited = new Promise((resolve) => bouncer?.once('exit', resolve));
+    bouncer.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 3000)))]);
+    clearTimeout(timer);
+    if (alive(bouncer)) bouncer.kill('SIGKILL');
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+(onPostgres ? describe : describe.skip)(
+  'behind PgBouncer in transaction pooling (PostgreSQL)',
+  () => {
+    beforeAll(startPgBouncer, 20_000);
+
+    it(`answers every report and service exactly as a direct connection, ${CONTAINERS * POOL_MAX} clients on ${SERVER_CONNECTIONS} server connections, with DB_PREPARE=false`, async () => {
+      // Prepare
+      const direct = container(databaseUrl().href);
+      const proxied = Array.from({ length: CONTAINERS }, () =>
+        container(proxiedUrl, { DB_PREPARE: 'false' }),
+      );
+      const admin = pool(proxiedUrl.replace(/\/[^/]*$/, '/pgbouncer'), {
+        max: 1,
+        prepare: false,
+        fetch_types: false,
+      });
+      const all = await requests();
+      const expected = await Promise.all(
+        all.map(({ endpoint, event }) => answer(endpoint.build(direct), event)),
+      );
+      const handlers = proxied.map((deps) => ENDPOINTS.map((endpoint) => endpoint.build(deps)));
+      const seen: { clients: number; servers: number }[] = [];
+      const watch = { running: true };
+      const watching = (async () => {
+        while (watch.running) {
+          seen.push(...(await showPools(admin)));
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      })();
+
+      // Act: every request on every container, ROUNDS times, all at once
+      const answers = await Promise.all(
+        Array.from({ length: ROUNDS }, () =>
+          proxied.flatMap((_deps, c) =>
+            all.map(({ endpoint, event }) =>
+              answer(handlers[c]?.[ENDPOINTS.indexOf(endpoint)], event),
+            ),
+          ),
+        ).flat(),
+      );
+      watch.running = false;
+      await watching;
+
+      // Assess
+      expect(expected.map(({ status }) => status)).toEqual(all.map(() => 200));
+      const perRequest = answers.length / all.length;
+      const mismatches = answers
+        .map((got, i) => ({ name: all[i % all.length]?.name, got, want: expected[i % all.length] }))
+        .filter(({ got, want }) => JSON.stringify(got) !== JSON.stringify(want));
+      expect(perRequest).toBe(CONTAINERS * ROUNDS);
+      expect(mismatches).toEqual([]);
+      expect(Math.max(...seen.map(({ servers }) => servers))).toBeLessThanOrEqual(
+        SERVER_CONNECTIONS,
+      );
+      expect(Math.max(...seen.map(({ clients }) => clients))).toBeGreaterThan(SERVER_CONNECTIONS);
+    });
+
+    it.each([
+      [
+        true,
+        'the statement prepared on the first is missing: the bind fails and postgres.js parses it again',
+        2,
+      ],
+      [false, 'the statement is parsed anew, unnamed, in the same round trip', 1],
+    ] as const)(
+      'with prepare: %s, a client whose next transaction lands on another server connection: %s',
+      async (prepare, _what, expectedBuilds) => {
+        // Prepare: one client, and two holders of both server connections
+        const builds: string[] = [];
+        const client = pool(proxiedUrl, {
+          max: 1,
+          prepare,
+          debug: (_connection, query) => builds.push(query),
+        });
+        const [first] = await client<
+          { pid: number }[]
+        >`select pg_backend_pid() as pid, ${1}::int as n`;
+        const holders = [
+          pool(proxiedUrl, { max: 1, prepare: false }),
+          pool(proxiedUrl, { max: 1, prepare: false }),
+        ];
+        const held = holders.map((holder) => holder.reserve());
+        const reserved = await Promise.all(held);
+        const pids = await Promise.all(
+          reserved.map(async (connection) => {
+            await connection`begin`;
+            const [row] = await connection<{ pid: number }[]>`select pg_backend_pid() as pid`;
+            return { connection, pid: row?.pid };
+          }),
+        );
+        // Free the server connection that did not prepare the statement; hold the one that did.
+        const kept = pids.find(({ pid }) => pid === first?.pid);
+        for (const { connection, pid } of pids) {
+          if (pid !== first?.pid) {
+            await connection`commit`;
+            connection.release();
+          }
+        }
+        expect(pids.map(({ pid }) => pid).sort()).toContain(first?.pid);
+        builds.length = 0;
+
+        // Act: the same statement again, on the other server connection
+        const [second] = await client<
+          { pid: number }[]
+        >`select pg_backend_pid() as pid, ${2}::int as n`;
+        if (kept) {
+          await kept.connection`commit`;
+          kept.connection.release();
+        }
+
+        // Assess: another server; with named statements, the query built twice (bind, then parse)
+        expect(second?.pid).not.toBe(first?.pid);
+        expect(builds).toHaveLength(expectedBuilds);
+      },
+    );
+  },
+);
