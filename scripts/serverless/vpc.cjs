@@ -1,0 +1,68 @@
+/**
+ * Resolves provider.vpc for serverless.yml: the subnets and security groups the functions run in,
+ * or nothing (the functions run outside a VPC). For the region being deployed the ids come from
+ * VPC_SUBNET_IDS_<REGION> and VPC_SECURITY_GROUP_IDS_<REGION> (the AWS region in upper snake
+ * case: VPC_SUBNET_IDS_EU_WEST_1), else from VPC_SUBNET_IDS and VPC_SECURITY_GROUP_IDS: each an
+ * environment variable or the serverless param of the same name, ids separated by commas. Both of
+ * a pair or neither; an id that is not a subnet or security-group id, or one of the pair missing,
+ * fails packaging with a message naming the variable. serverless.yml reads `vpc` with a null
+ * fallback, so no VPC leaves provider.vpc unset (and osls adds no VPC policy to the role).
+ */
+'use strict';
+
+const KINDS = [
+  { name: 'VPC_SUBNET_IDS', key: 'subnetIds', prefix: 'subnet-', max: 16 },
+  { name: 'VPC_SECURITY_GROUP_IDS', key: 'securityGroupIds', prefix: 'sg-', max: 5 },
+];
+
+const fromParamsOrEnv = async (resolveVariable, name) => {
+  const param = await resolveVariable(`param:${name}, null`);
+  const value = param === null || param === undefined ? (process.env[name] ?? '') : String(param);
+  return value.trim();
+};
+
+const parseIds = (variable, value, { prefix, max }) => {
+  const ids = value.split(',').map((id) => id.trim());
+  const pattern = new RegExp(`^${prefix}[0-9a-f]{8,17}$`);
+  const wrong = ids.filter((id) => !pattern.test(id));
+  if (wrong.length > 0) {
+    throw new Error(
+      `${variable} holds ${wrong.map((id) => `"${id}"`).join(', ')}: expected comma-separated ids like ${prefix}0123456789abcdef0`,
+    );
+  }
+  if (new Set(ids).size !== ids.length) {
+    throw new Error(`${variable} names an id more than once`);
+  }
+  if (ids.length > max) {
+    throw new Error(`${variable} holds ${ids.length} ids: a Lambda function takes at most ${max}`);
+  }
+  return ids;
+};
+
+module.exports = async ({ resolveVariable }) => {
+  const region = await resolveVariable('self:provider.region');
+  const suffix = `_${String(region).toUpperCase().replace(/-/g, '_')}`;
+  // The region's pair wins as a pair: ids of two regions are never mixed.
+  const regional = KINDS.map((kind) => ({ ...kind, variable: `${kind.name}${suffix}` }));
+  const regionalValues = await Promise.all(
+    regional.map(({ variable }) => fromParamsOrEnv(resolveVariable, variable)),
+  );
+  let chosen = regional.map((kind, index) => ({ ...kind, value: regionalValues[index] }));
+  if (chosen.every(({ value }) => !value)) {
+    const values = await Promise.all(
+      KINDS.map(({ name }) => fromParamsOrEnv(resolveVariable, name)),
+    );
+    chosen = KINDS.map((kind, index) => ({ ...kind, variable: kind.name, value: values[index] }));
+  }
+  const set = chosen.filter(({ value }) => value);
+  if (set.length === 0) return { vpc: null };
+  const missing = chosen.find(({ value }) => !value);
+  if (missing) {
+    throw new Error(
+      `${missing.variable} is not set: ${set[0].variable} puts the functions in ${region} in a VPC, which needs both subnets and security groups`,
+    );
+  }
+  const vpc = {};
+  for (const kind of chosen) vpc[kind.key] = parseIds(kind.variable, kind.value, kind);
+  return { vpc };
+};
