@@ -2,7 +2,9 @@
  * Service configuration, read once per container from the environment. A bad value fails at
  * initialisation, naming the variable, rather than on the first request.
  */
+import { existsSync, statSync } from 'node:fs';
 import { parseIsoDate, type IsoDate } from './dates';
+import type { DatabaseTls } from './db/client';
 import type { LogLevel } from './logger';
 import { parseLegacyAliases, type LegacyPlatformKeys } from './platforms';
 
@@ -18,6 +20,8 @@ export interface ServiceConfig {
     readonly connectTimeoutSeconds: number;
     /** Named prepared statements (postgres.js `prepare`); off behind a transaction-pooling proxy. */
     readonly prepare: boolean;
+    /** TLS to the database (DB_TLS, DB_CA_FILE): verified unless the host is this machine. */
+    readonly tls: DatabaseTls;
   };
   readonly logLevel: LogLevel;
 }
@@ -77,6 +81,48 @@ const sunset = (env: Env): IsoDate | undefined => {
   return date;
 };
 
+/** The Amazon CA certificates of Lambda's Node runtimes (RDS's among them). */
+export const LAMBDA_CA_FILE = '/var/runtime/ca-cert.pem';
+const TLS_MODES = ['verify-full', 'require', 'disable'] as const;
+/** DB_CA_FILE's one value that is not a path: Node's built-in roots (public CAs). */
+const NODE_ROOTS = 'node';
+
+/** The database host is this machine: the one case TLS is off unless DB_TLS says otherwise. */
+export const isLoopbackDatabase = (url: string): boolean => {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  return LOOPBACK.has(host);
+};
+
+/**
+ * DB_TLS: `verify-full` (certificate and host name verified), `require` (encrypted, not
+ * verified) or `disable`. Unset, `verify-full`, except for a database on this machine (the
+ * local stack and the tests), which goes without TLS. DB_CA_FILE: the PEM bundle trusted for
+ * verify-full, loaded into the database's TLS context only; unset, Lambda's bundle when it
+ * exists, else (or `node`) Node's built-in roots.
+ */
+const databaseTls = (env: Env, url: string): DatabaseTls => {
+  const raw = env.DB_TLS?.trim();
+  const mode = raw || (isLoopbackDatabase(url) ? 'disable' : 'verify-full');
+  if (!(TLS_MODES as readonly string[]).includes(mode)) {
+    throw new ConfigError('DB_TLS must be one of ' + TLS_MODES.join(', '));
+  }
+  if (mode !== 'verify-full') return { mode: mode as 'require' | 'disable' };
+  const caFile = env.DB_CA_FILE?.trim();
+  if (caFile === NODE_ROOTS) return { mode };
+  if (caFile) {
+    if (!existsSync(caFile) || !statSync(caFile).isFile()) {
+      throw new ConfigError('DB_CA_FILE is not a readable file');
+    }
+    return { mode, caFile };
+  }
+  return existsSync(LAMBDA_CA_FILE) ? { mode, caFile: LAMBDA_CA_FILE } : { mode };
+};
+
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 export const loadConfig = (env: Env = process.env): ServiceConfig => {
@@ -91,17 +137,19 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
   }
   const issuer = env.JWT_ISSUER?.trim();
   const legacySunset = sunset(env);
+  const databaseUrl = required(env, 'DATABASE_URL');
   return {
     jwksUrl: keySetUrl(required(env, 'JWKS_URL')),
     ...(issuer ? { issuer } : {}),
     clockToleranceSeconds: integer(env, 'JWT_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
     legacyPlatforms: { aliases, ...(legacySunset ? { sunset: legacySunset } : {}) },
     database: {
-      url: required(env, 'DATABASE_URL'),
+      url: databaseUrl,
       poolMax: integer(env, 'DB_POOL_MAX', 2, 1, 20),
       statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 60000),
       connectTimeoutSeconds: integer(env, 'DB_CONNECT_TIMEOUT_SECONDS', 5, 1, 60),
       prepare: boolean(env, 'DB_PREPARE', true),
+      tls: databaseTls(env, databaseUrl),
     },
     logLevel,
   };

@@ -11,7 +11,9 @@
  * a TypeError in the serializer, one of other strings a "malformed array literal" or type error
  * from the server: add the type here when a query needs one.
  */
-import { connect, Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { connect, isIP, Socket } from 'node:net';
+import { createSecureContext, type ConnectionOptions } from 'node:tls';
 import postgres from 'postgres';
 
 export type Sql = postgres.Sql;
@@ -30,7 +32,19 @@ export interface DatabaseOptions {
    * every query is parsed anew, unnamed, in the same round trip as its execution.
    */
   readonly prepare?: boolean;
+  /** TLS to the database; absent: none (tools and tests on this machine). See `tlsOptions`. */
+  readonly tls?: DatabaseTls;
 }
+
+/**
+ * `verify-full`: the server's certificate must chain to a CA of `caFile` (absent: Node's
+ * built-in roots) and name the host of the URL. `require`: encrypted, nothing verified.
+ * `disable`: plain.
+ */
+export type DatabaseTls =
+  | { readonly mode: 'verify-full'; readonly caFile?: string }
+  | { readonly mode: 'require' }
+  | { readonly mode: 'disable' };
 
 const DATE_OID = 1082;
 const keepText = {
@@ -197,6 +211,34 @@ const poolSocket = (connectTimeoutMs: number) => {
     guarded(target).catch((error: unknown) => new FailedConnection(error as Error));
 };
 
+/** The host name the certificate must carry: the URL's host, without an IPv6 address's brackets. */
+const urlHost = (url: string): string => new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+
+/**
+ * postgres.js's `ssl` option: false, or the tls.connect options it merges into its own when it
+ * upgrades a socket after the SSLRequest — our socket factory's sockets too (it upgrades any
+ * socket once `ssl` is set). For verify-full the CA bundle is read and parsed once, into one
+ * secure context that every connection of the pool shares (parsing a bundle of ~150 CAs costs
+ * ~25 ms: once per container, never per connection), and only into the database's TLS: the
+ * process's default roots (the key-set fetch) are untouched. A host name is checked through SNI
+ * (`servername`); an IP address, which SNI may not carry, through `host`.
+ */
+export const tlsOptions = (
+  tls: DatabaseTls | undefined,
+  url: string,
+): ConnectionOptions | false => {
+  if (!tls || tls.mode === 'disable') return false;
+  if (tls.mode === 'require') return { rejectUnauthorized: false };
+  const host = urlHost(url);
+  return {
+    rejectUnauthorized: true,
+    ...(tls.caFile === undefined
+      ? {}
+      : { secureContext: createSecureContext({ ca: readFileSync(tls.caFile, 'utf8') }) }),
+    ...(isIP(host) ? { host, servername: undefined } : { servername: host }),
+  };
+};
+
 export const createSql = (options: DatabaseOptions): Sql => {
   const settings: postgres.Options<Record<string, postgres.PostgresType>> & {
     socket: ReturnType<typeof poolSocket>;
@@ -213,6 +255,7 @@ export const createSql = (options: DatabaseOptions): Sql => {
     fetch_types: false,
     onnotice: () => undefined,
     socket: poolSocket(options.connectTimeoutSeconds * 1000),
+    ssl: tlsOptions(options.tls, options.url),
   };
   return postgres(options.url, settings);
 };

@@ -1,4 +1,13 @@
-import { ConfigError, loadConfig, type ServiceConfig } from '../../../shared/config';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  ConfigError,
+  isLoopbackDatabase,
+  LAMBDA_CA_FILE,
+  loadConfig,
+  type ServiceConfig,
+} from '../../../shared/config';
 
 type Env = Record<string, string | undefined>;
 
@@ -36,6 +45,9 @@ describe('loadConfig', () => {
         statementTimeoutMs: 5000,
         connectTimeoutSeconds: 5,
         prepare: true,
+        tls: existsSync(LAMBDA_CA_FILE)
+          ? { mode: 'verify-full', caFile: LAMBDA_CA_FILE }
+          : { mode: 'verify-full' },
       },
       logLevel: 'info',
     });
@@ -56,6 +68,7 @@ describe('loadConfig', () => {
       DB_STATEMENT_TIMEOUT_MS: '100',
       DB_CONNECT_TIMEOUT_SECONDS: '60',
       DB_PREPARE: 'false',
+      DB_TLS: 'require',
       LOG_LEVEL: 'debug',
     };
 
@@ -74,6 +87,7 @@ describe('loadConfig', () => {
         statementTimeoutMs: 100,
         connectTimeoutSeconds: 60,
         prepare: false,
+        tls: { mode: 'require' },
       },
       logLevel: 'debug',
     });
@@ -176,6 +190,77 @@ describe('loadConfig', () => {
 
       // Assess
       expect(error.message).toBe('DATABASE_URL is not set');
+    });
+  });
+
+  describe('DB_TLS and DB_CA_FILE', () => {
+    let dir = '';
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'portal-config-'));
+      writeFileSync(join(dir, 'ca.pem'), '');
+    });
+    afterAll(() => {
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it.each([
+      ['postgres://u:p@localhost:5432/x', true],
+      ['postgres://127.0.0.1/x', true],
+      ['postgres://[::1]:5432/x', true],
+      ['postgres://db.internal/x', false],
+      ['postgres://127.0.0.2/x', false],
+      ['postgres://localhost.example.com/x', false],
+    ] as const)('counts %s as on this machine: %s', (url, loopback) => {
+      expect(isLoopbackDatabase(url)).toBe(loopback);
+    });
+
+    it('verifies a remote database by default, and leaves one on this machine plain', () => {
+      // Act
+      const remote = loadConfig({ ...minimalEnv(), DB_CA_FILE: join(dir, 'ca.pem') });
+      const local = loadConfig({ ...minimalEnv(), DATABASE_URL: 'postgres://u@127.0.0.1/x' });
+
+      // Assess
+      expect(remote.database.tls).toEqual({ mode: 'verify-full', caFile: join(dir, 'ca.pem') });
+      expect(local.database.tls).toEqual({ mode: 'disable' });
+    });
+
+    it.each(['verify-full', ' require ', 'disable'])(
+      'reads DB_TLS %j, whatever the host',
+      (value) => {
+        // Act
+        const config = loadConfig({
+          ...minimalEnv(),
+          DATABASE_URL: 'postgres://u@localhost/x',
+          DB_TLS: value,
+        });
+
+        // Assess
+        expect(config.database.tls.mode).toBe(value.trim());
+      },
+    );
+
+    it.each(['verify-ca', 'prefer', 'true', 'VERIFY-FULL'])(
+      'refuses %j, naming DB_TLS',
+      (value) => {
+        expect(configErrorOf({ ...minimalEnv(), DB_TLS: value }).message).toBe(
+          'DB_TLS must be one of verify-full, require, disable',
+        );
+      },
+    );
+
+    it('trusts the built-in roots for DB_CA_FILE=node', () => {
+      expect(loadConfig({ ...minimalEnv(), DB_CA_FILE: ' node ' }).database.tls).toEqual({
+        mode: 'verify-full',
+      });
+    });
+
+    it('refuses a DB_CA_FILE that is not a file, naming it', () => {
+      expect(configErrorOf({ ...minimalEnv(), DB_CA_FILE: join(dir, 'missing.pem') }).message).toBe(
+        'DB_CA_FILE is not a readable file',
+      );
+      expect(configErrorOf({ ...minimalEnv(), DB_CA_FILE: dir }).message).toBe(
+        'DB_CA_FILE is not a readable file',
+      );
     });
   });
 

@@ -1,0 +1,372 @@
+/**
+ * Verified TLS to the database (issue 10, item 3; docs/deployment.md "TLS to the database").
+ * Starts its own TLS-only PostgreSQL on this machine (initdb into a temporary directory, as the
+ * postgres user): a CA generated here signs a certificate for localhost / 127.0.0.1, the server
+ * has `ssl = on` and accepts only `hostssl` connections (with a password), and listens on
+ * 127.0.0.1 and 127.0.0.2. Then a report endpoint (one warm container each):
+ * - with DB_TLS=verify-full and the CA in DB_CA_FILE answers 200;
+ * - by a host the certificate does not name (127.0.0.2), with a CA that did not sign it (another
+ *   generated one, or Node's built-in roots), and plain (DB_TLS=disable) answers the spec's
+ *   500 INTERNAL_ERROR, logged by name and code only, no host, user or password in any line.
+ * The packaging check (scripts/serverless/database-tls.cjs) is called directly.
+ * Independent of the run's database (PGlite or TEST_DATABASE_URL); skipped only where there is
+ * no initdb.
+ */
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  appendFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import { reportEndpoint } from '../../../middleware/compose';
+import { migrate } from '../../../scripts/db/migrate';
+import { SAMPLE_OWNER } from '../../../scripts/db/sample-data';
+import { seed } from '../../../scripts/db/seed';
+import { addDays, todayIn } from '../../../scripts/dates';
+import { loadConfig } from '../../../shared/config';
+import { createSql } from '../../../shared/db/client';
+import { ordersPerDay } from '../../../shared/reports/orders-per-day';
+import { createDependencies, type Dependencies } from '../../../shared/runtime';
+import { jsonBody, lambdaContext, restEvent } from '../../support/events';
+import { captureLogs, type LogCapture } from '../../support/log-capture';
+import { ROOT, run, SERVERLESS } from '../../support/processes';
+import { tokenFor } from '../../support/tokens';
+
+const PG_ROOT = '/usr/lib/postgresql';
+const binDir = (): string | undefined => {
+  if (!existsSync(PG_ROOT)) return undefined;
+  const versions = readdirSync(PG_ROOT)
+    .filter((version) => existsSync(join(PG_ROOT, version, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] === undefined ? undefined : join(PG_ROOT, versions[0], 'bin');
+};
+const BIN = binDir();
+const describeWithServer = BIN ? describe : describe.skip;
+
+const USER = 'tls_report_owner';
+const PASSWORD = 'Tls-Test-Password-42';
+const INTERNAL_ERROR = { state: 'ERROR', code: 'INTERNAL_ERROR', message: 'Unknown error' };
+
+type Handler = (event: unknown, context: Context) => Promise<APIGatewayProxyResult>;
+
+let dir = '';
+let port = 0;
+let started = false;
+let token = '';
+let built: Dependencies[] = [];
+let logs: LogCapture | undefined;
+
+const sh = (command: string, args: readonly string[], cwd = dir): string =>
+  execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+const asPostgres = (command: string, args: readonly string[]): string =>
+  sh('runuser', ['-u', 'postgres', '--', join(BIN ?? '', command), ...args]);
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        resolve(typeof address === 'object' && address ? address.port : 0);
+      });
+    });
+  });
+
+/** A CA (`name`.crt / .key), self-signed. */
+const makeCa = (name: string): void => {
+  sh('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`,
+    '-addext', 'basicConstraints=critical,CA:TRUE',
+    '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+  ]); // prettier-ignore
+};
+
+const url = (host: string): string =>
+  `postgres://${USER}:${encodeURIComponent(PASSWORD)}@${host}:${port}/reports`;
+
+beforeAll(async () => {
+  if (!BIN) return;
+  dir = mkdtempSync(join(tmpdir(), 'portal-tls-'));
+  port = await freePort();
+  makeCa('ca');
+  makeCa('other-ca');
+  writeFileSync(
+    join(dir, 'server.ext'),
+    'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n',
+  );
+  sh('openssl', [
+    'req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost',
+  ]); // prettier-ignore
+  sh('openssl', [
+    'x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
+    '-out', 'server.crt', '-days', '2', '-extfile', 'server.ext',
+  ]); // prettier-ignore
+  writeFileSync(join(dir, 'password'), `${PASSWORD}\n`);
+  sh('chown', ['-R', 'postgres:postgres', dir]);
+  sh('chmod', ['0600', join(dir, 'server.key')]);
+  const data = join(dir, 'data');
+  asPostgres('initdb', [
+    '-D', data, '-U', USER, `--pwfile=${join(dir, 'password')}`, '--auth-local=trust',
+    '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync',
+  ]); // prettier-ignore
+  appendFileSync(
+    join(data, 'postgresql.conf'),
+    [
+      `listen_addresses = '127.0.0.1,127.0.0.2'`,
+      `port = ${port}`,
+      `unix_socket_directories = '${dir}'`,
+      `ssl = on`,
+      `ssl_cert_file = '${join(dir, 'server.crt')}'`,
+      `ssl_key_file = '${join(dir, 'server.key')}'`,
+      `fsync = off`,
+      `synchronous_commit = off`,
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(data, 'pg_hba.conf'),
+    [
+      'local all all trust',
+      'hostssl all all 127.0.0.0/8 scram-sha-256',
+      'hostnossl all all 0.0.0.0/0 reject',
+      '',
+    ].join('\n'),
+  );
+  asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '20', 'start']);
+  started = true;
+  asPostgres('createdb', ['-h', dir, '-p', String(port), '-U', USER, 'reports']);
+  const sql = createSql({
+    url: url('127.0.0.1'),
+    poolMax: 1,
+    statementTimeoutMs: 60_000,
+    connectTimeoutSeconds: 10,
+    tls: { mode: 'verify-full', caFile: join(dir, 'ca.crt') },
+  });
+  try {
+    await migrate(sql);
+    await seed(sql);
+  } finally {
+    await sql.end();
+  }
+  token = await tokenFor(SAMPLE_OWNER);
+}, 60_000);
+
+afterEach(async () => {
+  logs?.stop();
+  logs = undefined;
+  await Promise.all(built.map((deps) => deps.close()));
+  built = [];
+});
+
+afterAll(() => {
+  if (!dir) return;
+  if (started) {
+    try {
+      asPostgres('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A report endpoint with its own dependencies (one warm container) from this environment. */
+const endpoint = (env: Record<string, string>): Handler => {
+  const deps = createDependencies(
+    loadConfig({
+      ...process.env,
+      DB_TLS: '',
+      DB_CA_FILE: '',
+      DB_CONNECT_TIMEOUT_SECONDS: '2',
+      LOG_LEVEL: 'info',
+      ...env,
+    }),
+  );
+  built.push(deps);
+  return reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps) as unknown as Handler;
+};
+
+const report = (handler: Handler): Promise<APIGatewayProxyResult> => {
+  const today = todayIn('Asia/Dubai');
+  return handler(
+    restEvent({
+      resource: '/v1/restaurants/{id}/reports/orders/day',
+      pathParameters: { id: 'R-1001' },
+      headers: { Authorization: `Bearer ${token}`, 'X-Platform-Id': 'TB_AE' },
+      query: { from: addDays(today, -6), to: today },
+    }),
+    lambdaContext(),
+  );
+};
+
+type LogLine = Record<string, unknown>;
+
+describeWithServer('TLS to the database', () => {
+  it('answers 200 over verified TLS with the CA of DB_CA_FILE', async () => {
+    // Arrange
+    const handler = endpoint({
+      DATABASE_URL: url('127.0.0.1'),
+      DB_TLS: 'verify-full',
+      DB_CA_FILE: join(dir, 'ca.crt'),
+    });
+
+    // Act
+    const result = await report(handler);
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(jsonBody(result)).toMatchObject({ data: expect.any(Array) as unknown });
+    const [deps] = built as [Dependencies];
+    const [row] = await deps.sql<{ ssl: boolean }[]>`
+      select ssl from pg_stat_ssl where pid = pg_backend_pid()`;
+    expect(row?.ssl).toBe(true);
+  });
+
+  it('verifies by default for a database not on this machine', () => {
+    expect(
+      loadConfig({
+        ...process.env,
+        DB_TLS: '',
+        DB_CA_FILE: join(dir, 'ca.crt'),
+        DATABASE_URL: 'postgres://u@db.example/x',
+      }).database.tls,
+    ).toEqual({ mode: 'verify-full', caFile: join(dir, 'ca.crt') });
+  });
+
+  it.each([
+    {
+      refusal: 'a host name the certificate does not name',
+      env: () => ({
+        DATABASE_URL: url('127.0.0.2'),
+        DB_TLS: 'verify-full',
+        DB_CA_FILE: join(dir, 'ca.crt'),
+      }),
+      errorCode: 'ERR_TLS_CERT_ALTNAME_INVALID',
+    },
+    {
+      refusal: 'a CA that did not sign the certificate',
+      env: () => ({
+        DATABASE_URL: url('127.0.0.1'),
+        DB_TLS: 'verify-full',
+        DB_CA_FILE: join(dir, 'other-ca.crt'),
+      }),
+      errorCode: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    },
+    {
+      refusal: "Node's built-in roots only",
+      env: () => ({ DATABASE_URL: url('127.0.0.1'), DB_TLS: 'verify-full' }),
+      errorCode: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    },
+    {
+      refusal: 'a plain connection',
+      env: () => ({ DATABASE_URL: url('127.0.0.1'), DB_TLS: 'disable' }),
+      errorCode: '28000',
+    },
+  ])(
+    'refuses $refusal: a logged 500 naming no host, user or password',
+    async ({ env, errorCode }) => {
+      // Arrange
+      logs = captureLogs();
+      const handler = endpoint(env());
+
+      // Act
+      const result = await report(handler);
+
+      // Assess
+      logs.stop();
+      expect({ status: result.statusCode, body: jsonBody(result) }).toEqual({
+        status: 500,
+        body: INTERNAL_ERROR,
+      });
+      expect(result.body).toBe(JSON.stringify(INTERNAL_ERROR));
+      const lines = logs.lines().map((line) => JSON.parse(line) as LogLine);
+      const errors = lines.filter((line) => line.level === 'error');
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ status: 500, code: 'INTERNAL_ERROR', errorCode });
+      logs.expectClean([USER, PASSWORD, '127.0.0.1', '127.0.0.2', 'localhost', String(port), dir]);
+    },
+  );
+});
+
+describe('packaging check (scripts/serverless/database-tls.cjs)', () => {
+  const resolve = createRequire(import.meta.url)(
+    '../../../scripts/serverless/database-tls.cjs',
+  ) as (options: {
+    resolveVariable: (name: string) => Promise<unknown>;
+  }) => Promise<{ tls: string }>;
+  const check = async (stage: string, env: string | undefined, param: string | null = null) => {
+    const saved = process.env.DB_TLS;
+    if (env === undefined) delete process.env.DB_TLS;
+    else process.env.DB_TLS = env;
+    try {
+      return await resolve({
+        resolveVariable: (name) =>
+          Promise.resolve(
+            name === 'sls:stage' ? stage : name.startsWith('param:DB_TLS') ? param : null,
+          ),
+      });
+    } finally {
+      if (saved === undefined) delete process.env.DB_TLS;
+      else process.env.DB_TLS = saved;
+    }
+  };
+
+  it('packages verify-full for a deployed stage when DB_TLS is unset', async () => {
+    await expect(check('production', undefined)).resolves.toEqual({ tls: 'verify-full' });
+    await expect(check('staging', 'verify-full')).resolves.toEqual({ tls: 'verify-full' });
+  });
+
+  it.each(['require', 'disable'])(
+    'fails packaging a deployed stage with DB_TLS=%s, naming DB_TLS',
+    async (tls) => {
+      await expect(check('production', tls)).rejects.toThrow(/^DB_TLS is .*stage "production"/);
+      await expect(check('staging', undefined, tls)).rejects.toThrow(/DB_TLS/);
+    },
+  );
+
+  it('lets dev and local turn verification off, and passes an unset DB_TLS through', async () => {
+    await expect(check('dev', 'disable')).resolves.toEqual({ tls: 'disable' });
+    await expect(check('local', 'require')).resolves.toEqual({ tls: 'require' });
+    await expect(check('dev', undefined)).resolves.toEqual({ tls: '' });
+  });
+
+  it('fails on a value that is no mode, naming DB_TLS', async () => {
+    await expect(check('dev', 'verify-ca')).rejects.toThrow(/^DB_TLS is "verify-ca"/);
+  });
+
+  it('fails a real `serverless package --stage production` with DB_TLS=disable, naming DB_TLS', async () => {
+    // Arrange
+    const out = mkdtempSync(join(tmpdir(), 'portal-tls-package-'));
+    const workFolder = `.esbuild-test-tls-${process.pid}`;
+    try {
+      // Act
+      const result = await run(
+        [SERVERLESS, 'package', '--stage', 'production', '--region', 'eu-west-1', '--package', out],
+        {
+          DATABASE_URL: 'postgres://reports@db.example:5432/reports',
+          JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
+          DB_TLS: 'disable',
+          ESBUILD_WORK_FOLDER: workFolder,
+        },
+      );
+
+      // Assess
+      expect(result.code).not.toBe(0);
+      expect(result.stdout + result.stderr).toContain('DB_TLS is "disable": stage "production"');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      rmSync(join(ROOT, workFolder), { recursive: true, force: true });
+    }
+  }, 120_000);
+});
