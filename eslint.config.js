@@ -1,6 +1,17 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Import patterns of the layering rules below. */
+const SHARED_OUTWARDS = {
+  group: ['**/middleware/**', '**/functions/**', '**/scripts/**', '**/build', '**/build/**'],
+  message: 'shared/ must not depend on outer layers or build-time code.',
+};
+const NO_MIDDY = { group: ['@middy/*'], message: 'shared/ has no knowledge of Middy.' };
+const NO_CATALOGUE = {
+  group: ['**/catalogue', '**/catalogue.*', '**/plugins/endpoints', '**/plugins/endpoints.*'],
+  message: 'Only build-time code and tests read the catalogue.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules', '.esbuild', '.serverless', '.data', 'coverage', '.scratch'] },
   js.configs.recommended,
@@ -29,62 +40,17 @@ export default tseslint.config(
   },
   // Import direction: functions → middleware → shared, never back; shared knows no Middy.
   // Nothing a function bundle holds imports the build-time code (build/, scripts/) or the
-  // catalogue (which imports every endpoint's definition).
+  // catalogue (which imports every endpoint's definition); only build/ and tests read it.
   {
     // The catalogue imports every definition; the block after it holds the rest of shared/.
     files: ['shared/catalogue.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: [
-                '**/middleware/**',
-                '**/functions/**',
-                '**/scripts/**',
-                '**/build',
-                '**/build/**',
-              ],
-              message: 'shared/ must not depend on outer layers or build-time code.',
-            },
-            { group: ['@middy/*'], message: 'shared/ has no knowledge of Middy.' },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [SHARED_OUTWARDS, NO_MIDDY] }] },
   },
   {
     files: ['shared/**/*.ts'],
     ignores: ['shared/catalogue.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: [
-                '**/middleware/**',
-                '**/functions/**',
-                '**/scripts/**',
-                '**/build',
-                '**/build/**',
-              ],
-              message: 'shared/ must not depend on outer layers or build-time code.',
-            },
-            { group: ['@middy/*'], message: 'shared/ has no knowledge of Middy.' },
-            {
-              group: [
-                '**/catalogue',
-                '**/catalogue.*',
-                '**/plugins/endpoints',
-                '**/plugins/endpoints.*',
-              ],
-              message: 'Only build-time code and tests read the catalogue.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { patterns: [SHARED_OUTWARDS, NO_MIDDY, NO_CATALOGUE] }],
     },
   },
   {
@@ -95,14 +61,11 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/functions/**', '**/scripts/**', '**/build/**'],
+              group: ['**/functions/**', '**/scripts/**', '**/build', '**/build/**'],
               message:
                 'middleware/ and functions/ must not depend on functions/, scripts/ or build/.',
             },
-            {
-              group: ['**/catalogue', '**/plugins/endpoints'],
-              message: 'Only build-time code and tests read the catalogue.',
-            },
+            NO_CATALOGUE,
           ],
         },
       ],
