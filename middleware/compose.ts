@@ -142,23 +142,23 @@ export const deployPluginEndpoint = (
 /** functions/<report id>.ts: the report on the container's dependencies. */
 export const reportHandler = <P, D>(report: ReportDefinition<P, D>) => {
   const deps = containerDependencies();
-  return reportEndpoint(report, report.queries(deps.sql), deps);
+  return reportEndpoint(report, deps.database.bind(report.queries), deps);
 };
 
 /** functions/<service id>.ts: the service on the container's dependencies. */
 export const serviceHandler = <P, D, B>(service: ServiceDefinition<P, D, B>) => {
   const deps = containerDependencies();
-  return serviceEndpoint(service, service.queries(deps.sql), deps);
+  return serviceEndpoint(service, deps.database.bind(service.queries), deps);
 };
 
 /** functions/plugins.ts: the plugin registry on the container's database. */
 export const pluginsHandler = () => {
   const deps = containerDependencies();
-  return pluginsEndpoint(createPostgresPluginRegistry(deps.sql), deps);
+  return pluginsEndpoint(deps.database.bind(createPostgresPluginRegistry), deps);
 };
 
 /** functions/deploy-plugin.ts: the deployment call on the container's database. */
 export const deployPluginHandler = () => {
   const deps = containerDependencies();
-  return deployPluginEndpoint(createPostgresPluginRegistry(deps.sql), deps);
+  return deployPluginEndpoint(deps.database.bind(createPostgresPluginRegistry), deps);
 };

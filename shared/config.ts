@@ -4,7 +4,9 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { parseIsoDate, type IsoDate } from './dates';
-import type { DatabaseTls } from './db/client';
+import type { DatabaseTls, PoolOptions } from './db/client';
+import { locationOf, type DatabaseLocation } from './db/credentials';
+import { DEFAULT_EXTENSION_PORT, secretArnRegion } from './db/secrets-extension';
 import type { LogLevel } from './logger';
 import { parseLegacyAliases, type LegacyPlatformKeys } from './platforms';
 
@@ -13,18 +15,36 @@ export interface ServiceConfig {
   readonly issuer?: string;
   readonly clockToleranceSeconds: number;
   readonly legacyPlatforms: LegacyPlatformKeys;
-  readonly database: {
-    readonly url: string;
-    readonly poolMax: number;
-    readonly statementTimeoutMs: number;
-    readonly connectTimeoutSeconds: number;
-    /** Named prepared statements (postgres.js `prepare`); off behind a transaction-pooling proxy. */
-    readonly prepare: boolean;
-    /** TLS to the database (DB_TLS, DB_CA_FILE): verified unless the host is this machine. */
-    readonly tls: DatabaseTls;
-  };
+  readonly database: DatabaseConfig;
   readonly logLevel: LogLevel;
 }
+
+/**
+ * The pool, and who it connects as: a connection string (DATABASE_URL: npm start, local and
+ * dev), or a Secrets Manager secret (DATABASE_SECRET_ARN: staging and production) with an
+ * optional password-less DATABASE_URL saying where to connect.
+ */
+export type DatabaseConfig = PoolOptions & {
+  /** Named prepared statements (postgres.js `prepare`); off behind a transaction-pooling proxy. */
+  readonly prepare: boolean;
+  /** TLS to the database (DB_TLS, DB_CA_FILE): verified unless the host is this machine. */
+  readonly tls: DatabaseTls;
+} & (
+    | { readonly url: string }
+    | {
+        readonly secretArn: string;
+        readonly location: DatabaseLocation;
+        /** The Parameters and Secrets extension that reads it (shared/db/secrets-extension.ts). */
+        readonly secretsExtension: {
+          /** PARAMETERS_SECRETS_EXTENSION_HTTP_PORT, the extension's own setting. */
+          readonly port: number;
+          /** AWS_SESSION_TOKEN, which Lambda sets and the extension requires. */
+          readonly sessionToken: string;
+          /** One read, retries included (DB_SECRET_TIMEOUT_MS). */
+          readonly timeoutMs: number;
+        };
+      }
+  );
 
 export class ConfigError extends TypeError {
   override readonly name = 'ConfigError';
@@ -123,6 +143,65 @@ const databaseTls = (env: Env, url: string): DatabaseTls => {
   return existsSync(LAMBDA_CA_FILE) ? { mode, caFile: LAMBDA_CA_FILE } : { mode };
 };
 
+/** A postgres:// or postgresql:// URL, or a ConfigError naming DATABASE_URL. */
+const databaseUrl = (raw: string): URL => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL is not a URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  return url;
+};
+
+/** Who the pool connects as: DATABASE_URL alone, or DATABASE_SECRET_ARN (and where). */
+const databaseSource = (env: Env) => {
+  const secretArn = env.DATABASE_SECRET_ARN?.trim();
+  const raw = env.DATABASE_URL?.trim();
+  if (!secretArn) {
+    const url = required(env, 'DATABASE_URL');
+    databaseUrl(url);
+    return { url };
+  }
+  if (secretArnRegion(secretArn) === undefined) {
+    throw new ConfigError(
+      'DATABASE_SECRET_ARN must be a full secret ARN: arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>',
+    );
+  }
+  if (raw) {
+    const url = databaseUrl(raw);
+    if (url.username || url.password) {
+      throw new ConfigError(
+        'DATABASE_URL must not carry a user or password when DATABASE_SECRET_ARN is set: both come from the secret',
+      );
+    }
+  }
+  let location: DatabaseLocation = {};
+  try {
+    if (raw) location = locationOf(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL is not a valid URL');
+  }
+  return {
+    secretArn,
+    location,
+    secretsExtension: {
+      port: integer(
+        env,
+        'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT',
+        DEFAULT_EXTENSION_PORT,
+        1,
+        65535,
+      ),
+      sessionToken: required(env, 'AWS_SESSION_TOKEN'),
+      timeoutMs: integer(env, 'DB_SECRET_TIMEOUT_MS', 3000, 100, 30000),
+    },
+  };
+};
+
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 export const loadConfig = (env: Env = process.env): ServiceConfig => {
@@ -137,19 +216,19 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
   }
   const issuer = env.JWT_ISSUER?.trim();
   const legacySunset = sunset(env);
-  const databaseUrl = required(env, 'DATABASE_URL');
+  const source = databaseSource(env);
   return {
     jwksUrl: keySetUrl(required(env, 'JWKS_URL')),
     ...(issuer ? { issuer } : {}),
     clockToleranceSeconds: integer(env, 'JWT_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
     legacyPlatforms: { aliases, ...(legacySunset ? { sunset: legacySunset } : {}) },
     database: {
-      url: databaseUrl,
+      ...source,
       poolMax: integer(env, 'DB_POOL_MAX', 2, 1, 20),
       statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 60000),
       connectTimeoutSeconds: integer(env, 'DB_CONNECT_TIMEOUT_SECONDS', 5, 1, 60),
       prepare: boolean(env, 'DB_PREPARE', true),
-      tls: databaseTls(env, databaseUrl),
+      tls: databaseTls(env, env.DATABASE_URL?.trim() ?? ''),
     },
     logLevel,
   };

@@ -10,23 +10,25 @@ import type { OwnershipRules } from './auth/ownership';
 import { TOKEN_CACHE_DEFAULTS } from './auth/token-cache';
 import { createVerifier, type Verifier } from './auth/verifier';
 import type { IsoDate } from './dates';
-import { createSql, openConnections, type Sql } from './db/client';
-import { loadConfig, type ServiceConfig } from './config';
+import { loadConfig, type DatabaseConfig, type ServiceConfig } from './config';
+import { createDatabase, type Database, type DatabaseSource } from './db/database';
+import { secretsExtensionReader } from './db/secrets-extension';
 import { createLogger, describeError, type Logger } from './logger';
 
 export interface Dependencies {
   readonly verifier: Verifier;
   readonly ownership: OwnershipRules;
   readonly logger: Logger;
-  /** The container's database pool, for the queries of reports, services and plugins. */
-  readonly sql: Sql;
+  /** The container's database, for the queries of reports, services and plugins. */
+  readonly database: Database;
   /** Ends the database pool (tests and tooling; a Lambda container never needs it). */
   readonly close: () => Promise<void>;
 }
 
 /**
  * Database connections opened at initialisation (at most DB_POOL_MAX), concurrently with the
- * key-set prefetch, so the first request finds them ready: two, the most queries one request
+ * key-set prefetch (after reading the database secret, when there is one), so the first
+ * request finds them ready: two, the most queries one request
  * runs at once (a report beside its compare range). When the pool has no more slots than that
  * (DB_POOL_MAX defaults to 2), the first queries wait for these rather than open others.
  * A warm-up that fails (the database down) is logged as a warning by name and code; queries
@@ -34,14 +36,23 @@ export interface Dependencies {
  */
 export const INIT_CONNECTIONS = 2;
 
+/** DATABASE_URL, or the Secrets Manager secret (through the extension) and where to connect. */
+const databaseSource = (database: DatabaseConfig): DatabaseSource =>
+  'url' in database
+    ? { url: database.url }
+    : {
+        readSecret: secretsExtensionReader(database.secretArn, database.secretsExtension),
+        location: database.location,
+      };
+
 export const createDependencies = (
   config: ServiceConfig,
   logger: Logger = createLogger(config.logLevel),
 ): Dependencies => {
   const keySet = createKeySet({ url: config.jwksUrl, logger });
   keySet.prefetch();
-  const sql = createSql(config.database);
-  void openConnections(sql, Math.min(config.database.poolMax, INIT_CONNECTIONS)).then((failure) => {
+  const database = createDatabase(databaseSource(config.database), config.database, logger);
+  void database.warmUp(Math.min(config.database.poolMax, INIT_CONNECTIONS)).then((failure) => {
     if (failure !== undefined) {
       logger.log('warn', 'database warm-up failed', describeError(failure));
     }
@@ -58,8 +69,8 @@ export const createDependencies = (
       today: () => new Date().toISOString().slice(0, 10) as IsoDate,
     },
     logger,
-    sql,
-    close: () => sql.end({ timeout: 1 }),
+    database,
+    close: () => database.end(),
   };
 };
 

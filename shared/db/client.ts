@@ -15,11 +15,25 @@ import { readFileSync } from 'node:fs';
 import { connect, isIP, Socket } from 'node:net';
 import { createSecureContext, type ConnectionOptions } from 'node:tls';
 import postgres from 'postgres';
+import { urlHost } from './credentials';
 
 export type Sql = postgres.Sql;
 
-export interface DatabaseOptions {
-  readonly url: string;
+/**
+ * Where to connect and as whom, as parts: a password-less location with credentials from a
+ * secret (shared/db/database.ts). `password` is called at each new connection, so a pool
+ * picks up a rotated password without being rebuilt.
+ */
+export interface DatabaseServer {
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  readonly username: string;
+  readonly password: () => string;
+}
+
+/** What a pool is, whoever it connects as. */
+export interface PoolOptions {
   readonly poolMax: number;
   readonly statementTimeoutMs: number;
   readonly connectTimeoutSeconds: number;
@@ -35,6 +49,10 @@ export interface DatabaseOptions {
   /** TLS to the database; absent: none (tools and tests on this machine). See `tlsOptions`. */
   readonly tls?: DatabaseTls;
 }
+
+/** A pool on a connection string (`url`), or on a server and a password source (`server`). */
+export type DatabaseOptions = PoolOptions &
+  ({ readonly url: string } | { readonly server: DatabaseServer });
 
 /**
  * `verify-full`: the server's certificate must chain to a CA of `caFile` (absent: Node's
@@ -211,9 +229,6 @@ const poolSocket = (connectTimeoutMs: number) => {
     guarded(target).catch((error: unknown) => new FailedConnection(error as Error));
 };
 
-/** The host name the certificate must carry: the URL's host, without an IPv6 address's brackets. */
-const urlHost = (url: string): string => new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
-
 /**
  * postgres.js's `ssl` option: false, or the tls.connect options it merges into its own when it
  * upgrades a socket after the SSLRequest — our socket factory's sockets too (it upgrades any
@@ -225,11 +240,10 @@ const urlHost = (url: string): string => new URL(url).hostname.replace(/^\[(.*)\
  */
 export const tlsOptions = (
   tls: DatabaseTls | undefined,
-  url: string,
+  host: string,
 ): ConnectionOptions | false => {
   if (!tls || tls.mode === 'disable') return false;
   if (tls.mode === 'require') return { rejectUnauthorized: false };
-  const host = urlHost(url);
   return {
     rejectUnauthorized: true,
     ...(tls.caFile === undefined
@@ -255,9 +269,23 @@ export const createSql = (options: DatabaseOptions): Sql => {
     fetch_types: false,
     onnotice: () => undefined,
     socket: poolSocket(options.connectTimeoutSeconds * 1000),
-    ssl: tlsOptions(options.tls, options.url),
   };
-  return postgres(options.url, settings);
+  if ('url' in options) {
+    return postgres(options.url, {
+      ...settings,
+      ssl: tlsOptions(options.tls, urlHost(options.url)),
+    });
+  }
+  const { host, port, database, username, password } = options.server;
+  return postgres({
+    ...settings,
+    host,
+    port,
+    database,
+    username,
+    password,
+    ssl: tlsOptions(options.tls, host),
+  });
 };
 
 /**

@@ -60,8 +60,8 @@ interface Definition<P, D> {
   readonly parameters: readonly ParameterDefinition[];
   /** Validates the parameters; throws a PortalError (400) when they are not acceptable. */
   parseParameters(read: ParameterReader): P;
-  /** Its SQL on the container's pool (called once per container). */
-  queries(sql: Sql): D;
+  /** Its SQL on a pool (called once per pool: once per container, again after a new login). */
+  readonly queries: (sql: Sql) => D;
 }
 
 /** A report whose parameters parse to `P`, reading through its queries `D`. */

@@ -189,7 +189,7 @@ const endpoint = (
   return {
     handler: reportEndpoint(
       ordersPerDay,
-      ordersPerDay.queries(deps.sql),
+      deps.database.bind(ordersPerDay.queries),
       deps,
     ) as unknown as Handler,
     deps,

@@ -273,10 +273,14 @@ const isServiceDefinition = (
 const composedChain = (endpoint: Endpoint, deps: Dependencies): Invoke => {
   const { answers } = endpoint;
   if (answers.kind === 'report' && isReportDefinition(answers.report)) {
-    return invoking(reportEndpoint(answers.report, answers.report.queries(deps.sql), deps));
+    return invoking(
+      reportEndpoint(answers.report, deps.database.bind(answers.report.queries), deps),
+    );
   }
   if (answers.kind === 'service' && isServiceDefinition(answers.service)) {
-    return invoking(serviceEndpoint(answers.service, answers.service.queries(deps.sql), deps));
+    return invoking(
+      serviceEndpoint(answers.service, deps.database.bind(answers.service.queries), deps),
+    );
   }
   throw new TypeError(
     `${endpoint.function}: no composition of a ${answers.kind} endpoint about a restaurant`,

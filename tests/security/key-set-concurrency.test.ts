@@ -110,7 +110,7 @@ describe('a cold container', () => {
     expect(fetches()).toBe(0);
 
     const deps = dependencies({ ...process.env, JWKS_URL: keySetUrl() });
-    const handler = reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps);
+    const handler = reportEndpoint(ordersPerDay, deps.database.bind(ordersPerDay.queries), deps);
     invoke = (token) => handler(requestWith(token), lambdaContext());
     const results = await Promise.all(tokens.map(invoke));
 
@@ -148,7 +148,7 @@ describe('the refetch cooldown, on a fake clock', () => {
       clockToleranceSeconds: 5,
       issuer: configuredIssuer(),
     });
-    const handler = reportEndpoint(ordersPerDay, ordersPerDay.queries(repository.sql), {
+    const handler = reportEndpoint(ordersPerDay, repository.database.bind(ordersPerDay.queries), {
       logger,
       verifier,
       ownership: repository.ownership,

@@ -151,7 +151,10 @@ const coldContainer = (url: string) => {
   const log = collectingLog();
   const deps = createDependencies(loadConfig({ ...process.env, JWKS_URL: url }), log.logger);
   containers.push(deps);
-  return { log, endpoint: reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps) };
+  return {
+    log,
+    endpoint: reportEndpoint(ordersPerDay, deps.database.bind(ordersPerDay.queries), deps),
+  };
 };
 
 /**
@@ -179,14 +182,14 @@ const clockedContainer = (url: string) => {
       today: () => new Date().toISOString().slice(0, 10) as IsoDate,
     },
     logger: log.logger,
-    sql: base.sql,
+    database: base.database,
     close: () => Promise.resolve(),
   };
   return {
     log,
     clock,
     keySet,
-    endpoint: reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps),
+    endpoint: reportEndpoint(ordersPerDay, deps.database.bind(ordersPerDay.queries), deps),
   };
 };
 

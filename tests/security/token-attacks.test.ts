@@ -109,7 +109,7 @@ beforeAll(async () => {
   );
   const chain = reportEndpoint(
     ordersPerDay,
-    ordersPerDay.queries(severalKeysDeps.sql),
+    severalKeysDeps.database.bind(ordersPerDay.queries),
     severalKeysDeps,
   );
   severalKeys = (event) => chain(event, lambdaContext());

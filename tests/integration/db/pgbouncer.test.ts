@@ -184,7 +184,8 @@ const ENDPOINTS = catalogue.flatMap((endpoint) => {
         fn: endpoint.function,
         path,
         parameters: report.parameters,
-        build: (deps: Dependencies) => reportEndpoint(report, report.queries(deps.sql), deps),
+        build: (deps: Dependencies) =>
+          reportEndpoint(report, deps.database.bind(report.queries), deps),
       },
     ];
   }
@@ -195,7 +196,8 @@ const ENDPOINTS = catalogue.flatMap((endpoint) => {
         fn: endpoint.function,
         path,
         parameters: service.parameters,
-        build: (deps: Dependencies) => serviceEndpoint(service, service.queries(deps.sql), deps),
+        build: (deps: Dependencies) =>
+          serviceEndpoint(service, deps.database.bind(service.queries), deps),
       },
     ];
   }

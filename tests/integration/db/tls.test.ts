@@ -12,17 +12,8 @@
  * Independent of the run's database (PGlite or TEST_DATABASE_URL); skipped only where there is
  * no initdb.
  */
-import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-  appendFileSync,
-} from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -38,18 +29,15 @@ import { createDependencies, type Dependencies } from '../../../shared/runtime';
 import { jsonBody, lambdaContext, restEvent } from '../../support/events';
 import { captureLogs, type LogCapture } from '../../support/log-capture';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
+import {
+  POSTGRES_BIN,
+  sh,
+  startPostgresServer,
+  type PostgresServer,
+} from '../../support/postgres-server';
 import { tokenFor } from '../../support/tokens';
 
-const PG_ROOT = '/usr/lib/postgresql';
-const binDir = (): string | undefined => {
-  if (!existsSync(PG_ROOT)) return undefined;
-  const versions = readdirSync(PG_ROOT)
-    .filter((version) => existsSync(join(PG_ROOT, version, 'bin', 'initdb')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] === undefined ? undefined : join(PG_ROOT, versions[0], 'bin');
-};
-const BIN = binDir();
-const describeWithServer = BIN ? describe : describe.skip;
+const describeWithServer = POSTGRES_BIN ? describe : describe.skip;
 
 const USER = 'tls_report_owner';
 const PASSWORD = 'Tls-Test-Password-42';
@@ -57,49 +45,30 @@ const INTERNAL_ERROR = { state: 'ERROR', code: 'INTERNAL_ERROR', message: 'Unkno
 
 type Handler = (event: unknown, context: Context) => Promise<APIGatewayProxyResult>;
 
-let dir = '';
+let server: PostgresServer | undefined;
 let port = 0;
-let started = false;
+const serverDir = (): string => server?.dir ?? '';
 let token = '';
 let built: Dependencies[] = [];
 let logs: LogCapture | undefined;
 
-const sh = (command: string, args: readonly string[], cwd = dir): string =>
-  execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-const asPostgres = (command: string, args: readonly string[]): string =>
-  sh('runuser', ['-u', 'postgres', '--', join(BIN ?? '', command), ...args]);
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        resolve(typeof address === 'object' && address ? address.port : 0);
-      });
-    });
-  });
-
 /** A CA (`name`.crt / .key), self-signed. */
-const makeCa = (name: string): void => {
+const makeCa = (dir: string, name: string): void => {
   sh('openssl', [
     'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
     '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`,
     '-addext', 'basicConstraints=critical,CA:TRUE',
     '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
-  ]); // prettier-ignore
+  ], dir); // prettier-ignore
 };
 
 const url = (host: string): string =>
   `postgres://${USER}:${encodeURIComponent(PASSWORD)}@${host}:${port}/reports`;
 
-beforeAll(async () => {
-  if (!BIN) return;
-  dir = mkdtempSync(join(tmpdir(), 'portal-tls-'));
-  port = await freePort();
-  makeCa('ca');
-  makeCa('other-ca');
+/** The CA, a second CA and the server's certificate for localhost and 127.0.0.1, signed by the CA. */
+const makeCertificates = (dir: string): void => {
+  makeCa(dir, 'ca');
+  makeCa(dir, 'other-ca');
   writeFileSync(
     join(dir, 'server.ext'),
     'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n',
@@ -107,51 +76,36 @@ beforeAll(async () => {
   sh('openssl', [
     'req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
     '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost',
-  ]); // prettier-ignore
+  ], dir); // prettier-ignore
   sh('openssl', [
     'x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
     '-out', 'server.crt', '-days', '2', '-extfile', 'server.ext',
-  ]); // prettier-ignore
-  writeFileSync(join(dir, 'password'), `${PASSWORD}\n`);
-  sh('chown', ['-R', 'postgres:postgres', dir]);
-  sh('chmod', ['0600', join(dir, 'server.key')]);
-  const data = join(dir, 'data');
-  asPostgres('initdb', [
-    '-D', data, '-U', USER, `--pwfile=${join(dir, 'password')}`, '--auth-local=trust',
-    '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync',
-  ]); // prettier-ignore
-  appendFileSync(
-    join(data, 'postgresql.conf'),
-    [
-      `listen_addresses = '127.0.0.1,127.0.0.2'`,
-      `port = ${port}`,
-      `unix_socket_directories = '${dir}'`,
-      `ssl = on`,
+  ], dir); // prettier-ignore
+  chmodSync(join(dir, 'server.key'), 0o600);
+};
+
+beforeAll(async () => {
+  if (!POSTGRES_BIN) return;
+  server = await startPostgresServer({
+    superuser: USER,
+    password: PASSWORD,
+    listen: ['127.0.0.1', '127.0.0.2'],
+    prepare: makeCertificates,
+    settings: (dir) => [
+      'ssl = on',
       `ssl_cert_file = '${join(dir, 'server.crt')}'`,
       `ssl_key_file = '${join(dir, 'server.key')}'`,
-      `fsync = off`,
-      `synchronous_commit = off`,
-      '',
-    ].join('\n'),
-  );
-  writeFileSync(
-    join(data, 'pg_hba.conf'),
-    [
-      'local all all trust',
-      'hostssl all all 127.0.0.0/8 scram-sha-256',
-      'hostnossl all all 0.0.0.0/0 reject',
-      '',
-    ].join('\n'),
-  );
-  asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '20', 'start']);
-  started = true;
-  asPostgres('createdb', ['-h', dir, '-p', String(port), '-U', USER, 'reports']);
+    ],
+    hba: ['hostssl all all 127.0.0.0/8 scram-sha-256', 'hostnossl all all 0.0.0.0/0 reject'],
+  });
+  port = server.port;
+  server.createDatabase('reports');
   const sql = createSql({
     url: url('127.0.0.1'),
     poolMax: 1,
     statementTimeoutMs: 60_000,
     connectTimeoutSeconds: 10,
-    tls: { mode: 'verify-full', caFile: join(dir, 'ca.crt') },
+    tls: { mode: 'verify-full', caFile: join(server.dir, 'ca.crt') },
   });
   try {
     await migrate(sql);
@@ -170,15 +124,7 @@ afterEach(async () => {
 });
 
 afterAll(() => {
-  if (!dir) return;
-  if (started) {
-    try {
-      asPostgres('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
-    } catch {
-      // already gone
-    }
-  }
-  rmSync(dir, { recursive: true, force: true });
+  server?.stop();
 });
 
 /** A report endpoint with its own dependencies (one warm container) from this environment. */
@@ -194,7 +140,11 @@ const endpoint = (env: Record<string, string>): Handler => {
     }),
   );
   built.push(deps);
-  return reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps) as unknown as Handler;
+  return reportEndpoint(
+    ordersPerDay,
+    deps.database.bind(ordersPerDay.queries),
+    deps,
+  ) as unknown as Handler;
 };
 
 const report = (handler: Handler): Promise<APIGatewayProxyResult> => {
@@ -218,7 +168,7 @@ describeWithServer('TLS to the database', () => {
     const handler = endpoint({
       DATABASE_URL: url('127.0.0.1'),
       DB_TLS: 'verify-full',
-      DB_CA_FILE: join(dir, 'ca.crt'),
+      DB_CA_FILE: join(serverDir(), 'ca.crt'),
     });
 
     // Act
@@ -228,8 +178,9 @@ describeWithServer('TLS to the database', () => {
     expect(result.statusCode).toBe(200);
     expect(jsonBody(result)).toMatchObject({ data: expect.any(Array) as unknown });
     const [deps] = built as [Dependencies];
-    const [row] = await deps.sql<{ ssl: boolean }[]>`
-      select ssl from pg_stat_ssl where pid = pg_backend_pid()`;
+    const [row] = await deps.database.run(
+      (sql) => sql<{ ssl: boolean }[]>`select ssl from pg_stat_ssl where pid = pg_backend_pid()`,
+    );
     expect(row?.ssl).toBe(true);
   });
 
@@ -238,10 +189,10 @@ describeWithServer('TLS to the database', () => {
       loadConfig({
         ...process.env,
         DB_TLS: '',
-        DB_CA_FILE: join(dir, 'ca.crt'),
+        DB_CA_FILE: join(serverDir(), 'ca.crt'),
         DATABASE_URL: 'postgres://u@db.example/x',
       }).database.tls,
-    ).toEqual({ mode: 'verify-full', caFile: join(dir, 'ca.crt') });
+    ).toEqual({ mode: 'verify-full', caFile: join(serverDir(), 'ca.crt') });
   });
 
   it.each([
@@ -250,7 +201,7 @@ describeWithServer('TLS to the database', () => {
       env: () => ({
         DATABASE_URL: url('127.0.0.2'),
         DB_TLS: 'verify-full',
-        DB_CA_FILE: join(dir, 'ca.crt'),
+        DB_CA_FILE: join(serverDir(), 'ca.crt'),
       }),
       errorCode: 'ERR_TLS_CERT_ALTNAME_INVALID',
     },
@@ -259,7 +210,7 @@ describeWithServer('TLS to the database', () => {
       env: () => ({
         DATABASE_URL: url('127.0.0.1'),
         DB_TLS: 'verify-full',
-        DB_CA_FILE: join(dir, 'other-ca.crt'),
+        DB_CA_FILE: join(serverDir(), 'other-ca.crt'),
       }),
       errorCode: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
     },
@@ -294,7 +245,15 @@ describeWithServer('TLS to the database', () => {
       const errors = lines.filter((line) => line.level === 'error');
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatchObject({ status: 500, code: 'INTERNAL_ERROR', errorCode });
-      logs.expectClean([USER, PASSWORD, '127.0.0.1', '127.0.0.2', 'localhost', String(port), dir]);
+      logs.expectClean([
+        USER,
+        PASSWORD,
+        '127.0.0.1',
+        '127.0.0.2',
+        'localhost',
+        String(port),
+        serverDir(),
+      ]);
     },
   );
 });
@@ -354,7 +313,9 @@ describe('packaging check (scripts/serverless/database-tls.cjs)', () => {
       const result = await run(
         [SERVERLESS, 'package', '--stage', 'production', '--region', 'eu-west-1', '--package', out],
         {
-          DATABASE_URL: 'postgres://reports@db.example:5432/reports',
+          DATABASE_URL: 'postgres://db.example:5432/reports',
+          DATABASE_SECRET_ARN:
+            'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123',
           JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
           DB_TLS: 'disable',
           ESBUILD_WORK_FOLDER: workFolder,

@@ -119,7 +119,7 @@ describe('createDependencies opens the pool at initialisation', () => {
       );
       await new Promise((resolve) => setTimeout(resolve, 50));
       await via.setMode('pass');
-      const answer = await deps.sql`select 1 as one`;
+      const answer = await deps.database.run((sql) => sql`select 1 as one`);
 
       const anyText: unknown = expect.any(String);
       const warnings = lines.filter((line) => line.message === 'database warm-up failed');

@@ -478,7 +478,7 @@ describe('spec section 7, as a client meets each row', () => {
       loadConfig({ ...process.env, JWKS_URL: 'http://127.0.0.1:9/v2/jwks.json' }),
       createLogger('info', (line) => lines.push(line)),
     );
-    const endpoint = reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps);
+    const endpoint = reportEndpoint(ordersPerDay, deps.database.bind(ordersPerDay.queries), deps);
     const token = await tokenFor(owner1);
 
     const result = await invoke(
@@ -505,7 +505,7 @@ describe('spec section 7, as a client meets each row', () => {
         DB_CONNECT_TIMEOUT_SECONDS: '1',
       }),
     );
-    const endpoint = reportEndpoint(ordersPerDay, ordersPerDay.queries(deps.sql), deps);
+    const endpoint = reportEndpoint(ordersPerDay, deps.database.bind(ordersPerDay.queries), deps);
     const token = await tokenFor(owner1);
 
     const result = await invoke(

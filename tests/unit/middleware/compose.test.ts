@@ -101,7 +101,9 @@ const memoryRepository = () => {
   return { repository, calls };
 };
 
-const dependencies = (log: CollectingLogger = collectingLogger()): Omit<Dependencies, 'sql'> => ({
+const dependencies = (
+  log: CollectingLogger = collectingLogger(),
+): Omit<Dependencies, 'database'> => ({
   verifier: createVerifier({ keySet: signing.keySet, clockToleranceSeconds: 0, issuer: ISSUER }),
   ownership: { legacy: { aliases: new Map() }, today: () => '2026-01-15' as IsoDate },
   logger: log.logger,

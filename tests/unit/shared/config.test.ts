@@ -406,3 +406,210 @@ describe('whole-number settings', () => {
     },
   );
 });
+
+describe('loadConfig with DATABASE_SECRET_ARN', () => {
+  const SECRET_ARN =
+    'arn:aws:secretsmanager:eu-central-1:123456789012:secret:rds!db-0123abcd-4567-89ef-0123-456789abcdef-AbC123';
+  const SESSION_TOKEN = 'session-token-of-the-function';
+  const PASSWORD = 'Zq9!distinctive-PASSWORD-7781';
+  const verifyFull = existsSync(LAMBDA_CA_FILE)
+    ? { mode: 'verify-full', caFile: LAMBDA_CA_FILE }
+    : { mode: 'verify-full' };
+
+  /** The smallest environment the service starts with on a secret. */
+  const secretEnv = (): Env => ({
+    JWKS_URL,
+    DATABASE_SECRET_ARN: SECRET_ARN,
+    AWS_SESSION_TOKEN: SESSION_TOKEN,
+  });
+
+  it('fails on a DATABASE_URL beside the secret that does not decode, naming DATABASE_URL', () => {
+    expect(() =>
+      loadConfig({ ...secretEnv(), DATABASE_URL: 'postgres://db.internal/%zz' }),
+    ).toThrow(new ConfigError('DATABASE_URL is not a valid URL'));
+  });
+
+  it('reads the secret through the extension on its defaults, verifying TLS', () => {
+    // Act
+    const config = loadConfig(secretEnv());
+
+    // Assess
+    expect(config.database).toEqual({
+      secretArn: SECRET_ARN,
+      location: {},
+      secretsExtension: { port: 2773, sessionToken: SESSION_TOKEN, timeoutMs: 3000 },
+      poolMax: 2,
+      statementTimeoutMs: 5000,
+      connectTimeoutSeconds: 5,
+      prepare: true,
+      tls: verifyFull,
+    });
+    expect(config.database).not.toHaveProperty('url');
+  });
+
+  it('trims the ARN and takes DB_TLS when it is given', () => {
+    // Act
+    const config = loadConfig({
+      ...secretEnv(),
+      DATABASE_SECRET_ARN: ` ${SECRET_ARN} `,
+      DB_TLS: 'require',
+    });
+
+    // Assess
+    expect(config.database).toMatchObject({ secretArn: SECRET_ARN, tls: { mode: 'require' } });
+  });
+
+  it('reads PARAMETERS_SECRETS_EXTENSION_HTTP_PORT and DB_SECRET_TIMEOUT_MS', () => {
+    // Act
+    const config = loadConfig({
+      ...secretEnv(),
+      PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: ' 2800 ',
+      DB_SECRET_TIMEOUT_MS: '10000',
+    });
+
+    // Assess
+    expect(config.database).toMatchObject({
+      secretsExtension: { port: 2800, sessionToken: SESSION_TOKEN, timeoutMs: 10000 },
+    });
+  });
+
+  describe.each([
+    { name: 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT', min: 1, max: 65535, key: 'port' },
+    { name: 'DB_SECRET_TIMEOUT_MS', min: 100, max: 30000, key: 'timeoutMs' },
+  ] as const)('$name', ({ name, min, max, key }) => {
+    it.each([String(min - 1), String(max + 1), '2.5', 'ten', '-1'])(
+      `refuses %j, which is not a whole number from ${min} to ${max}`,
+      (value) => {
+        // Act
+        const error = configErrorOf({ ...secretEnv(), [name]: value });
+
+        // Assess
+        expect(error.message).toBe(`${name} must be a whole number from ${min} to ${max}`);
+      },
+    );
+
+    it(`accepts both ends of ${min}..${max}`, () => {
+      // Act
+      const ends = [min, max].map((value) => {
+        const { database } = loadConfig({ ...secretEnv(), [name]: String(value) });
+        return 'secretsExtension' in database ? database.secretsExtension[key] : undefined;
+      });
+
+      // Assess
+      expect(ends).toEqual([min, max]);
+    });
+  });
+
+  it.each([undefined, '', '  '])(
+    'refuses a missing AWS_SESSION_TOKEN (%j), which the extension requires',
+    (value) => {
+      // Act
+      const error = configErrorOf({ ...secretEnv(), AWS_SESSION_TOKEN: value });
+
+      // Assess
+      expect(error.message).toBe('AWS_SESSION_TOKEN is not set');
+    },
+  );
+
+  it.each([
+    'portal/db',
+    'arn:aws:secretsmanager:eu-central-1:123456789012:secret:portal/db',
+    'arn:aws:ssm:eu-central-1:123456789012:parameter/portal/db',
+    'arn:aws:secretsmanager:eu-central-1:1234:secret:portal/db-AbC123',
+  ])('refuses the malformed ARN %j, naming DATABASE_SECRET_ARN', (value) => {
+    // Act
+    const error = configErrorOf({ ...secretEnv(), DATABASE_SECRET_ARN: value });
+
+    // Assess
+    expect(error.message).toMatch(/^DATABASE_SECRET_ARN must be a full secret ARN/);
+  });
+
+  it.each([
+    `postgres://reports:${PASSWORD}@db.internal:5432/reports`,
+    `postgres://:${PASSWORD}@db.internal/reports`,
+    'postgres://reports@db.internal/reports',
+  ])('refuses a DATABASE_URL that carries a user or password beside the secret', (url) => {
+    // Act
+    const error = configErrorOf({ ...secretEnv(), DATABASE_URL: url });
+
+    // Assess
+    expect(error.message).toMatch(/^DATABASE_URL must not carry a user or password/);
+    expect(error.message).not.toContain(PASSWORD);
+  });
+
+  it.each(['mysql://db.internal/reports', 'https://db.internal/reports', 'db.internal:5432'])(
+    'refuses %j beside the secret, which is not a postgres:// URL',
+    (url) => {
+      // Act
+      const error = configErrorOf({ ...secretEnv(), DATABASE_URL: url });
+
+      // Assess
+      expect(error.message).toMatch(/^DATABASE_URL /);
+    },
+  );
+
+  it('takes a password-less DATABASE_URL as where to connect', () => {
+    // Act
+    const config = loadConfig({
+      ...secretEnv(),
+      DATABASE_URL: ' postgresql://proxy.internal:6543/reports ',
+    });
+
+    // Assess
+    expect(config.database).toMatchObject({
+      secretArn: SECRET_ARN,
+      location: { host: 'proxy.internal', port: 6543, database: 'reports' },
+      tls: verifyFull,
+    });
+    expect(config.database).not.toHaveProperty('url');
+  });
+
+  it.each([
+    ['postgres://127.0.0.1:5432/reports', { host: '127.0.0.1', port: 5432, database: 'reports' }],
+    ['postgres://localhost/reports', { host: 'localhost', database: 'reports' }],
+    ['postgres://[::1]/reports', { host: '::1', database: 'reports' }],
+  ])('leaves TLS off for %s beside the secret, a database on this machine', (url, location) => {
+    // Act
+    const config = loadConfig({ ...secretEnv(), DATABASE_URL: url });
+
+    // Assess
+    expect(config.database).toMatchObject({ location, tls: { mode: 'disable' } });
+  });
+
+  describe('without a secret', () => {
+    it.each([undefined, '', '  '])(
+      'still requires DATABASE_URL when DATABASE_SECRET_ARN is %j',
+      (arn) => {
+        // Act
+        const error = configErrorOf({ JWKS_URL, DATABASE_SECRET_ARN: arn });
+
+        // Assess
+        expect(error.message).toBe('DATABASE_URL is not set');
+      },
+    );
+
+    it.each(['mysql://u:p@db.internal/x', 'http://db.internal/x', 'db.internal:5432/x'])(
+      'refuses %j, which is not a postgres:// or postgresql:// URL',
+      (url) => {
+        // Act
+        const error = configErrorOf({ JWKS_URL, DATABASE_URL: url });
+
+        // Assess
+        expect(error.message).toMatch(/^DATABASE_URL /);
+      },
+    );
+
+    it.each(['postgres://u:p@db.internal/x', 'postgresql://u:p@db.internal/x'])(
+      'accepts %s',
+      (url) => {
+        expect(loadConfig({ JWKS_URL, DATABASE_URL: url }).database).toMatchObject({ url });
+      },
+    );
+
+    it('does not need AWS_SESSION_TOKEN', () => {
+      expect(loadConfig({ JWKS_URL, DATABASE_URL }).database).not.toHaveProperty(
+        'secretsExtension',
+      );
+    });
+  });
+});

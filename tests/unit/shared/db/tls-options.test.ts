@@ -1,23 +1,29 @@
-/** postgres.js's `ssl` option from DB_TLS (shared/db/client.ts, tlsOptions). */
+/**
+ * postgres.js's `ssl` option from DB_TLS for the database's host (shared/db/client.ts,
+ * tlsOptions), and that host as a DATABASE_URL gives it (shared/db/credentials.ts, urlHost).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tlsOptions } from '../../../../shared/db/client';
+import { urlHost } from '../../../../shared/db/credentials';
 
 describe('tlsOptions', () => {
   it.each([undefined, { mode: 'disable' } as const])('is false for %j', (tls) => {
-    expect(tlsOptions(tls, 'postgres://db.internal/x')).toBe(false);
+    expect(tlsOptions(tls, 'db.internal')).toBe(false);
   });
 
   it('encrypts without verifying for require', () => {
-    expect(tlsOptions({ mode: 'require' }, 'postgres://db.internal/x')).toEqual({
+    expect(tlsOptions({ mode: 'require' }, 'db.internal')).toEqual({
       rejectUnauthorized: false,
     });
   });
 
   it('verifies a host name through SNI, against the built-in roots without DB_CA_FILE', () => {
-    expect(tlsOptions({ mode: 'verify-full' }, 'postgres://u:p@db.internal:5432/x')).toEqual({
+    expect(
+      tlsOptions({ mode: 'verify-full' }, urlHost('postgres://u:p@db.internal:5432/x')),
+    ).toEqual({
       rejectUnauthorized: true,
       servername: 'db.internal',
     });
@@ -27,7 +33,7 @@ describe('tlsOptions', () => {
     ['postgres://10.0.0.5/x', '10.0.0.5'],
     ['postgres://[fd00::5]:5432/x', 'fd00::5'],
   ])('verifies an IP address (%s) as the host, without SNI', (url, host) => {
-    expect(tlsOptions({ mode: 'verify-full' }, url)).toEqual({
+    expect(tlsOptions({ mode: 'verify-full' }, urlHost(url))).toEqual({
       rejectUnauthorized: true,
       host,
       servername: undefined,
@@ -46,7 +52,7 @@ describe('tlsOptions', () => {
       // Act
       const options = tlsOptions(
         { mode: 'verify-full', caFile: join(dir, 'ca.crt') },
-        'postgres://db.internal/x',
+        'db.internal',
       );
 
       // Assess

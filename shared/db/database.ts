@@ -1,0 +1,218 @@
+/**
+ * The container's database: one pool, opened from DATABASE_URL, or from the credentials in a
+ * Secrets Manager secret, read once per container (during initialisation, beside the key-set
+ * prefetch) and again only when the database refuses them.
+ *
+ * Rotation. Secrets Manager's rotation (and RDS's, for a secret it manages) changes the
+ * password in the database and then in the secret; open connections stay logged in, new ones
+ * are refused with the old password (SQLSTATE 28P01). When a query fails that way, the secret
+ * is read once more and the query runs once more: on the same pool when only the password
+ * changed (each new connection asks for the current one), on a new pool when the user, host,
+ * port or database changed (the alternating-users strategy), the old pool ending once its
+ * queries are done. Concurrent refusals share one read, and a container reads at most once per
+ * REREAD_INTERVAL_MS, so a password the database keeps refusing (a rotation half done, a
+ * wrong secret) costs one read, not one per request. A query is retried only after a refused
+ * login, which means it never reached the database: every query may run again.
+ */
+import type { Logger } from '../logger';
+import { createSql, openConnections, type PoolOptions, type Sql } from './client';
+import {
+  isRejectedLogin,
+  parseSecretCredentials,
+  sameServer,
+  type DatabaseCredentials,
+  type DatabaseLocation,
+} from './credentials';
+import type { ReadSecret } from './secrets-extension';
+
+export interface Database {
+  /**
+   * Runs `work` on the pool, once the credentials are known. When the database refuses the
+   * secret's credentials, reads the secret again and, if it changed, runs `work` once more.
+   */
+  run<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * `make`'s query methods bound to the pool: each call goes through `run`, on the queries
+   * `make` builds once per pool (a definition's `queries`, a registry).
+   */
+  bind<D>(make: (sql: Sql) => D): D;
+  /** Opens `connections` now; resolves with the first failure, or undefined. Never rejects. */
+  warmUp(connections: number): Promise<unknown>;
+  /** Ends the pool (tests and tooling; a Lambda container never needs it). */
+  end(): Promise<void>;
+}
+
+/** A connection string, or a secret to read and where to connect when the secret says not. */
+export type DatabaseSource =
+  | { readonly url: string }
+  | { readonly readSecret: ReadSecret; readonly location?: DatabaseLocation };
+
+/**
+ * Reads of the secret after a refused login: at most one per this interval per container (the
+ * read at initialisation does not count).
+ */
+export const REREAD_INTERVAL_MS = 5_000;
+
+const ENDING_POOL_TIMEOUT_SECONDS = 5;
+
+interface Pool {
+  readonly sql: Sql;
+  /** The credentials it was opened with (undefined for a connection string). */
+  readonly credentials?: DatabaseCredentials;
+}
+
+/**
+ * Stands in for the pool while `make` builds its queries to show their names: `make` only
+ * closes over its argument (a definition's `queries`, a registry), so this is never called;
+ * if it were, it would fail loudly.
+ */
+const NOT_A_POOL = (() => {
+  throw new TypeError('queries must not run while they are being bound');
+}) as unknown as Sql;
+
+const bindTo = <D>(database: Pick<Database, 'run'>, make: (sql: Sql) => D): D => {
+  const built = new WeakMap<Sql, D>();
+  const queriesOn = (sql: Sql): D => {
+    let queries = built.get(sql);
+    if (queries === undefined) {
+      queries = make(sql);
+      built.set(sql, queries);
+    }
+    return queries;
+  };
+  // There is no pool before the secret is read: the method names come from queries built on a
+  // stand-in, and each method resolves to the pool's own at call time.
+  const names = Object.entries(make(NOT_A_POOL) as object)
+    .filter(([, value]) => typeof value === 'function')
+    .map(([name]) => name);
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      (...args: never[]) =>
+        database.run((sql) =>
+          (queriesOn(sql)[name as keyof D] as (...params: never[]) => Promise<unknown>)(...args),
+        ),
+    ]),
+  ) as D;
+};
+
+export const createDatabase = (
+  source: DatabaseSource,
+  options: PoolOptions,
+  logger: Pick<Logger, 'log'>,
+  rereadIntervalMs = REREAD_INTERVAL_MS,
+): Database => {
+  let pool: Promise<Pool> | undefined;
+  let credentials: DatabaseCredentials | undefined;
+  let reading: Promise<DatabaseCredentials> | undefined;
+  let lastReread = Number.NEGATIVE_INFINITY;
+
+  const readCredentials = (): Promise<DatabaseCredentials> => {
+    if (!('readSecret' in source)) throw new TypeError('no secret to read');
+    reading ??= source
+      .readSecret()
+      .then((secret) => parseSecretCredentials(secret, source.location))
+      .finally(() => {
+        reading = undefined;
+      });
+    return reading;
+  };
+
+  const open = (opened: DatabaseCredentials): Pool => ({
+    credentials: opened,
+    sql: createSql({
+      ...options,
+      server: {
+        host: opened.host,
+        port: opened.port,
+        database: opened.database,
+        username: opened.username,
+        // The latest password read: a rotation of the password alone keeps the pool.
+        password: () =>
+          credentials !== undefined && sameServer(credentials, opened)
+            ? credentials.password
+            : opened.password,
+      },
+    }),
+  });
+
+  /** The pool, opened on first use; a failed secret read is tried again by the next call. */
+  const current = (): Promise<Pool> => {
+    if (pool !== undefined) return pool;
+    if ('url' in source) {
+      pool = Promise.resolve({ sql: createSql({ ...options, url: source.url }) });
+      return pool;
+    }
+    const opening = readCredentials().then((read) => {
+      credentials = read;
+      return open(read);
+    });
+    pool = opening;
+    opening.catch(() => {
+      if (pool === opening) pool = undefined;
+    });
+    return opening;
+  };
+
+  /**
+   * After `refused` was refused: the pool for the secret's credentials as read now, or
+   * undefined when there is nothing new to try (no secret, read too recently, unchanged).
+   */
+  const renewed = async (refused: Pool): Promise<Pool | undefined> => {
+    const stale = refused.credentials;
+    if (stale === undefined) return undefined;
+    if (credentials !== undefined && credentials !== stale) return current();
+    if (reading === undefined) {
+      if (Date.now() - lastReread < rereadIntervalMs) return undefined;
+      lastReread = Date.now();
+    }
+    const read = await readCredentials();
+    if (credentials !== stale) return current();
+    if (read.password === stale.password && sameServer(read, stale)) return undefined;
+    credentials = read;
+    logger.log('warn', 'database login refused: credentials read again from the secret', {
+      newServer: !sameServer(read, stale),
+    });
+    if (!sameServer(read, stale)) {
+      const next = open(read);
+      pool = Promise.resolve(next);
+      void refused.sql.end({ timeout: ENDING_POOL_TIMEOUT_SECONDS });
+      return next;
+    }
+    return refused;
+  };
+
+  const run = async <T>(work: (sql: Sql) => Promise<T>): Promise<T> => {
+    const used = await current();
+    try {
+      return await work(used.sql);
+    } catch (error) {
+      if (!isRejectedLogin(error)) throw error;
+      const next = await renewed(used);
+      if (next === undefined) throw error;
+      return work(next.sql);
+    }
+  };
+
+  const database: Database = {
+    run,
+    bind: (make) => bindTo(database, make),
+    warmUp: async (connections) => {
+      try {
+        await run(async (sql) => {
+          const failure = await openConnections(sql, connections);
+          // openConnections resolves with a query's rejection: postgres.js rejects with Errors.
+          if (failure !== undefined) throw failure as Error;
+        });
+        return undefined;
+      } catch (error) {
+        return error;
+      }
+    },
+    end: async () => {
+      const opened = await pool?.catch(() => undefined);
+      await opened?.sql.end({ timeout: 1 });
+    },
+  };
+  return database;
+};

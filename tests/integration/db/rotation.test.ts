@@ -1,0 +1,326 @@
+/**
+ * The database credential from a Secrets Manager secret, and its rotation (issue 10, item 2;
+ * docs/deployment.md, "The database credential"). A PostgreSQL server of the test's own that
+ * checks passwords (scram-sha-256; the machine's shared one trusts every login), a local
+ * Parameters and Secrets extension holding the secret in the RDS rotation shape, and a report
+ * endpoint on dependencies built from configuration as on Lambda (DATABASE_SECRET_ARN, no
+ * DATABASE_URL), one warm container per test:
+ * - the secret is read during initialisation, before any request, and the report answers 200;
+ * - after a rotation of the password (ALTER ROLE … PASSWORD, then the secret) the open
+ *   connections carry on, a new one is refused, the secret is read once more (once for all the
+ *   requests refused together) and every request answers 200, with no redeploy; new
+ *   connections then log in with the new password;
+ * - after a rotation to another user (the alternating-users strategy) a new pool logs in as it.
+ * Each container's pool has more slots (DB_POOL_MAX=4) than the connections it opens at
+ * initialisation (2), so concurrent requests after a rotation open new connections, as a
+ * container does after an idle connection closes.
+ * - a password the database keeps refusing is a logged 500, re-read at most once per interval;
+ * - a secret the role may not read is a logged 500, and an extension that is not ready yet at
+ *   initialisation only delays the first answer.
+ * No password, user, host or port appears in any log line. Independent of the run's database
+ * (PGlite or TEST_DATABASE_URL); skipped only where there is no initdb.
+ */
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import { reportEndpoint } from '../../../middleware/compose';
+import { migrate } from '../../../scripts/db/migrate';
+import { SAMPLE_OWNER } from '../../../scripts/db/sample-data';
+import { seed } from '../../../scripts/db/seed';
+import { addDays, todayIn } from '../../../scripts/dates';
+import { loadConfig } from '../../../shared/config';
+import { createSql } from '../../../shared/db/client';
+import { ordersPerDay } from '../../../shared/reports/orders-per-day';
+import { createDependencies, INIT_CONNECTIONS, type Dependencies } from '../../../shared/runtime';
+import { jsonBody, lambdaContext, restEvent } from '../../support/events';
+import { captureLogs, type LogCapture } from '../../support/log-capture';
+import {
+  POSTGRES_BIN,
+  startPostgresServer,
+  type PostgresServer,
+} from '../../support/postgres-server';
+import {
+  startLocalSecretsExtension,
+  type LocalSecretsExtension,
+} from '../../support/secrets-extension';
+import { tokenFor } from '../../support/tokens';
+
+const describeWithServer = POSTGRES_BIN ? describe : describe.skip;
+
+const ADMIN = 'rotation_admin';
+const ADMIN_PASSWORD = 'Admin-Rotation-Pw-1';
+const USER = 'portal_app';
+const CLONE = 'portal_app_clone';
+const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/db-AbC123';
+const INTERNAL_ERROR = { state: 'ERROR', code: 'INTERNAL_ERROR', message: 'Unknown error' };
+/** Every password a test sets: none may reach a log line. */
+const PASSWORDS = ['First-Pa55-word', 'Second-Pa55-word', 'Clone-Pa55-word', 'Never-Valid-Pa55'];
+const [FIRST, SECOND, CLONE_PASSWORD, WRONG] = PASSWORDS as [string, string, string, string];
+
+type Handler = (event: unknown, context: Context) => Promise<APIGatewayProxyResult>;
+type LogLine = Record<string, unknown>;
+
+let server: PostgresServer | undefined;
+let extension: LocalSecretsExtension;
+let token = '';
+let built: Dependencies[] = [];
+let logs: LogCapture | undefined;
+
+const psql = (statement: string): string => server?.psql('reports', statement) ?? '';
+
+/** The secret as Secrets Manager's PostgreSQL rotation keeps it. */
+const secretFor = (username: string, password: string): string =>
+  JSON.stringify({
+    engine: 'postgres',
+    host: '127.0.0.1',
+    port: server?.port ?? 0,
+    dbname: 'reports',
+    username,
+    password,
+  });
+
+const until = async (what: string, done: () => boolean): Promise<void> => {
+  const deadline = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+/** Sessions of the users named like `user` (a LIKE pattern) in `state`. */
+const sessionsOf = (user: string, state = '%'): number =>
+  Number(
+    psql(
+      `select count(*) from pg_stat_activity where usename like '${user}' and coalesce(state, '') like '${state}'`,
+    ),
+  );
+
+/**
+ * Waits for the container's pool to settle: at least its first connections open, and every
+ * connection idle (fewer than the pool's 4, so that more concurrent queries open new ones).
+ */
+const settle = async (deps: Dependencies, user: string): Promise<void> => {
+  expect(await deps.database.warmUp(INIT_CONNECTIONS)).toBeUndefined();
+  await until('the connections to be idle', () => {
+    const idle = sessionsOf(user, 'idle');
+    return idle >= INIT_CONNECTIONS && idle === sessionsOf(user);
+  });
+  expect(sessionsOf(user)).toBeLessThan(4);
+};
+
+/** Requests at once: more queries than open connections, so some open new ones. */
+const CONCURRENT = 6;
+
+beforeAll(async () => {
+  if (!POSTGRES_BIN) return;
+  server = await startPostgresServer({
+    superuser: ADMIN,
+    password: ADMIN_PASSWORD,
+    hba: ['host all all 127.0.0.1/32 scram-sha-256'],
+  });
+  server.createDatabase('reports');
+  const sql = createSql({
+    url: `postgres://${ADMIN}:${ADMIN_PASSWORD}@127.0.0.1:${server.port}/reports`,
+    poolMax: 1,
+    statementTimeoutMs: 60_000,
+    connectTimeoutSeconds: 10,
+  });
+  try {
+    await migrate(sql);
+    await seed(sql);
+  } finally {
+    await sql.end();
+  }
+  for (const user of [USER, CLONE]) {
+    psql(`create role ${user} login password '${WRONG}' in role pg_read_all_data`);
+  }
+  token = await tokenFor(SAMPLE_OWNER);
+}, 60_000);
+
+beforeEach(async () => {
+  extension = await startLocalSecretsExtension();
+  psql(`alter role ${USER} password '${FIRST}'`);
+  psql(`alter role ${CLONE} password '${CLONE_PASSWORD}'`);
+  extension.put(ARN, secretFor(USER, FIRST));
+});
+
+afterEach(async () => {
+  logs?.stop();
+  logs = undefined;
+  await Promise.all(built.map((deps) => deps.close()));
+  built = [];
+  await extension.close();
+  // Each test starts with no session of its users: `settle` and `dropSessions` count them.
+  if (server) await until('the sessions to close', () => sessionsOf(`${USER}%`) === 0);
+});
+
+afterAll(() => {
+  server?.stop();
+});
+
+/** One warm container configured as on Lambda: the secret's ARN, no DATABASE_URL. */
+const container = (): { handler: Handler; deps: Dependencies } => {
+  const deps = createDependencies(
+    loadConfig({
+      ...process.env,
+      ...extension.env,
+      DATABASE_URL: '',
+      DATABASE_SECRET_ARN: ARN,
+      DB_TLS: 'disable',
+      DB_POOL_MAX: '4',
+      DB_CONNECT_TIMEOUT_SECONDS: '2',
+      LOG_LEVEL: 'info',
+    }),
+  );
+  built.push(deps);
+  const handler = reportEndpoint(ordersPerDay, deps.database.bind(ordersPerDay.queries), deps);
+  return { handler: handler as unknown as Handler, deps };
+};
+
+const report = (handler: Handler): Promise<APIGatewayProxyResult> => {
+  const today = todayIn('Asia/Dubai');
+  return handler(
+    restEvent({
+      resource: '/v1/restaurants/{id}/reports/orders/day',
+      pathParameters: { id: 'R-1001' },
+      headers: { Authorization: `Bearer ${token}`, 'X-Platform-Id': 'TB_AE' },
+      query: { from: addDays(today, -6), to: today },
+    }),
+    lambdaContext(),
+  );
+};
+
+const expectNothingLeaked = (capture: LogCapture): void => {
+  capture.expectClean([...PASSWORDS, ADMIN_PASSWORD, USER, CLONE, String(server?.port)]);
+};
+
+describeWithServer('the database credential from Secrets Manager', () => {
+  it('reads the secret during initialisation, before any request, and answers 200', async () => {
+    // Act
+    const { handler } = container();
+    await until('the read at initialisation', () => extension.reads(ARN) === 1);
+    const result = await report(handler);
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(jsonBody(result)).toMatchObject({ data: expect.any(Array) as unknown });
+    expect(extension.reads(ARN)).toBe(1);
+  });
+
+  it('after a password rotation, reads the secret once more, once, and answers 200 (no redeploy)', async () => {
+    // Arrange: a warm container, then the rotation: database first, then the secret.
+    const { handler, deps } = container();
+    expect((await report(handler)).statusCode).toBe(200);
+    await settle(deps, USER);
+    logs = captureLogs();
+    psql(`alter role ${USER} password '${SECOND}'`);
+    extension.put(ARN, secretFor(USER, SECOND));
+
+    // Act
+    const results = await Promise.all(Array.from({ length: CONCURRENT }, () => report(handler)));
+
+    // Assess
+    logs.stop();
+    const lines = logs.lines().map((line) => JSON.parse(line) as LogLine);
+    expect({
+      statuses: results.map((result) => result.statusCode),
+      errors: lines.filter((line) => line.level === 'error'),
+    }).toEqual({ statuses: Array(CONCURRENT).fill(200), errors: [] });
+    expect(extension.reads(ARN)).toBe(2);
+    expect(lines.filter((line) => line.level === 'warn')).toEqual([
+      expect.objectContaining({
+        message: 'database login refused: credentials read again from the secret',
+        newServer: false,
+      }),
+    ]);
+    expectNothingLeaked(logs);
+    // Every slot of the pool now logs in with the new password.
+    expect(await deps.database.warmUp(4)).toBeUndefined();
+    expect(sessionsOf(USER)).toBe(4);
+  });
+
+  it('after a rotation to another user, logs in as that user on a new pool', async () => {
+    // Arrange: alternating users: the clone becomes current and the old user's password changes.
+    const { handler, deps } = container();
+    expect((await report(handler)).statusCode).toBe(200);
+    await settle(deps, USER);
+    extension.put(ARN, secretFor(CLONE, CLONE_PASSWORD));
+    psql(`alter role ${USER} password '${SECOND}'`);
+
+    // Act
+    const results = await Promise.all(Array.from({ length: CONCURRENT }, () => report(handler)));
+
+    // Assess
+    expect(results.map((result) => result.statusCode)).toEqual(Array(CONCURRENT).fill(200));
+    expect(extension.reads(ARN)).toBe(2);
+    const [row] = await deps.database.run(
+      (sql) => sql<{ user: string }[]>`select current_user as user`,
+    );
+    expect(row?.user).toBe(CLONE);
+    await until('the old pool to end', () => sessionsOf(USER) === 0);
+  });
+
+  it('answers a logged 500 when the database keeps refusing, re-reading at most once per interval', async () => {
+    // Arrange: the secret holds a password the database never accepts.
+    extension.put(ARN, secretFor(USER, WRONG));
+    logs = captureLogs();
+    const { handler } = container();
+
+    // Act
+    const first = await report(handler);
+    const second = await report(handler);
+
+    // Assess: the read at initialisation, one more after the first refusal, then none.
+    logs.stop();
+    for (const result of [first, second]) {
+      expect({ status: result.statusCode, body: jsonBody(result) }).toEqual({
+        status: 500,
+        body: INTERNAL_ERROR,
+      });
+    }
+    expect(extension.reads(ARN)).toBe(2);
+    const lines = logs.lines().map((line) => JSON.parse(line) as LogLine);
+    const errors = lines.filter((line) => line.level === 'error');
+    expect(errors).toHaveLength(2);
+    for (const error of errors) expect(error).toMatchObject({ status: 500, errorCode: '28P01' });
+    expectNothingLeaked(logs);
+  });
+
+  it('answers a logged 500 when the role may not read the secret', async () => {
+    // Arrange
+    extension.deny(ARN);
+    logs = captureLogs();
+    const { handler } = container();
+
+    // Act
+    const result = await report(handler);
+
+    // Assess
+    logs.stop();
+    expect({ status: result.statusCode, body: jsonBody(result) }).toEqual({
+      status: 500,
+      body: INTERNAL_ERROR,
+    });
+    const errors = logs
+      .lines()
+      .map((line) => JSON.parse(line) as LogLine)
+      .filter((line) => line.level === 'error');
+    expect(errors).toEqual([
+      expect.objectContaining({ status: 500, errorName: 'SecretReadError' }),
+    ]);
+    expectNothingLeaked(logs);
+    expect(logs.lines().join('\n')).not.toContain('secretsmanager');
+  });
+
+  it('answers 200 when the extension is not ready yet at initialisation', async () => {
+    // Arrange
+    extension.notReadyFor(4);
+
+    // Act
+    const { handler } = container();
+    const result = await report(handler);
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(extension.reads(ARN)).toBe(1);
+    expect(extension.refused).toBe(4);
+  });
+});

@@ -1,0 +1,381 @@
+/**
+ * The container's database before any connection is made: binding, secret reads and their
+ * failures, the retry after a refused login, and ending (shared/db/database.ts). No database
+ * server is needed: postgres.js connects only when a query runs, and these run none.
+ */
+import { jest } from '@jest/globals';
+import type { Sql } from '../../../../shared/db/client';
+import { SecretShapeError } from '../../../../shared/db/credentials';
+import { createDatabase, type Database } from '../../../../shared/db/database';
+import { createLogger } from '../../../../shared/logger';
+
+const poolOptions = { poolMax: 1, statementTimeoutMs: 1000, connectTimeoutSeconds: 1 };
+const URL_SOURCE = { url: 'postgres://127.0.0.1:1/x' };
+const PASSWORD = 'Zq9!distinctive-PASSWORD-7781';
+
+const secretOf = (fields: Record<string, unknown>): string => JSON.stringify(fields);
+const GOOD_SECRET = secretOf({
+  username: 'reports',
+  password: PASSWORD,
+  host: '127.0.0.1',
+  port: 1,
+  dbname: 'x',
+});
+
+/** A logger whose lines the test reads. */
+const capturedLogger = () => {
+  const lines: string[] = [];
+  return { lines, logger: createLogger('debug', (line) => lines.push(line)) };
+};
+
+/** The login refusal postgres.js rejects with after a rotation. */
+const refusedLogin = (): Error =>
+  Object.assign(new Error('password authentication failed'), { code: '28P01' });
+
+describe('createDatabase', () => {
+  const opened: Database[] = [];
+  const track = (database: Database): Database => {
+    opened.push(database);
+    return database;
+  };
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((database) => database.end()));
+  });
+
+  describe('bind', () => {
+    it('is not a thenable, so awaiting the bound queries does not hang', async () => {
+      // Prepare
+      const { logger } = capturedLogger();
+      const database = track(createDatabase(URL_SOURCE, poolOptions, logger));
+
+      // Act
+      const bound = database.bind(() => ({ a: () => Promise.resolve(1) }));
+      const value: unknown = bound;
+      const awaited = await value;
+
+      // Assess
+      expect((bound as Record<string, unknown>).then).toBeUndefined();
+      expect(awaited).toBe(bound);
+    });
+
+    it('has no symbol properties', () => {
+      // Prepare
+      const database = track(createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger));
+
+      // Act
+      const bound = database.bind(() => ({ a: () => Promise.resolve(1) })) as unknown as Record<
+        symbol,
+        unknown
+      >;
+
+      // Assess
+      expect(bound[Symbol.iterator]).toBeUndefined();
+      expect(bound[Symbol.toPrimitive]).toBeUndefined();
+      expect(bound[Symbol.asyncIterator]).toBeUndefined();
+      expect(bound[Symbol.toStringTag]).toBeUndefined();
+    });
+
+    it('runs a named method on the pool, building the queries once per pool (and once to name them)', async () => {
+      // Prepare
+      const database = track(createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger));
+      const make = jest.fn((sql: Sql) => ({ a: (n: number) => Promise.resolve([typeof sql, n]) }));
+      const bound = database.bind(make);
+
+      // Act
+      const first = await bound.a(1);
+      const second = await bound.a(2);
+
+      // Assess
+      expect([first, second]).toEqual([
+        ['function', 1],
+        ['function', 2],
+      ]);
+      expect(make).toHaveBeenCalledTimes(2);
+    });
+
+    it('has exactly the query methods: serialising it runs nothing', () => {
+      // Prepare
+      const database = track(createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger));
+      const run = jest.spyOn(database, 'run');
+
+      // Act
+      const bound = database.bind(() => ({ a: () => Promise.resolve(1), b: 'not a query' }));
+
+      // Assess
+      expect(Object.keys(bound)).toEqual(['a']);
+      expect(JSON.stringify(bound)).toBe('{}');
+      expect(run).not.toHaveBeenCalled();
+    });
+
+    it('refuses queries that run while they are being bound', () => {
+      // Prepare
+      const database = track(createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger));
+
+      // Act
+      const binding = () =>
+        database.bind((sql) => {
+          void sql`select 1`;
+          return { a: () => Promise.resolve(1) };
+        });
+
+      // Assess
+      expect(binding).toThrow('queries must not run while they are being bound');
+    });
+  });
+
+  describe('on a secret', () => {
+    it('rejects with a SecretShapeError on a malformed secret, and reads it again next time', async () => {
+      // Prepare
+      const readSecret = jest.fn(() => Promise.resolve(`{"username":"u","password":"${PASSWORD}"`));
+      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+      const work = jest.fn(() => Promise.resolve(1));
+
+      // Act
+      const first = database.run(work);
+      await expect(first).rejects.toBeInstanceOf(SecretShapeError);
+      const second = database.run(work);
+      await expect(second).rejects.toBeInstanceOf(SecretShapeError);
+
+      // Assess
+      expect(readSecret).toHaveBeenCalledTimes(2);
+      expect(work).not.toHaveBeenCalled();
+    });
+
+    it('opens the pool once a later read succeeds, and does not read again', async () => {
+      // Prepare
+      const readSecret = jest
+        .fn<() => Promise<string>>()
+        .mockRejectedValueOnce(new Error('extension not ready'))
+        .mockResolvedValue(GOOD_SECRET);
+      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+
+      // Act
+      await expect(database.run(() => Promise.resolve(1))).rejects.toThrow('extension not ready');
+      const results = [
+        await database.run(() => Promise.resolve(2)),
+        await database.run(() => Promise.resolve(3)),
+      ];
+
+      // Assess
+      expect(results).toEqual([2, 3]);
+      expect(readSecret).toHaveBeenCalledTimes(2);
+    });
+
+    it('shares one read between concurrent runs', async () => {
+      // Prepare
+      let answer: (secret: string) => void = () => undefined;
+      const readSecret = jest.fn(
+        () =>
+          new Promise<string>((resolve) => {
+            answer = resolve;
+          }),
+      );
+      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+
+      // Act
+      const runs = [
+        database.run(() => Promise.resolve('a')),
+        database.run(() => Promise.resolve('b')),
+      ];
+      answer(GOOD_SECRET);
+
+      // Assess
+      await expect(Promise.all(runs)).resolves.toEqual(['a', 'b']);
+      expect(readSecret).toHaveBeenCalledTimes(1);
+    });
+
+    it('resolves warmUp with the error, never rejecting, when the read fails', async () => {
+      // Prepare
+      const failure = new Error('the secrets extension refused the read');
+      const readSecret = jest.fn((): Promise<string> => Promise.reject(failure));
+      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+
+      // Act
+      const outcome = await database.warmUp(2);
+
+      // Assess
+      expect(outcome).toBe(failure);
+    });
+
+    it('resolves warmUp with the SecretShapeError of a malformed secret', async () => {
+      // Prepare
+      const database = track(
+        createDatabase(
+          { readSecret: () => Promise.resolve('[]') },
+          poolOptions,
+          capturedLogger().logger,
+        ),
+      );
+
+      // Act
+      const outcome = await database.warmUp(1);
+
+      // Assess
+      expect(outcome).toBeInstanceOf(SecretShapeError);
+    });
+
+    it('reads the secret again after a refused login and retries on the same pool when only the password changed', async () => {
+      // Prepare
+      const readSecret = jest
+        .fn<() => Promise<string>>()
+        .mockResolvedValueOnce(GOOD_SECRET)
+        .mockResolvedValue(
+          secretOf({ ...(JSON.parse(GOOD_SECRET) as object), password: 'rotated' }),
+        );
+      const { lines, logger } = capturedLogger();
+      const database = track(createDatabase({ readSecret }, poolOptions, logger, 0));
+      const pools: Sql[] = [];
+      let refusals = 1;
+
+      // Act
+      const result = await database.run((sql) => {
+        pools.push(sql);
+        return refusals-- > 0 ? Promise.reject(refusedLogin()) : Promise.resolve('ran');
+      });
+
+      // Assess
+      expect(result).toBe('ran');
+      expect(readSecret).toHaveBeenCalledTimes(2);
+      expect(pools).toHaveLength(2);
+      expect(pools[1]).toBe(pools[0]);
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'warn', newServer: false });
+      expect(lines[0]).not.toContain(PASSWORD);
+      expect(lines[0]).not.toContain('rotated');
+    });
+
+    it('opens a new pool after a refused login when the secret names another user', async () => {
+      // Prepare
+      const readSecret = jest
+        .fn<() => Promise<string>>()
+        .mockResolvedValueOnce(GOOD_SECRET)
+        .mockResolvedValue(
+          secretOf({ ...(JSON.parse(GOOD_SECRET) as object), username: 'reports_clone' }),
+        );
+      const { lines, logger } = capturedLogger();
+      const database = track(createDatabase({ readSecret }, poolOptions, logger, 0));
+      const pools: Sql[] = [];
+
+      // Act
+      await expect(
+        database.run((sql) => {
+          pools.push(sql);
+          return pools.length === 1 ? Promise.reject(refusedLogin()) : Promise.resolve('ran');
+        }),
+      ).resolves.toBe('ran');
+      await database.run((sql) => Promise.resolve(pools.push(sql)));
+
+      // Assess
+      expect(pools).toHaveLength(3);
+      expect(pools[1]).not.toBe(pools[0]);
+      expect(pools[2]).toBe(pools[1]);
+      expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'warn', newServer: true });
+    });
+
+    it('rethrows the refusal when the secret has not changed', async () => {
+      // Prepare
+      const readSecret = jest.fn(() => Promise.resolve(GOOD_SECRET));
+      const database = track(
+        createDatabase({ readSecret }, poolOptions, capturedLogger().logger, 0),
+      );
+      const refusal = refusedLogin();
+      const work = jest.fn((): Promise<never> => Promise.reject(refusal));
+
+      // Act
+      const run = database.run(work);
+
+      // Assess
+      await expect(run).rejects.toBe(refusal);
+      expect(readSecret).toHaveBeenCalledTimes(2);
+      expect(work).toHaveBeenCalledTimes(1);
+    });
+
+    it('reads at most once per interval after refused logins', async () => {
+      // Prepare
+      const readSecret = jest.fn(() => Promise.resolve(GOOD_SECRET));
+      const database = track(
+        createDatabase({ readSecret }, poolOptions, capturedLogger().logger, 60_000),
+      );
+      const refuse = (): Promise<never> => Promise.reject(refusedLogin());
+
+      // Act
+      await expect(database.run(refuse)).rejects.toMatchObject({ code: '28P01' });
+      await expect(database.run(refuse)).rejects.toMatchObject({ code: '28P01' });
+      await expect(database.run(refuse)).rejects.toMatchObject({ code: '28P01' });
+
+      // Assess: the read at initialisation and one reread.
+      expect(readSecret).toHaveBeenCalledTimes(2);
+    });
+
+    it('does not read the secret again for a failure other than a refused login', async () => {
+      // Prepare
+      const readSecret = jest.fn(() => Promise.resolve(GOOD_SECRET));
+      const database = track(
+        createDatabase({ readSecret }, poolOptions, capturedLogger().logger, 0),
+      );
+      const failure = Object.assign(new Error('canceling statement'), { code: '57014' });
+
+      // Act
+      const run = database.run(() => Promise.reject(failure));
+
+      // Assess
+      await expect(run).rejects.toBe(failure);
+      expect(readSecret).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('warmUp on a connection string', () => {
+    it('resolves with the connection failure when nothing listens, never rejecting', async () => {
+      // Prepare
+      const database = track(createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger));
+
+      // Act
+      const outcome = await database.warmUp(1);
+
+      // Assess
+      // (Node's socket errors come from outside the test's realm: no instanceof Error here.)
+      expect(outcome).toMatchObject({ code: 'ECONNREFUSED' });
+    });
+  });
+
+  describe('end', () => {
+    it('resolves when nothing was opened', async () => {
+      // Prepare
+      const database = createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger);
+
+      // Act
+      const ended = database.end();
+
+      // Assess
+      await expect(ended).resolves.toBeUndefined();
+    });
+
+    it('resolves after a failed secret read', async () => {
+      // Prepare
+      const database = createDatabase(
+        { readSecret: () => Promise.resolve('not json') },
+        poolOptions,
+        capturedLogger().logger,
+      );
+      await expect(database.run(() => Promise.resolve(1))).rejects.toBeInstanceOf(SecretShapeError);
+
+      // Act
+      const ended = database.end();
+
+      // Assess
+      await expect(ended).resolves.toBeUndefined();
+    });
+
+    it('resolves on a pool that was opened but never connected', async () => {
+      // Prepare
+      const database = createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger);
+      await database.run(() => Promise.resolve(undefined));
+
+      // Act
+      const ended = database.end();
+
+      // Assess
+      await expect(ended).resolves.toBeUndefined();
+    });
+  });
+});
