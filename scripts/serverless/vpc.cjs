@@ -15,12 +15,6 @@ const KINDS = [
   { name: 'VPC_SECURITY_GROUP_IDS', key: 'securityGroupIds', prefix: 'sg-', max: 5 },
 ];
 
-const fromParamsOrEnv = async (resolveVariable, name) => {
-  const param = await resolveVariable(`param:${name}, null`);
-  const value = param === null || param === undefined ? (process.env[name] ?? '') : String(param);
-  return value.trim();
-};
-
 const parseIds = (variable, value, { prefix, max }) => {
   const ids = value.split(',').map((id) => id.trim());
   const pattern = new RegExp(`^${prefix}[0-9a-f]{8,17}$`);
@@ -40,10 +34,10 @@ const parseIds = (variable, value, { prefix, max }) => {
 };
 
 module.exports = async ({ resolveVariable }) => {
+  const { fromParamsOrEnv, regionalName } = await import('./variables.cjs');
   const region = await resolveVariable('self:provider.region');
-  const suffix = `_${String(region).toUpperCase().replace(/-/g, '_')}`;
   // The region's pair wins as a pair: ids of two regions are never mixed.
-  const regional = KINDS.map((kind) => ({ ...kind, variable: `${kind.name}${suffix}` }));
+  const regional = KINDS.map((kind) => ({ ...kind, variable: regionalName(kind.name, region) }));
   const regionalValues = await Promise.all(
     regional.map(({ variable }) => fromParamsOrEnv(resolveVariable, variable)),
   );

@@ -13,7 +13,14 @@ import { catalogue } from '../../../shared/catalogue';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 
 const ENV = {
-  DATABASE_URL: 'postgres://reports@db.example:5432/reports',
+  // Staging and production read the database credential from this secret (database-secret.test.ts).
+  DATABASE_URL: 'postgres://db.example:5432/reports',
+  DATABASE_SECRET_ARN:
+    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123',
+  DATABASE_SECRET_ARN_EU_WEST_1: '',
+  DATABASE_SECRET_KMS_KEY_ARN: '',
+  DATABASE_SECRET_KMS_KEY_ARN_EU_WEST_1: '',
+  DATABASE_URL_EU_WEST_1: '',
   JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
   RESERVED_CONCURRENCY: '',
   DB_POOL_MAX: '',

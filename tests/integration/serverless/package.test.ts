@@ -2,7 +2,9 @@
  * `serverless package` per stage and region, offline: the generated CloudFormation has one
  * function per endpoint of the catalogue (serverless.yml's functions are generated from it) and
  * routes its method and OPTIONS on each of its paths to it (no mock CORS integration), gives
- * each function the key-set URL of its portal environment, and carries the gateway responses.
+ * each function the key-set URL of its portal environment and the database secret of its region
+ * (DATABASE_SECRET_ARN_<REGION>), and carries the gateway responses. The database variables
+ * themselves are tested in database-secret.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +12,22 @@ import { join } from 'node:path';
 import { catalogue } from '../../../shared/catalogue';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 
+/** The secret of each AWS region packaged: its own, or a replica of one, named by its ARN there. */
+const secretIn = (region: string) =>
+  `arn:aws:secretsmanager:${region}:123456789012:secret:portal/production/database-AbC123`;
+const SECRET_VARIABLES = {
+  DATABASE_SECRET_ARN: '',
+  DATABASE_SECRET_KMS_KEY_ARN: '',
+  DATABASE_SECRET_ARN_EU_WEST_1: secretIn('eu-west-1'),
+  DATABASE_SECRET_ARN_ME_CENTRAL_1: secretIn('me-central-1'),
+  DATABASE_SECRET_ARN_AP_SOUTHEAST_1: secretIn('ap-southeast-1'),
+  DATABASE_SECRET_ARN_SA_EAST_1: secretIn('sa-east-1'),
+};
+
 const KEY_SET_VARIABLES = {
-  DATABASE_URL: 'postgres://reports@db.example:5432/reports',
+  // Only where to connect: the user and password come from the secret.
+  DATABASE_URL: 'postgres://db.example:5432/reports',
+  ...SECRET_VARIABLES,
   JWK_URL_EU_STAGING: 'https://keys.example/eu-staging/v2/jwks.json',
   JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
   JWK_URL_APAC_PRODUCTION: 'https://keys.example/apac-production/v2/jwks.json',
@@ -91,7 +107,13 @@ describe('serverless package', () => {
         const fn = template.Resources[lambda];
         expect(fn?.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
-          Environment: { Variables: { JWKS_URL: KEY_SET_VARIABLES[variable] } },
+          Environment: {
+            Variables: {
+              JWKS_URL: KEY_SET_VARIABLES[variable],
+              DATABASE_URL: KEY_SET_VARIABLES.DATABASE_URL,
+              DATABASE_SECRET_ARN: secretIn(region),
+            },
+          },
         });
         for (const path of paths) {
           const methods = routes(template).filter((route) => route.path === path);
@@ -139,14 +161,16 @@ describe('serverless package', () => {
     expect(result.stdout + result.stderr).toContain('JWK_URL_LATAM_PRODUCTION is not set');
   });
 
-  it('fails, naming DATABASE_URL, when a portal stage has no database', async () => {
+  it('fails, naming DATABASE_SECRET_ARN, when a portal stage has no database secret', async () => {
     const { result } = await packageFor('production', 'eu-west-1', {
       ...KEY_SET_VARIABLES,
-      DATABASE_URL: '',
+      ...Object.fromEntries(Object.keys(SECRET_VARIABLES).map((name) => [name, ''])),
     });
 
     expect(result.code).not.toBe(0);
-    expect(result.stdout + result.stderr).toContain('DATABASE_URL is not set');
+    expect(result.stdout + result.stderr).toContain(
+      'DATABASE_SECRET_ARN is not set: stage "production"',
+    );
   });
 
   it('fails for an AWS region that serves no portal region', async () => {

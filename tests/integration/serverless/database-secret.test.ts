@@ -1,0 +1,505 @@
+/**
+ * The database credential of staging and production comes from Secrets Manager, never from the
+ * template (scripts/serverless/database.cjs, issue 10 item 2). Through a real `serverless
+ * package --stage production` (offline): with DATABASE_SECRET_ARN, a KMS key and a VPC the
+ * template and the service state hold no connection string and no password of the packaging
+ * environment, every function gets the secret's ARN, its VPC and its reserved concurrency, and
+ * the role may read that one secret and decrypt it through Secrets Manager only (cfn-lint passes
+ * when it is on PATH); with a password in DATABASE_URL and no secret packaging fails, naming
+ * DATABASE_SECRET_ARN without repeating the password. The resolver's rules (region forms, params,
+ * ARN shapes and regions, what DATABASE_URL may hold, local stages) are checked by calling it.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { reservedConcurrencyVariable } from '../../../build/serverless';
+import { catalogue } from '../../../shared/catalogue';
+import { ROOT, run, SERVERLESS } from '../../support/processes';
+
+const SECRET_ARN =
+  'arn:aws:secretsmanager:eu-west-1:123456789012:secret:rds!db-0123abcd-4567-89ef-0123-456789abcdef-AbC123';
+const KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+const SUBNETS = ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'];
+const SECURITY_GROUP = 'sg-0a1b2c3d4e5f60718';
+/** A password in the packaging environment that must reach neither the template nor the output. */
+const PLANTED_PASSWORD = 'Planted-Db-Password-7Qx9';
+
+/** Every variable the database resolver reads, for eu-west-1 and another region. */
+const DATABASE_NAMES = [
+  'DATABASE_SECRET_ARN',
+  'DATABASE_SECRET_KMS_KEY_ARN',
+  'DATABASE_URL',
+  'SECRETS_EXTENSION_LAYER_ARN',
+].flatMap((name) => [name, `${name}_EU_WEST_1`, `${name}_SA_EAST_1`]);
+/** AWS's Parameters and Secrets extension layers (arm64) that packaging picks per region. */
+const EXTENSION_LAYER = (region: string, account: string, version: number): string =>
+  `arn:aws:lambda:${region}:${account}:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:${version}`;
+const EU_WEST_1_LAYER = EXTENSION_LAYER('eu-west-1', '015030872274', 101);
+/** The packaging environment, with nothing leaking in from the caller's. */
+const ENV = {
+  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
+  ...Object.fromEntries(DATABASE_NAMES.map((name) => [name, ''])),
+  VPC_SUBNET_IDS: SUBNETS.join(','),
+  VPC_SECURITY_GROUP_IDS: SECURITY_GROUP,
+  VPC_SUBNET_IDS_EU_WEST_1: '',
+  VPC_SECURITY_GROUP_IDS_EU_WEST_1: '',
+  RESERVED_CONCURRENCY: '',
+  DB_MAX_CONNECTIONS: '',
+  DB_POOL_MAX: '',
+  DB_TLS: '',
+  ...Object.fromEntries(
+    catalogue.map((endpoint) => [reservedConcurrencyVariable(endpoint.function), '']),
+  ),
+};
+
+type Statement = {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+};
+type Resource = { Type: string; Properties: Record<string, unknown> };
+type Template = { Resources: Record<string, Resource> };
+
+const workFolder = `.esbuild-test-database-${process.pid}`;
+const outputs: string[] = [];
+afterAll(() => {
+  for (const path of [join(ROOT, workFolder), ...outputs]) {
+    rmSync(path, { recursive: true, force: true });
+  }
+});
+
+const packageWith = async (env: Record<string, string>) => {
+  const out = mkdtempSync(join(tmpdir(), 'portal-database-'));
+  outputs.push(out);
+  const result = await run(
+    [SERVERLESS, 'package', '--stage', 'production', '--region', 'eu-west-1', '--package', out],
+    { ...ENV, ...env, ESBUILD_WORK_FOLDER: workFolder },
+  );
+  return { out, result };
+};
+
+const templatePath = (out: string) => join(out, 'cloudformation-template-update-stack.json');
+const statePath = (out: string) => join(out, 'serverless-state.json');
+
+const functionsOf = (template: Template) =>
+  Object.values(template.Resources).filter(({ Type }) => Type === 'AWS::Lambda::Function');
+const statementsOf = (template: Template): Statement[] => {
+  const policies = template.Resources.IamRoleLambdaExecution?.Properties.Policies as {
+    PolicyDocument: { Statement: Statement[] };
+  }[];
+  return policies.flatMap((policy) => policy.PolicyDocument.Statement);
+};
+/** IAM takes one action or resource or a list of them (osls writes a list of one as itself). */
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
+const cfnLintAvailable = spawnSync('cfn-lint', ['--version']).status === 0;
+
+describe('serverless package: the database credential', () => {
+  it('packages production with the secret’s ARN only, and lets the role read that one secret', async () => {
+    // Arrange: passwords elsewhere in the packaging environment stay there
+    const { out, result } = await packageWith({
+      DATABASE_SECRET_ARN: SECRET_ARN,
+      DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN,
+      DATABASE_PASSWORD: PLANTED_PASSWORD,
+      PGPASSWORD: PLANTED_PASSWORD,
+    });
+
+    // Assess: packaged, with nothing of a connection string or a password in what is deployed
+    expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
+    expect(result.stdout + result.stderr).not.toContain(PLANTED_PASSWORD);
+    for (const path of [templatePath(out), statePath(out)]) {
+      const text = readFileSync(path, 'utf8');
+      expect({ path, postgres: /postgres(ql)?:\/\//i.test(text) }).toEqual({
+        path,
+        postgres: false,
+      });
+      expect(text).not.toContain(PLANTED_PASSWORD);
+    }
+    const template = JSON.parse(readFileSync(templatePath(out), 'utf8')) as Template;
+    const functions = functionsOf(template);
+    expect(functions).toHaveLength(catalogue.length);
+    for (const fn of functions) {
+      const { Variables } = fn.Properties.Environment as { Variables: Record<string, string> };
+      expect({ url: Variables.DATABASE_URL, secret: Variables.DATABASE_SECRET_ARN }).toEqual({
+        url: '',
+        secret: SECRET_ARN,
+      });
+      expect(fn.Properties.VpcConfig).toEqual({
+        SubnetIds: SUBNETS,
+        SecurityGroupIds: [SECURITY_GROUP],
+      });
+      expect(fn.Properties.ReservedConcurrentExecutions).toEqual(expect.any(Number));
+      expect(fn.Properties.Layers).toEqual([EU_WEST_1_LAYER]);
+      expect(Variables.PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED).toBe('false');
+    }
+
+    // Assess: GetSecretValue on that one secret, and kms:Decrypt only through Secrets Manager
+    const statements = statementsOf(template);
+    const secrets = statements.filter((s) =>
+      listOf(s.Action).some((action) => String(action).startsWith('secretsmanager:')),
+    );
+    expect(secrets.map((s) => ({ ...s, Resource: listOf(s.Resource) }))).toEqual([
+      { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [SECRET_ARN] },
+    ]);
+    const keys = statements.filter((s) =>
+      listOf(s.Action).some((action) => String(action).startsWith('kms:')),
+    );
+    expect(keys.map((s) => ({ ...s, Resource: listOf(s.Resource) }))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['kms:Decrypt'],
+        Resource: [KEY_ARN],
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
+            'kms:EncryptionContext:SecretARN': SECRET_ARN,
+          },
+        },
+      },
+    ]);
+
+    if (cfnLintAvailable) {
+      const lint = spawnSync('cfn-lint', ['--regions', 'eu-west-1', '--', templatePath(out)], {
+        encoding: 'utf8',
+      });
+      // cfn-lint's exit code is bit flags: 2 errors, 4 warnings, 8 informational; 1 itself failed.
+      const failed = (lint.status ?? 1) & 3;
+      expect({ failed, output: lint.stdout + lint.stderr }).toEqual({
+        failed: 0,
+        output: expect.any(String) as unknown,
+      });
+    }
+  });
+
+  it('fails production with a password in DATABASE_URL, naming DATABASE_SECRET_ARN without repeating it', async () => {
+    const { result } = await packageWith({
+      DATABASE_URL: `postgres://reports:${PLANTED_PASSWORD}@db.example:5432/reports`,
+    });
+
+    expect(result.code).not.toBe(0);
+    const output = result.stdout + result.stderr;
+    expect(output).toContain('DATABASE_URL carries a password: stage "production"');
+    expect(output).toContain('DATABASE_SECRET_ARN');
+    expect(output).not.toContain(PLANTED_PASSWORD);
+    expect(output).not.toContain('db.example');
+  });
+});
+
+type Resolved = { url: string; secretArn: string; statements: Statement[]; layers: string[] };
+type Resolver = (context: {
+  resolveVariable: (address: string) => Promise<unknown>;
+}) => Promise<Resolved>;
+const resolveDatabase = createRequire(import.meta.url)(
+  '../../../scripts/serverless/database.cjs',
+) as Resolver;
+
+describe('scripts/serverless/database.cjs', () => {
+  const saved = Object.fromEntries(DATABASE_NAMES.map((name) => [name, process.env[name]]));
+  afterEach(() => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) Reflect.deleteProperty(process.env, name);
+      else process.env[name] = value;
+    }
+  });
+
+  /** Resolves for `stage` in `region` with these environment variables and serverless params. */
+  const resolveWith = (
+    stage: string,
+    region: string,
+    env: Record<string, string>,
+    params: Record<string, string> = {},
+    architecture = 'arm64',
+  ) => {
+    for (const name of DATABASE_NAMES) Reflect.deleteProperty(process.env, name);
+    Object.assign(process.env, env);
+    return resolveDatabase({
+      resolveVariable: (address) => {
+        if (address === 'sls:stage') return Promise.resolve(stage);
+        if (address === 'self:provider.region') return Promise.resolve(region);
+        if (address === 'self:provider.architecture, null') return Promise.resolve(architecture);
+        if (address === 'self:custom.keySetVariables') {
+          return Promise.resolve({
+            staging: { EU: 'JWK_URL_EU_STAGING' },
+            production: { EU: 'JWK_URL_EU_PRODUCTION', LATAM: 'JWK_URL_LATAM_PRODUCTION' },
+          });
+        }
+        const param = /^param:(\w+), null$/.exec(address)?.[1];
+        if (param) return Promise.resolve(params[param] ?? null);
+        return Promise.reject(new Error(`unexpected address ${address}`));
+      },
+    });
+  };
+
+  /** The failure's message, checked to repeat none of `secrets`. */
+  const failureOf = async (resolving: Promise<unknown>, secrets: readonly string[] = []) => {
+    const error = await resolving.then(
+      () => new Error('resolved'),
+      (reason: unknown) => reason as Error,
+    );
+    for (const secret of secrets) expect(error.message).not.toContain(secret);
+    return error.message;
+  };
+
+  const secretIn = (region: string) =>
+    `arn:aws:secretsmanager:${region}:123456789012:secret:portal/production/database-AbC123`;
+  const grant = (arn: string) => ({
+    Effect: 'Allow',
+    Action: ['secretsmanager:GetSecretValue'],
+    Resource: [arn],
+  });
+
+  it('gives the secret’s ARN, where to connect and that one secret’s permission', async () => {
+    await expect(
+      resolveWith('production', 'eu-west-1', {
+        DATABASE_SECRET_ARN: ` ${SECRET_ARN} `,
+        DATABASE_URL: 'postgresql://db.example:5432/reports',
+      }),
+    ).resolves.toEqual({
+      url: 'postgresql://db.example:5432/reports',
+      secretArn: SECRET_ARN,
+      statements: [grant(SECRET_ARN)],
+      layers: [EU_WEST_1_LAYER],
+    });
+  });
+
+  it('adds kms:Decrypt, through Secrets Manager and for that secret only, with a KMS key', async () => {
+    const { statements } = await resolveWith('staging', 'eu-west-1', {
+      DATABASE_SECRET_ARN: SECRET_ARN,
+      DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN,
+    });
+    expect(statements).toEqual([
+      grant(SECRET_ARN),
+      {
+        Effect: 'Allow',
+        Action: ['kms:Decrypt'],
+        Resource: [KEY_ARN],
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
+            'kms:EncryptionContext:SecretARN': SECRET_ARN,
+          },
+        },
+      },
+    ]);
+  });
+
+  it('takes the region’s form of each variable over the plain name', async () => {
+    const key = 'arn:aws:kms:sa-east-1:123456789012:key/mrk-0123456789abcdef0123456789abcdef';
+    const resolved = await resolveWith('production', 'sa-east-1', {
+      DATABASE_SECRET_ARN: SECRET_ARN,
+      DATABASE_SECRET_ARN_SA_EAST_1: secretIn('sa-east-1'),
+      DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN,
+      DATABASE_SECRET_KMS_KEY_ARN_SA_EAST_1: key,
+      DATABASE_URL: 'postgres://db.eu.example/reports',
+      DATABASE_URL_SA_EAST_1: 'postgres://db.sa.example/reports',
+    });
+    expect(resolved).toMatchObject({
+      url: 'postgres://db.sa.example/reports',
+      secretArn: secretIn('sa-east-1'),
+    });
+    expect(resolved.statements.map((s) => s.Resource)).toEqual([[secretIn('sa-east-1')], [key]]);
+  });
+
+  it('prefers a serverless param to the environment variable of the same name', async () => {
+    await expect(
+      resolveWith(
+        'production',
+        'eu-west-1',
+        { DATABASE_SECRET_ARN: 'not-an-arn', DATABASE_URL: 'postgres://env.example/reports' },
+        { DATABASE_SECRET_ARN: SECRET_ARN, DATABASE_URL: 'postgres://param.example/reports' },
+      ),
+    ).resolves.toMatchObject({ url: 'postgres://param.example/reports', secretArn: SECRET_ARN });
+  });
+
+  it.each([
+    ['staging', 'DATABASE_SECRET_ARN is not set: stage "staging" reads the database credential'],
+    [
+      'production',
+      'DATABASE_SECRET_ARN is not set: stage "production" reads the database credential',
+    ],
+  ])('fails %s without a secret, naming DATABASE_SECRET_ARN', async (stage, message) => {
+    expect(await failureOf(resolveWith(stage, 'eu-west-1', {}))).toContain(message);
+    // Where to connect is not enough: the user and password are the secret's.
+    expect(
+      await failureOf(
+        resolveWith(stage, 'eu-west-1', { DATABASE_URL: 'postgres://reports@db.example/x' }),
+      ),
+    ).toContain(message);
+  });
+
+  it('fails a deployed stage with a password in DATABASE_URL, naming DATABASE_SECRET_ARN and repeating nothing of it', async () => {
+    const url = `postgres://reports:${PLANTED_PASSWORD}@db.example:5432/reports`;
+    const message = await failureOf(
+      resolveWith('production', 'eu-west-1', { DATABASE_URL_EU_WEST_1: url }),
+      [PLANTED_PASSWORD, 'db.example', 'reports:'],
+    );
+    expect(message).toMatch(
+      /^DATABASE_URL_EU_WEST_1 carries a password: stage "production" must not hold it in the template; put the credential in Secrets Manager and set DATABASE_SECRET_ARN/,
+    );
+  });
+
+  it('lets dev and local hold the whole connection string, or nothing, without a secret', async () => {
+    const url = `postgres://reports:${PLANTED_PASSWORD}@localhost:5432/reports`;
+    await expect(resolveWith('dev', 'eu-west-1', { DATABASE_URL: url })).resolves.toEqual({
+      url,
+      secretArn: '',
+      statements: [],
+      layers: [],
+    });
+    await expect(resolveWith('local', 'eu-west-1', {})).resolves.toEqual({
+      url: '',
+      secretArn: '',
+      statements: [],
+      layers: [],
+    });
+    await expect(
+      resolveWith('dev', 'eu-west-1', { DATABASE_SECRET_ARN: SECRET_ARN }),
+    ).resolves.toEqual({
+      url: '',
+      secretArn: SECRET_ARN,
+      statements: [grant(SECRET_ARN)],
+      layers: [EU_WEST_1_LAYER],
+    });
+  });
+
+  it('adds the Parameters and Secrets extension for the region, or SECRETS_EXTENSION_LAYER_ARN', async () => {
+    const ownLayer = EXTENSION_LAYER('sa-east-1', '123456789012', 7);
+    await expect(
+      resolveWith('production', 'sa-east-1', { DATABASE_SECRET_ARN: secretIn('sa-east-1') }),
+    ).resolves.toMatchObject({ layers: [EXTENSION_LAYER('sa-east-1', '933737806257', 100)] });
+    await expect(
+      resolveWith('production', 'sa-east-1', {
+        DATABASE_SECRET_ARN: secretIn('sa-east-1'),
+        SECRETS_EXTENSION_LAYER_ARN_SA_EAST_1: ownLayer,
+      }),
+    ).resolves.toMatchObject({ layers: [ownLayer] });
+  });
+
+  it.each([
+    ['a region with no known layer', 'us-east-1', 'arm64', {}],
+    ['another architecture', 'eu-west-1', 'x86_64', {}],
+  ])(
+    'fails for %s without SECRETS_EXTENSION_LAYER_ARN, naming it',
+    async (_case, region, architecture, extra) => {
+      const message = await failureOf(
+        resolveWith(
+          'production',
+          region,
+          { DATABASE_SECRET_ARN: secretIn(region), ...extra },
+          {},
+          architecture,
+        ),
+      );
+      expect(message).toMatch(/^SECRETS_EXTENSION_LAYER_ARN is not set: /);
+    },
+  );
+
+  it('refuses an extension layer of another region', async () => {
+    const message = await failureOf(
+      resolveWith('production', 'eu-west-1', {
+        DATABASE_SECRET_ARN: SECRET_ARN,
+        SECRETS_EXTENSION_LAYER_ARN: EXTENSION_LAYER('sa-east-1', '933737806257', 100),
+      }),
+    );
+    expect(message).toMatch(/^SECRETS_EXTENSION_LAYER_ARN names a layer in sa-east-1/);
+  });
+
+  it.each([
+    ['a name', 'portal/production/database'],
+    [
+      'an ARN without the 6-character suffix',
+      'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal',
+    ],
+    ['another service', 'arn:aws:ssm:eu-west-1:123456789012:parameter/portal/database-AbC123'],
+    ['an 11-digit account', 'arn:aws:secretsmanager:eu-west-1:12345678901:secret:portal/db-AbC123'],
+    ['another partition name', 'arn:aws-xx:secretsmanager:eu-west-1:123456789012:secret:db-AbC123'],
+    ['a connection string', `postgres://reports:${PLANTED_PASSWORD}@db.example/reports`],
+  ])('refuses %s as DATABASE_SECRET_ARN, showing the expected shape', async (_, value) => {
+    const message = await failureOf(
+      resolveWith('production', 'eu-west-1', { DATABASE_SECRET_ARN: value }),
+      [value, PLANTED_PASSWORD],
+    );
+    expect(message).toMatch(
+      /^DATABASE_SECRET_ARN is not a secret ARN: expected arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>/,
+    );
+  });
+
+  it('refuses a secret of another region, pointing to its replica in the region packaged', async () => {
+    expect(
+      await failureOf(resolveWith('production', 'sa-east-1', { DATABASE_SECRET_ARN: SECRET_ARN })),
+    ).toMatch(
+      /^DATABASE_SECRET_ARN names a secret in eu-west-1, but the functions are packaged for sa-east-1: .*secret's replica in sa-east-1 through DATABASE_SECRET_ARN_SA_EAST_1/,
+    );
+    expect(
+      await failureOf(
+        resolveWith('production', 'eu-west-1', {
+          DATABASE_SECRET_ARN: SECRET_ARN.replace('arn:aws:', 'arn:aws-cn:'),
+        }),
+      ),
+    ).toContain(
+      'DATABASE_SECRET_ARN is an ARN of partition aws-cn, but eu-west-1 is in partition aws',
+    );
+  });
+
+  it.each([
+    [
+      { DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN },
+      'DATABASE_SECRET_KMS_KEY_ARN is set without DATABASE_SECRET_ARN',
+    ],
+    [
+      {
+        DATABASE_SECRET_ARN: SECRET_ARN,
+        DATABASE_SECRET_KMS_KEY_ARN: 'arn:aws:kms:eu-west-1:123456789012:alias/portal',
+      },
+      'DATABASE_SECRET_KMS_KEY_ARN is not a KMS key ARN: expected arn:aws:kms:<region>:<account>:key/<key id>',
+    ],
+    [
+      {
+        DATABASE_SECRET_ARN: SECRET_ARN,
+        DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN.replace('eu-west-1', 'eu-central-1'),
+      },
+      'DATABASE_SECRET_KMS_KEY_ARN names a KMS key in eu-central-1',
+    ],
+  ])('refuses the KMS key of %j: %s', async (env, message) => {
+    for (const stage of ['production', 'dev']) {
+      expect(await failureOf(resolveWith(stage, 'eu-west-1', env))).toContain(message);
+    }
+  });
+
+  it.each([
+    ['a user', 'postgres://reports@db.example:5432/reports'],
+    ['a user and password', `postgres://reports:${PLANTED_PASSWORD}@db.example:5432/reports`],
+    ['a password only', `postgresql://:${PLANTED_PASSWORD}@db.example/reports`],
+    ['a password parameter', `postgres://db.example/reports?password=${PLANTED_PASSWORD}`],
+    ['a user parameter', 'postgres://db.example/reports?user=reports'],
+  ])('refuses DATABASE_URL with %s beside a secret, in any stage', async (_, url) => {
+    for (const stage of ['production', 'dev']) {
+      const message = await failureOf(
+        resolveWith(stage, 'eu-west-1', { DATABASE_SECRET_ARN: SECRET_ARN, DATABASE_URL: url }),
+        [url, PLANTED_PASSWORD, 'db.example'],
+      );
+      expect(message).toMatch(
+        /^DATABASE_URL names a user or password: with DATABASE_SECRET_ARN the user and password come from the secret/,
+      );
+    }
+  });
+
+  it.each(['mysql://db.example/reports', 'db.example:5432/reports', 'postgres://db example/x'])(
+    'refuses %s as where to connect beside a secret',
+    async (url) => {
+      const message = await failureOf(
+        resolveWith('production', 'eu-west-1', {
+          DATABASE_SECRET_ARN: SECRET_ARN,
+          DATABASE_URL: url,
+        }),
+        [url, 'db.example'],
+      );
+      expect(message).toBe(
+        'DATABASE_URL is not a PostgreSQL URL: expected postgres://host:port/dbname',
+      );
+    },
+  );
+});
