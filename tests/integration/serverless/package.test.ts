@@ -4,12 +4,14 @@
  * routes its method and OPTIONS on each of its paths to it (no mock CORS integration), gives
  * each function the key-set URL of its portal environment and the database secret of its region
  * (DATABASE_SECRET_ARN_<REGION>), and carries the gateway responses. The database variables
- * themselves are tested in database-secret.test.ts.
+ * themselves are tested in database-secret.test.ts. cfn-lint finds no error in any template
+ * packaged (skipped, and shown as skipped, when cfn-lint is not on PATH).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { catalogue } from '../../../shared/catalogue';
+import { CFN_LINT_AVAILABLE, lintTemplate } from '../../support/cfn-lint';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 
 /** The secret of each AWS region packaged: its own, or a replica of one, named by its ARN there. */
@@ -62,10 +64,18 @@ const packageFor = async (
   return { out, result };
 };
 
+/** Each stage and region packaged once, by whichever of its tests runs first. */
+const packaged = new Map<string, ReturnType<typeof packageFor>>();
+const packageOnce = (stage: string, region: string) => {
+  const key = `${stage} ${region}`;
+  const pending = packaged.get(key) ?? packageFor(stage, region, KEY_SET_VARIABLES);
+  packaged.set(key, pending);
+  return pending;
+};
+
+const templatePath = (out: string) => join(out, 'cloudformation-template-update-stack.json');
 const readTemplate = (out: string): Template =>
-  JSON.parse(
-    readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'),
-  ) as Template;
+  JSON.parse(readFileSync(templatePath(out), 'utf8')) as Template;
 
 /** The full path of an API Gateway resource, rebuilt from its PathPart chain. */
 const pathOf = (template: Template, logicalId: string): string => {
@@ -85,17 +95,23 @@ const routes = (template: Template) =>
       integration: JSON.stringify(p.Integration),
     }));
 
+/** Every stage and region that packages, with the variable of its key-set URL. */
+const PACKAGED = [
+  ['staging', 'eu-west-1', 'JWK_URL_EU_STAGING'],
+  ['production', 'eu-west-1', 'JWK_URL_EU_PRODUCTION'],
+  ['production', 'me-central-1', 'JWK_URL_EU_PRODUCTION'],
+  ['production', 'ap-southeast-1', 'JWK_URL_APAC_PRODUCTION'],
+  ['production', 'sa-east-1', 'JWK_URL_LATAM_PRODUCTION'],
+] as const;
+
+/** Runs where cfn-lint is on PATH; elsewhere Jest reports the test as skipped. */
+const withCfnLint = CFN_LINT_AVAILABLE ? it : it.skip;
+
 describe('serverless package', () => {
-  it.each([
-    ['staging', 'eu-west-1', 'JWK_URL_EU_STAGING'],
-    ['production', 'eu-west-1', 'JWK_URL_EU_PRODUCTION'],
-    ['production', 'me-central-1', 'JWK_URL_EU_PRODUCTION'],
-    ['production', 'ap-southeast-1', 'JWK_URL_APAC_PRODUCTION'],
-    ['production', 'sa-east-1', 'JWK_URL_LATAM_PRODUCTION'],
-  ] as const)(
+  it.each(PACKAGED)(
     '%s in %s: every endpoint routes GET and OPTIONS to its own function with %s',
     async (stage, region, variable) => {
-      const { out, result } = await packageFor(stage, region, KEY_SET_VARIABLES);
+      const { out, result } = await packageOnce(stage, region);
       expect(result.code).toBe(0);
       const template = readTemplate(out);
 
@@ -149,6 +165,24 @@ describe('serverless package', () => {
         expect(Object.keys(body)).toEqual(['state', 'code', 'message']);
       }
     },
+  );
+
+  withCfnLint.each(PACKAGED.map(([stage, region]) => [stage, region] as const))(
+    '%s in %s: cfn-lint finds no error in the packaged template',
+    async (stage, region) => {
+      const { out, result } = await packageOnce(stage, region);
+      expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
+
+      const path = templatePath(out);
+      const lint = lintTemplate(path, region);
+      expect({ path, ok: lint.ok, output: lint.output }).toEqual({
+        path,
+        ok: true,
+        output: expect.any(String) as unknown,
+      });
+    },
+    // Packaging, if the test above did not, and cfn-lint (about 4 s a template).
+    120_000,
   );
 
   it('fails, naming the variable, when the key-set URL of the stage and region is missing', async () => {
