@@ -3,10 +3,13 @@
  * latency, whether it was the container's cold start, and the error code of a refusal. Never a
  * header, a query value, a path id, a token or a claim. Preflights answered early by CORS are
  * logged too: the line is written by Middy's `requestEnd` hook, which runs for every request.
+ * An event that is not an API Gateway request was answered and logged by `nonHttpEvent`: it gets
+ * no line here, but it ends the container's cold start (a warm-up's very purpose).
  */
 import type { Request } from '@middy/core';
 import { httpMethod, requestIdOf, routeOf, type GatewayEvent } from '../shared/http/event';
 import type { Logger } from '../shared/logger';
+import { isGatewayEvent } from './non-http-event';
 import type { PortalContext, PortalMiddleware, PortalRequest } from './types';
 
 export interface AccessLogOptions {
@@ -33,6 +36,10 @@ export const accessLog = ({
   };
 
   const accessLogEnd = (request: Request) => {
+    if (!isGatewayEvent(request.event)) {
+      coldStart = false;
+      return;
+    }
     const event = request.event as GatewayEvent;
     const context = request.context as PortalContext;
     const response = request.response as { statusCode?: unknown } | null | undefined;

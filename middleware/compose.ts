@@ -28,6 +28,7 @@ import { bearer } from './bearer';
 import { cors } from './cors';
 import { deploymentBody, deploymentOf } from './deployment-body';
 import { errorHandler } from './error-handler';
+import { nonHttpEvent } from './non-http-event';
 import { ownership } from './ownership';
 import { parameters } from './parameters';
 import { requireState, type PortalContext } from './types';
@@ -36,12 +37,15 @@ import { verifyJwt } from './verify-jwt';
 type ChainDependencies = Pick<Dependencies, 'logger' | 'verifier' | 'ownership'>;
 
 /**
- * Access log, CORS and error formatting: the start of every chain. The access log comes first
- * so that it times the whole request and sees the final response.
+ * Non-HTTP events, access log, CORS and error formatting: the start of every chain. An event
+ * that is not an API Gateway request (a schedule, a warm-up, `{}`) is answered first, before
+ * any step that reads a request. The access log comes next so that it times the whole request
+ * and sees the final response.
  */
 export const baseChain = (deps: Pick<Dependencies, 'logger'>) => {
   const log = accessLog({ logger: deps.logger });
   return middy<GatewayEvent, GatewayResult, Error, PortalContext>(log.plugin)
+    .use(nonHttpEvent({ logger: deps.logger }))
     .use(log.middleware)
     .use(cors({ exposeHeaders: 'Content-Disposition' }))
     .use(errorHandler({ logger: deps.logger }));

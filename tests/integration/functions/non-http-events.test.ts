@@ -1,0 +1,115 @@
+/**
+ * Events that are not API Gateway requests, given to a deployed handler
+ * (functions/orders-per-day.ts) on the container's dependencies, and to
+ * `serverless invoke local -f ordersPerDay -d '{}'` on a clean environment: each is answered
+ * without throwing, with one `non-HTTP event ignored` line and no access-log line.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { closeContainerDependencies } from '../../../shared/runtime';
+import { lambdaContext } from '../../support/events';
+import { ROOT, run, SERVERLESS } from '../../support/processes';
+
+// The line is at level info; tests/support/env.ts quiets the container to errors. The handler
+// module builds its container when loaded, so it is loaded once the level is set.
+const quietLevel = process.env.LOG_LEVEL;
+process.env.LOG_LEVEL = 'info';
+const { handler: ordersDayHandler } = await import('../../../functions/orders-per-day');
+
+type Invoke = (event: unknown, context: unknown) => Promise<unknown>;
+
+const workFolder = `.esbuild-test-non-http-${process.pid}`;
+
+afterAll(async () => {
+  process.env.LOG_LEVEL = quietLevel;
+  rmSync(join(ROOT, workFolder), { recursive: true, force: true });
+  await closeContainerDependencies();
+});
+
+const scheduledEvent = () => ({
+  version: '0',
+  id: '53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa',
+  'detail-type': 'Scheduled Event',
+  source: 'aws.events',
+  account: '123456789012',
+  time: '2026-01-01T00:00:00Z',
+  region: 'eu-west-1',
+  resources: ['arn:aws:events:eu-west-1:123456789012:rule/warm'],
+  detail: {},
+});
+
+/** The JSON lines of `output` whose message is one of `messages`. */
+const linesAbout = (output: string, messages: readonly string[]): Record<string, unknown>[] =>
+  output
+    .split('\n')
+    .filter((line) => line.startsWith('{"level":'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter(({ message }) => typeof message === 'string' && messages.includes(message));
+
+const ABOUT_THE_EVENT = ['non-HTTP event ignored', 'request'];
+
+describe('a handler given a non-HTTP event', () => {
+  it.each([
+    ['{}', () => ({}), 'empty'],
+    ['a scheduled event', scheduledEvent, 'scheduled'],
+    ['a warm-up ping', () => ({ source: 'serverless-plugin-warmup' }), 'warm-up'],
+  ])('answers %s with nothing and logs one line', async (_name, event, kind) => {
+    // Prepare
+    const written: string[] = [];
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const context = lambdaContext();
+
+    // Act
+    let result: unknown;
+    try {
+      result = await (ordersDayHandler as Invoke)(event(), context);
+    } finally {
+      write.mockRestore();
+    }
+
+    // Assess
+    expect(result).toBeUndefined();
+    expect(linesAbout(written.join(''), ABOUT_THE_EVENT)).toEqual([
+      {
+        level: 'info',
+        message: 'non-HTTP event ignored',
+        time: expect.any(String) as unknown,
+        kind,
+        awsRequestId: context.awsRequestId,
+      },
+    ]);
+  });
+});
+
+describe("serverless invoke local -f ordersPerDay -d '{}'", () => {
+  it('exits 0 with one line about the event and no stack', async () => {
+    const { code, stdout, stderr } = await run(
+      [SERVERLESS, 'invoke', 'local', '-f', 'ordersPerDay', '-d', '{}'],
+      {
+        DATABASE_URL: '',
+        JWKS_URL: '',
+        JWT_ISSUER: '',
+        LOG_LEVEL: 'info',
+        ESBUILD_WORK_FOLDER: workFolder,
+      },
+      90_000,
+    );
+
+    expect({
+      code,
+      stack: `${stdout}\n${stderr}`.split('\n').filter((l) => l.startsWith('    at ')),
+    }).toEqual({ code: 0, stack: [] });
+    expect(
+      linesAbout(stdout, ABOUT_THE_EVENT).map(({ level, message, kind }) => ({
+        level,
+        message,
+        kind,
+      })),
+    ).toEqual([{ level: 'info', message: 'non-HTTP event ignored', kind: 'empty' }]);
+    expect(stderr).not.toMatch(/Error/);
+  }, 120_000);
+});
