@@ -28,7 +28,7 @@ module.exports = async ({ resolveVariable }) => {
         `JWKS_URL is not set: stage "${stage}" has no portal environment, so its key-set URL comes from JWKS_URL`,
       );
     }
-    return { url };
+    return { url, variable: 'JWKS_URL' };
   }
   const portalRegion = regions[region];
   if (!portalRegion) {
@@ -48,5 +48,5 @@ module.exports = async ({ resolveVariable }) => {
       `${variable} is not set: it holds the key-set URL of stage "${stage}" in ${region} (portal region ${portalRegion})`,
     );
   }
-  return { url };
+  return { url, variable };
 };

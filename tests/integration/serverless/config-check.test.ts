@@ -1,0 +1,209 @@
+/**
+ * Bad configuration is caught at packaging (issue 11, item 5): the issuer every deployed stage
+ * must enforce (scripts/serverless/issuer.cjs) and the functions' whole environment checked by
+ * the validators they run at initialisation (scripts/serverless/config-check.cjs →
+ * shared/config.ts). Two real `serverless package` runs prove the failures reach the command
+ * naming the variable the user set; the rules are checked by calling the resolvers directly.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../../shared/config';
+import { ROOT, run, SERVERLESS } from '../../support/processes';
+
+const ISSUER_NAMES = [
+  'JWT_ISSUER',
+  'JWT_ISSUER_EU_STAGING',
+  'JWT_ISSUER_EU_PRODUCTION',
+  'JWT_ISSUER_APAC_PRODUCTION',
+  'JWT_ISSUER_LATAM_PRODUCTION',
+];
+const SECRET_ARN =
+  'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123';
+/** A production eu-west-1 environment that packages, with nothing leaking in from the caller's. */
+const GOOD = {
+  ...Object.fromEntries(ISSUER_NAMES.map((name) => [name, ''])),
+  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
+  JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
+  DATABASE_URL: '',
+  DATABASE_SECRET_ARN: SECRET_ARN,
+  DB_POOL_MAX: '',
+  DB_TLS: '',
+};
+
+const workFolder = `.esbuild-test-config-${process.pid}`;
+const outputs: string[] = [];
+afterAll(() => {
+  for (const path of [join(ROOT, workFolder), ...outputs]) {
+    rmSync(path, { recursive: true, force: true });
+  }
+});
+
+const packageProduction = (env: Record<string, string>) => {
+  const out = mkdtempSync(join(tmpdir(), 'portal-config-'));
+  outputs.push(out);
+  return run(
+    [SERVERLESS, 'package', '--stage', 'production', '--region', 'eu-west-1', '--package', out],
+    { ...GOOD, ...env, ESBUILD_WORK_FOLDER: workFolder },
+  );
+};
+
+describe('serverless package: configuration the functions would refuse', () => {
+  it('fails on an http key-set URL, naming JWK_URL_EU_PRODUCTION', async () => {
+    const result = await packageProduction({
+      JWK_URL_EU_PRODUCTION: 'http://keys.example/eu-production/v2/jwks.json',
+    });
+
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain(
+      "JWK_URL_EU_PRODUCTION (the functions' JWKS_URL): JWKS_URL must use https",
+    );
+  }, 120_000);
+
+  it('fails production without an issuer, naming JWT_ISSUER_EU_PRODUCTION', async () => {
+    const result = await packageProduction({ JWT_ISSUER_EU_PRODUCTION: '' });
+
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain(
+      'JWT_ISSUER_EU_PRODUCTION is not set: stage "production" in eu-west-1 must name the portal',
+    );
+  }, 120_000);
+});
+
+type Resolve = (address: string) => Promise<unknown>;
+type Resolver<T> = (context: { resolveVariable: Resolve }) => Promise<T>;
+const load = createRequire(import.meta.url);
+const resolveIssuer = load('../../../scripts/serverless/issuer.cjs') as Resolver<{
+  issuer: string;
+  variable: string;
+}>;
+const { checkEnvironment } = load('../../../scripts/serverless/config-check.cjs') as {
+  checkEnvironment: (
+    environment: Record<string, string>,
+    validate: typeof loadConfig,
+    variableOf: (file: string) => Promise<string | null>,
+  ) => Promise<{ checked: string }>;
+};
+
+const PORTAL_REGIONS = {
+  'eu-west-1': 'EU',
+  'eu-central-1': 'EU',
+  'me-central-1': 'MENA',
+  'ap-southeast-1': 'APAC',
+  'sa-east-1': 'LATAM',
+};
+const ISSUER_VARIABLES = {
+  staging: { EU: 'JWT_ISSUER_EU_STAGING' },
+  production: {
+    EU: 'JWT_ISSUER_EU_PRODUCTION',
+    MENA: 'JWT_ISSUER_EU_PRODUCTION',
+    APAC: 'JWT_ISSUER_APAC_PRODUCTION',
+    LATAM: 'JWT_ISSUER_LATAM_PRODUCTION',
+  },
+};
+
+describe('scripts/serverless/issuer.cjs', () => {
+  // The suite's own environment carries the local issuer's JWT_ISSUER: none of it here.
+  const saved = Object.fromEntries(ISSUER_NAMES.map((name) => [name, process.env[name]]));
+  beforeEach(() => {
+    for (const name of ISSUER_NAMES) Reflect.deleteProperty(process.env, name);
+  });
+  afterEach(() => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value !== undefined) process.env[name] = value;
+    }
+  });
+
+  const issuerFor = (stage: string, region: string, values: Record<string, string>) =>
+    resolveIssuer({
+      resolveVariable: (address) => {
+        if (address === 'sls:stage') return Promise.resolve(stage);
+        if (address === 'self:provider.region') return Promise.resolve(region);
+        if (address === 'self:custom.portalRegions') return Promise.resolve(PORTAL_REGIONS);
+        if (address === 'self:custom.issuerVariables') return Promise.resolve(ISSUER_VARIABLES);
+        const param = /^param:(\w+), null$/.exec(address)?.[1];
+        if (param) return Promise.resolve(values[param] ?? null);
+        return Promise.reject(new Error(`unexpected address ${address}`));
+      },
+    });
+
+  it.each([
+    ['production', 'me-central-1', 'JWT_ISSUER_EU_PRODUCTION'],
+    ['production', 'sa-east-1', 'JWT_ISSUER_LATAM_PRODUCTION'],
+    ['production', 'ap-southeast-1', 'JWT_ISSUER_APAC_PRODUCTION'],
+    ['staging', 'eu-central-1', 'JWT_ISSUER_EU_STAGING'],
+  ])('takes %s in %s from %s', async (stage, region, variable) => {
+    await expect(
+      issuerFor(stage, region, { [variable]: 'https://issuer.example', JWT_ISSUER: 'other' }),
+    ).resolves.toEqual({ issuer: 'https://issuer.example', variable });
+  });
+
+  it('takes JWT_ISSUER for a single-region package without the region’s variable', async () => {
+    await expect(
+      issuerFor('production', 'sa-east-1', { JWT_ISSUER: 'https://issuer.example' }),
+    ).resolves.toEqual({ issuer: 'https://issuer.example', variable: 'JWT_ISSUER' });
+  });
+
+  it('fails staging and production without an issuer, naming the region’s variable', async () => {
+    await expect(issuerFor('staging', 'eu-west-1', {})).rejects.toThrow(
+      /^JWT_ISSUER_EU_STAGING is not set: /,
+    );
+    await expect(issuerFor('production', 'me-central-1', {})).rejects.toThrow(
+      /^JWT_ISSUER_EU_PRODUCTION is not set: /,
+    );
+  });
+
+  it('passes JWT_ISSUER through for dev and local, empty when unset', async () => {
+    await expect(issuerFor('dev', 'eu-west-1', {})).resolves.toEqual({
+      issuer: '',
+      variable: 'JWT_ISSUER',
+    });
+  });
+});
+
+describe('scripts/serverless/config-check.cjs', () => {
+  /** The environment provider.environment resolved to, as osls hands it over. */
+  const FUNCTION_ENV = {
+    JWKS_URL: 'https://keys.example/eu-production/v2/jwks.json',
+    JWT_ISSUER: 'https://portal.example/eu-production',
+    DATABASE_URL: '',
+    DATABASE_SECRET_ARN: SECRET_ARN,
+    DB_POOL_MAX: '2',
+    DB_TLS: 'verify-full',
+    DB_CA_FILE: '/var/task/certificates/rds-global.pem',
+    LOG_LEVEL: 'info',
+  };
+  /** The check with shared/config.ts's loadConfig, as packaging runs it (there through tsx). */
+  const check = (environment: Record<string, string>, variables: Record<string, string> = {}) =>
+    checkEnvironment(environment, loadConfig, (file) =>
+      Promise.resolve(variables[/serverless\/(.+)\.cjs$/.exec(file)?.[1] ?? ''] ?? null),
+    );
+
+  it('accepts what the functions accept, taking the CA file and session token as Lambda’s', async () => {
+    await expect(check(FUNCTION_ENV)).resolves.toEqual({
+      checked: 'the functions accept this environment',
+    });
+  });
+
+  it.each([
+    [{ DB_POOL_MAX: '500' }, 'DB_POOL_MAX must be a whole number from 1 to 20'],
+    [{ DB_STATEMENT_TIMEOUT_MS: '5' }, 'DB_STATEMENT_TIMEOUT_MS must be a whole number'],
+    [{ DATABASE_SECRET_ARN: '', DATABASE_URL: 'not a url' }, 'DATABASE_URL is not a URL'],
+    [{ DATABASE_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:x' }, 'DATABASE_SECRET_ARN'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+  ])('fails on %j, naming the variable', async (change, message) => {
+    await expect(check({ ...FUNCTION_ENV, ...change })).rejects.toThrow(message);
+  });
+
+  it('names the per-stage variable a key-set URL or issuer came from', async () => {
+    await expect(
+      check(
+        { ...FUNCTION_ENV, JWKS_URL: 'http://keys.example/jwks.json' },
+        { 'key-set-url': 'JWK_URL_EU_PRODUCTION' },
+      ),
+    ).rejects.toThrow(
+      /^JWK_URL_EU_PRODUCTION \(the functions' JWKS_URL\): JWKS_URL must use https/,
+    );
+  });
+});
