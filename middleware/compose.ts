@@ -42,10 +42,12 @@ type ChainDependencies = Pick<Dependencies, 'logger' | 'verifier' | 'ownership'>
  * any step that reads a request. The access log comes next so that it times the whole request
  * and sees the final response.
  */
-export const baseChain = (deps: Pick<Dependencies, 'logger'>) => {
+export const baseChain = (
+  deps: Pick<Dependencies, 'logger'> & Partial<Pick<Dependencies, 'ready'>>,
+) => {
   const log = accessLog({ logger: deps.logger });
   return middy<GatewayEvent, GatewayResult, Error, PortalContext>(log.plugin)
-    .use(nonHttpEvent({ logger: deps.logger }))
+    .use(nonHttpEvent({ logger: deps.logger, ...(deps.ready ? { ready: deps.ready } : {}) }))
     .use(log.middleware)
     .use(cors({ exposeHeaders: 'Content-Disposition' }))
     .use(errorHandler({ logger: deps.logger }));

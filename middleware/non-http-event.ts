@@ -33,6 +33,8 @@ export type NonHttpEventKind = 'empty' | 'warm-up' | 'scheduled' | 'unknown';
 
 export interface NonHttpEventOptions {
   readonly logger: Logger;
+  /** The container's initialisation (Dependencies.ready), awaited by warm-up and scheduled events. */
+  readonly ready?: Promise<void>;
 }
 
 export const NON_HTTP_EVENT_MESSAGE = 'non-HTTP event ignored';
@@ -67,12 +69,19 @@ export const nonHttpEventKind = (event: unknown): NonHttpEventKind => {
   return 'unknown';
 };
 
-export const nonHttpEvent = ({ logger }: NonHttpEventOptions): PortalMiddleware => {
-  const nonHttpEventBefore = (request: PortalRequest): void => {
+/** The kinds of event that exist to warm the container: answered once initialisation is done. */
+const WARMING: readonly NonHttpEventKind[] = ['warm-up', 'scheduled'];
+
+export const nonHttpEvent = ({ logger, ready }: NonHttpEventOptions): PortalMiddleware => {
+  const nonHttpEventBefore = async (request: PortalRequest): Promise<void> => {
     const event: unknown = request.event;
     if (isGatewayEvent(event)) return;
+    const kind = nonHttpEventKind(event);
+    // Lambda freezes the container once the invocation returns: a warm-up that answered at
+    // once would leave the key set and the database connections half opened.
+    if (ready && WARMING.includes(kind)) await ready;
     logger.log('info', NON_HTTP_EVENT_MESSAGE, {
-      kind: nonHttpEventKind(event),
+      kind,
       awsRequestId: request.context.awsRequestId,
     });
     // Middy's early answer: no later step, handler or `after` phase runs.

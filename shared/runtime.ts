@@ -21,6 +21,11 @@ export interface Dependencies {
   readonly logger: Logger;
   /** The container's database, for the queries of reports, services and plugins. */
   readonly database: Database;
+  /**
+   * Settles once initialisation's work has: the key-set prefetch and the database warm-up
+   * (with the secret read before it). Never rejects; what failed is already logged.
+   */
+  readonly ready: Promise<void>;
   /** Ends the database pool (tests and tooling; a Lambda container never needs it). */
   readonly close: () => Promise<void>;
 }
@@ -50,13 +55,15 @@ export const createDependencies = (
   logger: Logger = createLogger(config.logLevel),
 ): Dependencies => {
   const keySet = createKeySet({ url: config.jwksUrl, logger });
-  keySet.prefetch();
+  const keysLoaded = keySet.prefetch();
   const database = createDatabase(databaseSource(config.database), config.database, logger);
-  void database.warmUp(Math.min(config.database.poolMax, INIT_CONNECTIONS)).then((failure) => {
-    if (failure !== undefined) {
-      logger.log('warn', 'database warm-up failed', describeError(failure));
-    }
-  });
+  const databaseWarm = database
+    .warmUp(Math.min(config.database.poolMax, INIT_CONNECTIONS))
+    .then((failure) => {
+      if (failure !== undefined) {
+        logger.log('warn', 'database warm-up failed', describeError(failure));
+      }
+    });
   return {
     verifier: createVerifier({
       keySet,
@@ -70,6 +77,7 @@ export const createDependencies = (
     },
     logger,
     database,
+    ready: Promise.all([keysLoaded, databaseWarm]).then(() => undefined),
     close: () => database.end(),
   };
 };

@@ -62,8 +62,11 @@ export interface KeySet {
    * an empty list when no key fits; rejects with KeySetUnavailableError when no set is held.
    */
   readonly keysFor: KeyLookup;
-  /** Starts loading the set if nothing is held yet (container initialisation). */
-  prefetch(): void;
+  /**
+   * Starts loading the set if nothing is held yet (container initialisation); resolves once
+   * that load has settled, never rejects.
+   */
+  prefetch(): Promise<void>;
   /**
    * Calls `listener` after each refresh that removed keys (by kid; `withoutKid` when a removed
    * key had none). Returns the unsubscribe function.
@@ -228,7 +231,11 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
   return {
     keysFor,
     prefetch() {
-      if (!loaded && !inflight) refresh().catch(() => undefined);
+      const settled = loaded ? undefined : (inflight ?? refresh());
+      return (settled ?? Promise.resolve()).then(
+        () => undefined,
+        () => undefined,
+      );
     },
     onKeysRemoved(listener) {
       listeners.add(listener);

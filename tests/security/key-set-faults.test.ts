@@ -183,6 +183,7 @@ const clockedContainer = (url: string) => {
     },
     logger: log.logger,
     database: base.database,
+    ready: Promise.resolve(),
     close: () => Promise.resolve(),
   };
   return {

@@ -28,9 +28,7 @@ export const localKeySet = (jwks: readonly Jwk[]): LocalKeySet => {
   const listeners = new Set<KeysRemovedListener>();
   return {
     keysFor: (alg, kid) => keysFor(alg, kid),
-    prefetch() {
-      // the keys are held from the start
-    },
+    prefetch: () => Promise.resolve(), // the keys are held from the start
     onKeysRemoved(listener) {
       listeners.add(listener);
       return () => {

@@ -107,6 +107,7 @@ const dependencies = (
   verifier: createVerifier({ keySet: signing.keySet, clockToleranceSeconds: 0, issuer: ISSUER }),
   ownership: { legacy: { aliases: new Map() }, today: () => '2026-01-15' as IsoDate },
   logger: log.logger,
+  ready: Promise.resolve(),
   close: () => Promise.resolve(),
 });
 

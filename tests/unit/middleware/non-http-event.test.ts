@@ -158,4 +158,33 @@ describe('nonHttpEvent', () => {
       { message: 'request', coldStart: false },
     ]);
   });
+
+  it.each([
+    ['a warm-up ping', { source: 'serverless-plugin-warmup' }, true],
+    ['a scheduled event', scheduledEvent(), true],
+    ['an empty event', {}, false],
+  ])('answers %s once the container is initialised: %s', async (_name, event, waits) => {
+    // Arrange: initialisation (the key set, the database) still under way.
+    const log = collectingLogger();
+    let initialised: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => {
+      initialised = resolve;
+    });
+    const lambda = baseChain({ logger: log.logger, ready }).handler(okHandler());
+    const invoke = lambda as (e: unknown, c: unknown) => Promise<unknown>;
+    let answered = false;
+
+    // Act
+    const answer = invoke(event, lambdaContext()).then(() => {
+      answered = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const beforeInitialised = answered;
+    initialised();
+    await answer;
+
+    // Assess
+    expect({ beforeInitialised, answered }).toEqual({ beforeInitialised: !waits, answered: true });
+    expect(log.entries()).toHaveLength(1);
+  });
 });
