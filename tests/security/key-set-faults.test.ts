@@ -338,7 +338,7 @@ describe('Key rotation and recovery', () => {
     const server = await keySetServer();
     server.fault = 'http-500';
     const { clock, keySet, endpoint } = clockedContainer(server.url);
-    keySet.prefetch();
+    void keySet.prefetch();
 
     expect((await timed(endpoint)).response).toStrictEqual(INTERNAL_ERROR_RESPONSE);
     server.fault = 'none';

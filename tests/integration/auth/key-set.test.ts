@@ -269,8 +269,8 @@ describe('cold start', () => {
   it('prefetch starts exactly one fetch, which the first lookups share', async () => {
     const keySet = keySetFor();
 
-    keySet.prefetch();
-    keySet.prefetch();
+    void keySet.prefetch();
+    void keySet.prefetch();
     // The request reaches the server with no lookup made yet: prefetch started it.
     for (let waited = 0; server.requests.length === 0 && waited < 2_000; waited += 10) {
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -278,7 +278,7 @@ describe('cold start', () => {
     expect(server.requests).toEqual([KEY_SET_PATH]);
 
     await Promise.all([lookup(keySet, keyA.kid), lookup(keySet, keyA.kid)]);
-    keySet.prefetch();
+    void keySet.prefetch();
 
     expect(server.requests).toEqual([KEY_SET_PATH]);
   });
