@@ -155,40 +155,44 @@ export const createDatabase = (
   };
 
   /**
-   * After `refused` was refused: the pool for the secret's credentials as read now, or
-   * undefined when there is nothing new to try (no secret, read too recently, unchanged).
+   * After a login with `attempted` (the credentials in force when the work started) was refused
+   * on `refused`: the pool for the secret's credentials as read now, or undefined when there is
+   * nothing new to try (no secret, read too recently, unchanged).
    */
-  const renewed = async (refused: Pool): Promise<Pool | undefined> => {
-    const stale = refused.credentials;
-    if (stale === undefined) return undefined;
-    if (credentials !== undefined && credentials !== stale) return current();
+  const renewed = async (
+    refused: Pool,
+    attempted: DatabaseCredentials | undefined,
+  ): Promise<Pool | undefined> => {
+    if (attempted === undefined) return undefined;
+    // Another call has read newer credentials since this work started: try with those.
+    if (credentials !== attempted) return current();
     if (reading === undefined) {
       if (Date.now() - lastReread < rereadIntervalMs) return undefined;
       lastReread = Date.now();
     }
     const read = await readCredentials();
-    if (credentials !== stale) return current();
-    if (read.password === stale.password && sameServer(read, stale)) return undefined;
+    if (credentials !== attempted) return current();
+    const newServer = !sameServer(read, attempted);
+    if (read.password === attempted.password && !newServer) return undefined;
     credentials = read;
     logger.log('warn', 'database login refused: credentials read again from the secret', {
-      newServer: !sameServer(read, stale),
+      newServer,
     });
-    if (!sameServer(read, stale)) {
-      const next = open(read);
-      pool = Promise.resolve(next);
-      void refused.sql.end({ timeout: ENDING_POOL_TIMEOUT_SECONDS });
-      return next;
-    }
-    return refused;
+    if (!newServer) return refused;
+    const next = open(read);
+    pool = Promise.resolve(next);
+    void refused.sql.end({ timeout: ENDING_POOL_TIMEOUT_SECONDS });
+    return next;
   };
 
   const run = async <T>(work: (sql: Sql) => Promise<T>): Promise<T> => {
     const used = await current();
+    const attempted = credentials;
     try {
       return await work(used.sql);
     } catch (error) {
       if (!isRejectedLogin(error)) throw error;
-      const next = await renewed(used);
+      const next = await renewed(used, attempted);
       if (next === undefined) throw error;
       return work(next.sql);
     }

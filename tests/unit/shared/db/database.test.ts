@@ -244,6 +244,36 @@ describe('createDatabase', () => {
       expect(lines[0]).not.toContain('rotated');
     });
 
+    it('reads the secret again at each later rotation of the password, on the same pool', async () => {
+      // Prepare: three versions of the password, each refused once its successor is current.
+      const withPassword = (password: string) =>
+        secretOf({ ...(JSON.parse(GOOD_SECRET) as object), password });
+      const readSecret = jest
+        .fn<() => Promise<string>>()
+        .mockResolvedValueOnce(GOOD_SECRET)
+        .mockResolvedValueOnce(withPassword('second'))
+        .mockResolvedValue(withPassword('third'));
+      const database = track(
+        createDatabase({ readSecret }, poolOptions, capturedLogger().logger, 0),
+      );
+      const refuseOnce = () => {
+        let refused = false;
+        return () => {
+          if (refused) return Promise.resolve('ran');
+          refused = true;
+          return Promise.reject(refusedLogin());
+        };
+      };
+
+      // Act: a rotation, then another one.
+      const first = await database.run(refuseOnce());
+      const second = await database.run(refuseOnce());
+
+      // Assess: each refusal read the secret again and the work then ran.
+      expect([first, second]).toEqual(['ran', 'ran']);
+      expect(readSecret).toHaveBeenCalledTimes(3);
+    });
+
     it('opens a new pool after a refused login when the secret names another user', async () => {
       // Prepare
       const readSecret = jest
