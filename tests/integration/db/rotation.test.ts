@@ -8,12 +8,11 @@
  * - the secret is read during initialisation, before any request, and the report answers 200;
  * - after a rotation of the password (ALTER ROLE … PASSWORD, then the secret) the open
  *   connections carry on, a new one is refused, the secret is read once more (once for all the
- *   requests refused together) and every request answers 200, with no redeploy; new
- *   connections then log in with the new password;
+ *   requests refused together) and every request answers 200, with no redeploy;
  * - after a rotation to another user (the alternating-users strategy) a new pool logs in as it.
  * Each container's pool has more slots (DB_POOL_MAX=4) than the connections it opens at
- * initialisation (2), so concurrent requests after a rotation open new connections, as a
- * container does after an idle connection closes.
+ * initialisation (2); with those kept busy, requests after a rotation open new connections, as
+ * a container does after an idle connection closes.
  * - a password the database keeps refusing is a logged 500, re-read at most once per interval;
  * - a secret the role may not read is a logged 500, and an extension that is not ready yet at
  *   initialisation only delays the first answer.
@@ -106,8 +105,20 @@ const settle = async (deps: Dependencies, user: string): Promise<void> => {
   expect(sessionsOf(user)).toBeLessThan(4);
 };
 
-/** Requests at once: more queries than open connections, so some open new ones. */
+/** Requests at once after a rotation. */
 const CONCURRENT = 6;
+
+/**
+ * Keeps every open connection of the pool busy for a moment, so that the next queries need a
+ * new connection (a pool slot still closed), as when a container's idle connection has closed.
+ * Resolves when the connections are free again.
+ */
+const occupyOpenConnections = (deps: Dependencies, user: string): Promise<unknown> => {
+  const open = sessionsOf(user);
+  return Promise.all(
+    Array.from({ length: open }, () => deps.database.run((sql) => sql`select pg_sleep(0.5)`)),
+  );
+};
 
 beforeAll(async () => {
   if (!POSTGRES_BIN) return;
@@ -214,9 +225,11 @@ describeWithServer('the database credential from Secrets Manager', () => {
     psql(`alter role ${USER} password '${SECOND}'`);
     const rotatedAt = psql('select now()');
     extension.put(ARN, secretFor(USER, SECOND));
+    const busy = occupyOpenConnections(deps, USER);
 
     // Act
     const results = await Promise.all(Array.from({ length: CONCURRENT }, () => report(handler)));
+    await busy;
 
     // Assess
     logs.stop();
@@ -233,10 +246,7 @@ describeWithServer('the database credential from Secrets Manager', () => {
       }),
     ]);
     expectNothingLeaked(logs);
-    // Every slot busy at once: the pool opens connections, which only the new password can.
-    await Promise.all(
-      Array.from({ length: 8 }, () => deps.database.run((sql) => sql`select pg_sleep(0.05)`)),
-    );
+    // The connection opened since the rotation could only log in with the new password.
     const since = psql(
       `select count(*) from pg_stat_activity where usename = '${USER}' and backend_start > '${rotatedAt}'`,
     );
@@ -250,9 +260,11 @@ describeWithServer('the database credential from Secrets Manager', () => {
     await settle(deps, USER);
     extension.put(ARN, secretFor(CLONE, CLONE_PASSWORD));
     psql(`alter role ${USER} password '${SECOND}'`);
+    const busy = occupyOpenConnections(deps, USER);
 
     // Act
     const results = await Promise.all(Array.from({ length: CONCURRENT }, () => report(handler)));
+    await busy;
 
     // Assess
     expect(results.map((result) => result.statusCode)).toEqual(Array(CONCURRENT).fill(200));
