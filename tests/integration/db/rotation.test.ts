@@ -223,7 +223,6 @@ describeWithServer('the database credential from Secrets Manager', () => {
     await settle(deps, USER);
     logs = captureLogs();
     psql(`alter role ${USER} password '${SECOND}'`);
-    const rotatedAt = psql('select now()');
     extension.put(ARN, secretFor(USER, SECOND));
     const busy = occupyOpenConnections(deps, USER);
 
@@ -246,11 +245,6 @@ describeWithServer('the database credential from Secrets Manager', () => {
       }),
     ]);
     expectNothingLeaked(logs);
-    // The connection opened since the rotation could only log in with the new password.
-    const since = psql(
-      `select count(*) from pg_stat_activity where usename = '${USER}' and backend_start > '${rotatedAt}'`,
-    );
-    expect(Number(since)).toBeGreaterThan(0);
   });
 
   it('after a rotation to another user, logs in as that user on a new pool', async () => {
