@@ -21,12 +21,11 @@ import { reportEndpoint } from '../../../middleware/compose';
 import { migrate } from '../../../scripts/db/migrate';
 import { SAMPLE_OWNER } from '../../../scripts/db/sample-data';
 import { seed } from '../../../scripts/db/seed';
-import { addDays, todayIn } from '../../../scripts/dates';
 import { loadConfig } from '../../../shared/config';
 import { createSql } from '../../../shared/db/client';
 import { ordersPerDay } from '../../../shared/reports/orders-per-day';
 import { createDependencies, type Dependencies } from '../../../shared/runtime';
-import { jsonBody, lambdaContext, restEvent } from '../../support/events';
+import { jsonBody, lambdaContext, sampleEvent } from '../../support/events';
 import { captureLogs, type LogCapture } from '../../support/log-capture';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 import {
@@ -147,18 +146,9 @@ const endpoint = (env: Record<string, string>): Handler => {
   ) as unknown as Handler;
 };
 
-const report = (handler: Handler): Promise<APIGatewayProxyResult> => {
-  const today = todayIn('Asia/Dubai');
-  return handler(
-    restEvent({
-      resource: '/v1/restaurants/{id}/reports/orders/day',
-      pathParameters: { id: 'R-1001' },
-      headers: { Authorization: `Bearer ${token}`, 'X-Platform-Id': 'TB_AE' },
-      query: { from: addDays(today, -6), to: today },
-    }),
-    lambdaContext(),
-  );
-};
+/** The orders/day sample event (events/orders-per-day.json) with the sample owner's token. */
+const report = (handler: Handler): Promise<APIGatewayProxyResult> =>
+  handler(sampleEvent('orders-per-day', token), lambdaContext());
 
 type LogLine = Record<string, unknown>;
 
