@@ -31,7 +31,8 @@ export const elapsedMs = (start: bigint): number => Number(process.hrtime.bigint
 
 /**
  * Bundles `entry` into `outfile` with the options of serverless.yml's custom.esbuild
- * (bundle, minify, sourcemap, platform node, target node22, format cjs, @aws-sdk excluded).
+ * (bundle, minify, keepNames, sourcemap, platform node, target node24, format cjs, @aws-sdk
+ * excluded).
  * Returns the bundle's size in bytes (the .cjs only, not its source map).
  */
 export const bundle = async (
@@ -44,9 +45,10 @@ export const bundle = async (
     outfile,
     bundle: true,
     minify: true,
+    keepNames: true,
     sourcemap: true,
     platform: 'node',
-    target: 'node22',
+    target: 'node24',
     format: 'cjs',
     external: ['@aws-sdk/*', ...external],
     logLevel: 'silent',

@@ -1,6 +1,6 @@
 /**
  * npm run test:runtime [-- <jest arguments>]: the handler suites on the Node major version of
- * the Lambda runtime deployed (serverless.yml's provider.runtime, nodejs22.x → Node 22), from
+ * the Lambda runtime deployed (serverless.yml's provider.runtime, nodejs24.x → Node 24), from
  * the registry's `node@<major>` package through npx, so that a difference between this
  * machine's Node and Lambda's shows here, not in production. Without Jest arguments it runs the
  * unit, security and handler/database integration suites (on the embedded PGlite unless

@@ -122,7 +122,7 @@ describe('serverless package', () => {
       for (const { lambda, method, paths } of ENDPOINTS) {
         const fn = template.Resources[lambda];
         expect(fn?.Properties).toMatchObject({
-          Runtime: 'nodejs22.x',
+          Runtime: 'nodejs24.x',
           Environment: {
             Variables: {
               JWKS_URL: KEY_SET_VARIABLES[variable],
