@@ -1,0 +1,320 @@
+/**
+ * The daily rollups under real PostgreSQL logical replication (issue 12, item 1; migration
+ * 005_report_rollups_replicated.sql; docs/data.md). Starts its own PostgreSQL (initdb into a
+ * temporary directory, as the postgres user, wal_level = logical, a free port) with two
+ * databases migrated by the project's migrations: `publisher`, seeded with the sample data, and
+ * `subscriber`. The publisher publishes the source tables of the reports (currencies,
+ * restaurants, restaurant_platforms, orders, order_lines; never the rollup tables); the
+ * subscriber subscribes with copy_data (one sync worker, see docs/data.md), so its rollups are
+ * filled first by the initial copy and then by the apply worker, which writes with
+ * session_replication_role = replica and an empty search_path. At the publisher: orders
+ * inserted alone, with lines in one statement and in bulk; totals changed; states changed from
+ * counted to uncounted and back; an order moved to another day and platform; lines changed,
+ * moved and deleted; orders deleted (their lines by the cascade, replicated as deletions of
+ * their own); a restaurant's time zone changed. Once the subscriber holds the publisher's rows,
+ * every report at the subscriber equals the live aggregation of its source rows
+ * (tests/integration/reports/live-aggregation.ts) and the rollup tables equal a full recompute.
+ * Independent of the run's database (PGlite or TEST_DATABASE_URL); skipped only where there is
+ * no initdb.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { migrate } from '../../../scripts/db/migrate';
+import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
+import { seed } from '../../../scripts/db/seed';
+import { addDays, todayIn } from '../../../scripts/dates';
+import type { IsoDate } from '../../../shared/dates';
+import { createSql, type Sql } from '../../../shared/db/client';
+import { dishesQueries } from '../../../shared/reports/dishes.sql';
+import { ordersPerDayQueries } from '../../../shared/reports/orders-per-day.sql';
+import { revenueQueries } from '../../../shared/reports/revenue.sql';
+import {
+  liveDishes,
+  liveOrdersPerDay,
+  liveRevenuePerMonth,
+  rollupTables,
+} from '../reports/live-aggregation';
+import {
+  POSTGRES_BIN,
+  startPostgresServer,
+  type PostgresServer,
+} from '../../support/postgres-server';
+
+if (!POSTGRES_BIN) {
+  process.stderr.write(
+    'replication.test.ts skipped: no initdb under /usr/lib/postgresql/<version>/bin\n',
+  );
+}
+const describeWithServer = POSTGRES_BIN ? describe : describe.skip;
+
+const SUPERUSER = 'postgres';
+const PASSWORD = 'Replication-Test-42';
+const SOURCE_TABLES = [
+  'currencies',
+  'restaurants',
+  'restaurant_platforms',
+  'orders',
+  'order_lines',
+];
+const CATCH_UP_MS = 60_000;
+
+let server: PostgresServer | undefined;
+let publisher: Sql | undefined;
+let subscriber: Sql | undefined;
+
+const connect = (database: string): Sql =>
+  createSql({
+    url: `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${String(server?.port ?? 0)}/${database}`,
+    poolMax: 2,
+    statementTimeoutMs: 60_000,
+    connectTimeoutSeconds: 10,
+  });
+
+const must = <T>(value: T | undefined): T => {
+  if (value === undefined) throw new Error('setup did not run');
+  return value;
+};
+
+/** Every source row, as text, in one digest per table. */
+const fingerprint = async (sql: Sql): Promise<string> => {
+  const rows = await sql.unsafe<{ digest: string | null }[]>(
+    SOURCE_TABLES.map(
+      (table) => `select md5(string_agg(t::text, '|' order by t::text)) as digest from ${table} t`,
+    ).join(' union all '),
+  );
+  return rows.map((row) => row.digest ?? '-').join(',');
+};
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until every table is synchronised and the subscriber holds the publisher's rows. */
+const caughtUp = async (): Promise<void> => {
+  const pub = must(publisher);
+  const sub = must(subscriber);
+  const expected = await fingerprint(pub);
+  const deadline = Date.now() + CATCH_UP_MS;
+  for (;;) {
+    const [sync] = await sub<{ pending: number }[]>`
+      select count(*)::int as pending from pg_subscription_rel where srsubstate <> 'r'`;
+    if (sync?.pending === 0 && (await fingerprint(sub)) === expected) return;
+    if (Date.now() > deadline) {
+      const status = await sub`select * from pg_stat_subscription`;
+      throw new Error(
+        `the subscriber did not catch up in ${String(CATCH_UP_MS)} ms: ${JSON.stringify(status)}\n${readFileSync(join(server?.dir ?? '', 'server.log'), 'utf8')}`,
+      );
+    }
+    await sleep(100);
+  }
+};
+
+const RESTAURANTS = SAMPLE_OWNERS.flatMap((owner) => owner.restaurants);
+const R1 = RESTAURANTS.find((r) => r.id === 'R-1001');
+const R2 = RESTAURANTS.find((r) => r.id === 'R-2001');
+
+beforeAll(async () => {
+  if (!POSTGRES_BIN) return;
+  server = await startPostgresServer({
+    superuser: SUPERUSER,
+    password: PASSWORD,
+    hba: ['host all all 127.0.0.1/32 scram-sha-256'],
+    settings: () => [
+      'wal_level = logical',
+      'max_replication_slots = 10',
+      'max_wal_senders = 10',
+      // One table copy at a time: see docs/data.md, "Replicating into the reports".
+      'max_sync_workers_per_subscription = 1',
+      'wal_receiver_status_interval = 1s',
+    ],
+  });
+  server.createDatabase('publisher');
+  server.createDatabase('subscriber');
+  publisher = connect('publisher');
+  subscriber = connect('subscriber');
+  await migrate(publisher);
+  await migrate(subscriber);
+  await seed(publisher);
+  await publisher.unsafe(`create publication reports_source for table ${SOURCE_TABLES.join(', ')}`);
+  // A subscription cannot create its slot on its own cluster (CREATE SUBSCRIPTION would wait
+  // for itself): the slot is made first at the publisher.
+  await publisher`select pg_create_logical_replication_slot('reports_subscription', 'pgoutput')`;
+  await subscriber.unsafe(
+    `create subscription reports_subscription
+       connection 'host=${server.dir} port=${String(server.port)} dbname=publisher user=${SUPERUSER}'
+       publication reports_source
+       with (create_slot = false, slot_name = 'reports_subscription', copy_data = true)`,
+  );
+  await caughtUp();
+}, 120_000);
+
+afterAll(async () => {
+  await subscriber?.unsafe('drop subscription if exists reports_subscription').catch(() => []);
+  await subscriber?.end();
+  await publisher?.end();
+  server?.stop();
+});
+
+/** Every report of every sample restaurant and platform at `sql`, and the live aggregation. */
+const reportsAndLive = async (sql: Sql) => {
+  const perDay = ordersPerDayQueries(sql);
+  const dishList = dishesQueries(sql);
+  const revenue = revenueQueries(sql);
+  const zones = await sql<{ id: string; time_zone: string }[]>`
+    select id, time_zone from restaurants order by id`;
+  const reports = [];
+  const live = [];
+  for (const { id, time_zone: zone } of zones) {
+    const restaurant = RESTAURANTS.find((r) => r.id === id);
+    const today = todayIn(zone);
+    const all = { from: addDays(today, -100), to: addDays(today, 2) };
+    const months = {
+      from: `${all.from.slice(0, 7)}-01` as IsoDate,
+      to: `${today.slice(0, 7)}-01` as IsoDate,
+    };
+    const ranges = [all, ...[0, 3, 4, 40].map((back) => ({
+      from: addDays(today, -back),
+      to: addDays(today, -back),
+    }))]; // prettier-ignore
+    for (const { platformId } of restaurant?.platforms ?? []) {
+      const scope = { restaurantId: id, platformId };
+      for (const range of ranges) {
+        reports.push({
+          scope,
+          range,
+          days: await perDay.ordersPerDay(scope, range),
+          dishes: await dishList.dishes(scope, range),
+        });
+        live.push({
+          scope,
+          range,
+          days: await liveOrdersPerDay(sql, scope, range),
+          dishes: await liveDishes(sql, scope, range),
+        });
+      }
+      reports.push({ scope, months, perMonth: await revenue.revenuePerMonth(scope, months) });
+      live.push({ scope, months, perMonth: await liveRevenuePerMonth(sql, scope, months) });
+    }
+  }
+  return { reports, live };
+};
+
+const expectExactAtSubscriber = async (): Promise<void> => {
+  const sub = must(subscriber);
+  const { reports, live } = await reportsAndLive(sub);
+  expect(reports).toEqual(live);
+  const { stored, expected } = await rollupTables(
+    sub,
+    RESTAURANTS.map((r) => r.id),
+  );
+  expect(stored.days.length).toBeGreaterThan(0);
+  expect(stored).toEqual(expected);
+};
+
+describeWithServer('daily rollups at a logical-replication subscriber', () => {
+  it('are filled exactly by the initial copy of the seeded publisher', async () => {
+    const [orders] = await must(subscriber)<{ n: number }[]>`select count(*)::int as n from orders`;
+    expect(orders?.n).toBeGreaterThan(1000);
+    await expectExactAtSubscriber();
+  });
+
+  it('stay exact through inserts, updates, state changes, deletions and a time-zone change at the publisher', async () => {
+    const pub = must(publisher);
+    const r1 = must(R1);
+    const r2 = must(R2);
+    const [tb, hs] = r1.platforms.map((p) => p.platformId);
+    const today = todayIn(r1.timeZone);
+    const at = (daysBack: number, time: string): string =>
+      `${addDays(today, -daysBack)}T${time}+04:00`;
+
+    // An order alone, then its lines in a second statement (a dish twice).
+    const [single] = await pub<{ id: string }[]>`
+      insert into orders (restaurant_id, platform_id, placed_at, state, total)
+      values (${r1.id}, ${tb ?? ''}, ${at(3, '12:00:00')}, 'PLACED', 30.5)
+      returning id::text as id`;
+    const singleId = single?.id ?? '0';
+    await pub`
+      insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+      values (${singleId}::bigint, 1, 'Replicated soup', 1, 10.5),
+             (${singleId}::bigint, 2, 'Replicated soup', 1, 10),
+             (${singleId}::bigint, 3, 'Replicated bread', 2, 5)`;
+    // An order with its lines in one statement, and orders in bulk in one transaction.
+    await pub`
+      with o as (
+        insert into orders (restaurant_id, platform_id, placed_at, state, total)
+        values (${r1.id}, ${hs ?? ''}, ${at(4, '23:59:59')}, 'DELIVERED', 42.5) returning id
+      )
+      insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+      select o.id, l.n, 'Replicated wrap', l.n, 8.5 from o cross join generate_series(1, 2) as l(n)`;
+    const bulk = await pub.begin(async (tx) => {
+      const ids = await tx<{ id: string }[]>`
+        insert into orders (restaurant_id, platform_id, placed_at, state, total)
+        select ${r1.id}, ${tb ?? ''}, ${at(0, '00:30:00')}::timestamptz + n * interval '1 hour',
+               case when n % 3 = 0 then 'CANCELLED' else 'ACCEPTED' end, 10 + n
+        from generate_series(1, 12) as n
+        returning id::text as id`;
+      await tx`
+        insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+        select o.id::bigint, l.n, case when l.n = 2 then 'Replicated tea' else 'Replicated rice' end,
+               1, 2.25
+        from unnest(${ids.map((row) => row.id)}::text[]) as o(id)
+        cross join generate_series(1, 3) as l(n)`;
+      return ids.map((row) => row.id);
+    });
+    await caughtUp();
+    await expectExactAtSubscriber();
+
+    // Totals, states counted ↔ uncounted, an order moved to another day and platform.
+    await pub`update orders set total = total + 1.125 where id = ${singleId}::bigint`;
+    await pub`update orders set state = 'CANCELLED' where id = any(${bulk.slice(0, 4)}::text[]::bigint[])`;
+    await pub`update orders set state = 'DELIVERED' where id = ${bulk[5] ?? '0'}::bigint`;
+    await pub`
+      update orders set placed_at = placed_at - interval '2 days', platform_id = ${hs ?? ''}
+      where id = ${bulk[6] ?? '0'}::bigint`;
+    await pub`
+      update orders set state = 'REJECTED'
+      where id = (select min(id) from orders where restaurant_id = ${r2.id} and state = 'DELIVERED')`;
+    // Lines changed: renamed (the dish's order count moves), repriced, moved to another order.
+    await pub`update order_lines set dish_name = 'Replicated bread' where order_id = ${singleId}::bigint and line_no = 1`;
+    await pub`update order_lines set unit_price = unit_price * 2 where order_id = ${bulk[7] ?? '0'}::bigint`;
+    await pub`
+      update order_lines set order_id = ${bulk[8] ?? '0'}::bigint, line_no = 10
+      where order_id = ${bulk[9] ?? '0'}::bigint and line_no = 2`;
+    // Deletions: a line, a dish's last line, orders with their lines (the cascade).
+    await pub`delete from order_lines where order_id = ${singleId}::bigint and line_no = 3`;
+    await pub`delete from order_lines where order_id = ${bulk[10] ?? '0'}::bigint and dish_name = 'Replicated tea'`;
+    await pub`delete from orders where id = any(${[bulk[1] ?? '0', bulk[11] ?? '0']}::text[]::bigint[])`;
+    await pub`
+      delete from orders
+      where id in (select id from orders where restaurant_id = ${r2.id} order by id limit 5)`;
+    await caughtUp();
+    await expectExactAtSubscriber();
+
+    // A time-zone change re-files the restaurant's orders at the subscriber too.
+    await pub`update restaurants set time_zone = 'America/Havana' where id = ${r2.id}`;
+    await caughtUp();
+    const [zone] = await must(subscriber)<{ time_zone: string }[]>`
+      select time_zone from restaurants where id = ${r2.id}`;
+    expect(zone?.time_zone).toBe('America/Havana');
+    await expectExactAtSubscriber();
+  }, 120_000);
+
+  it('never stop on a rollup out of step: the apply worker carries on and the subscription stays enabled', async () => {
+    const pub = must(publisher);
+    const sub = must(subscriber);
+    const r1 = must(R1);
+    // Drift made on purpose at the subscriber: the day rows of R-1001 gone.
+    await sub`delete from report_daily_orders where restaurant_id = ${r1.id}`;
+    await pub`
+      delete from orders
+      where id in (select id from orders where restaurant_id = ${r1.id} and state = 'DELIVERED'
+                   order by id limit 3)`;
+    await caughtUp();
+    const [subscription] = await sub<{ enabled: boolean; pid: number | null }[]>`
+      select s.subenabled as enabled, st.pid
+      from pg_subscription s join pg_stat_subscription st on st.subid = s.oid
+      where s.subname = 'reports_subscription' and st.relid is null`;
+    expect(subscription?.enabled).toBe(true);
+    expect(typeof subscription?.pid).toBe('number');
+    await sub`select report_rollups_rebuild(${r1.id})`;
+    await expectExactAtSubscriber();
+  }, 60_000);
+});
