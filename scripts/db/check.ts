@@ -1,0 +1,31 @@
+/**
+ * npm run db:check — compares the daily rollups with their source rows at DATABASE_URL, per
+ * restaurant, platform and day (scripts/db/drift.ts; docs/data.md "The drift check"):
+ *   --from YYYY-MM-DD --to YYYY-MM-DD   range days compared (default: every day)
+ *   --restaurant ID                     one restaurant (default: every restaurant)
+ *   --repair                            recompute the drifted restaurants, one per transaction
+ *   --metrics                           print the RollupDrift metric as one EMF line
+ * Exit status: 0 the rollups equal their source rows (after the repair, with --repair), 1 they
+ * differ, 2 bad arguments or no DATABASE_URL.
+ */
+import { createSql } from '../../shared/db/client';
+import { CHECK_USAGE, parseCheckArgs, runCheck } from './drift';
+
+const parsed = parseCheckArgs(process.argv.slice(2));
+if ('error' in parsed) {
+  process.stderr.write(`${parsed.error}\n${CHECK_USAGE}\n`);
+  process.exit(2);
+}
+const url = process.env.DATABASE_URL?.trim();
+if (!url) {
+  process.stderr.write(`DATABASE_URL is not set.\n${CHECK_USAGE}\n`);
+  process.exit(2);
+}
+const sql = createSql({ url, poolMax: 1, statementTimeoutMs: 600_000, connectTimeoutSeconds: 10 });
+try {
+  process.exitCode = await runCheck(sql, parsed.options, (line) => {
+    process.stdout.write(`${line}\n`);
+  });
+} finally {
+  await sql.end();
+}
