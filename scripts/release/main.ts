@@ -1,0 +1,15 @@
+/**
+ * npm run package -- [--stage S] [--region R[,…]]… [--out DIR] [--check]
+ * npm run deploy -- --stage S [--region R[,…]]… [--out DIR]
+ * Every AWS region of a stage, packaged (and deployed) one after another: scripts/release/release.ts.
+ * Exit 0 done, 1 a setting missing or a region failed, 2 bad arguments.
+ */
+import { nodeIo, runRelease } from './release';
+
+const [command, ...args] = process.argv.slice(2);
+if (command !== 'package' && command !== 'deploy') {
+  process.stderr.write('usage: tsx scripts/release/main.ts package|deploy [options]\n');
+  process.exitCode = 2;
+} else {
+  process.exitCode = await runRelease(command, args, process.env, nodeIo(process.env));
+}

@@ -1,0 +1,66 @@
+/**
+ * scripts/release/arguments.ts: the arguments of `npm run package` and `npm run deploy`.
+ */
+import { parseReleaseArguments } from '../../../scripts/release/arguments';
+import { ReleaseUsageError } from '../../../scripts/release/regions';
+
+const PLACES = { cwd: '/home/me/work', root: '/repo' };
+
+describe('parseReleaseArguments', () => {
+  it('packages dev by default into .serverless-packages/<stage> under the project', () => {
+    expect(parseReleaseArguments('package', [], PLACES)).toEqual({
+      stage: 'dev',
+      regions: [],
+      out: '/repo/.serverless-packages/dev',
+      check: false,
+    });
+  });
+
+  it('reads --stage, repeated and comma-separated --region without repeats, and --out', () => {
+    // Act
+    const parsed = parseReleaseArguments(
+      'deploy',
+      [
+        '--stage',
+        'production',
+        '--region',
+        'sa-east-1, eu-west-1',
+        '--region=me-central-1',
+        '--region',
+        'sa-east-1',
+        '--out',
+        'build/packages',
+      ],
+      PLACES,
+    );
+
+    // Assess: a relative --out from where npm was run
+    expect(parsed).toEqual({
+      stage: 'production',
+      regions: ['sa-east-1', 'eu-west-1', 'me-central-1'],
+      out: '/home/me/work/build/packages',
+      check: false,
+    });
+    expect(parseReleaseArguments('package', ['--out', '/tmp/p', '--check'], PLACES)).toMatchObject({
+      out: '/tmp/p',
+      check: true,
+    });
+  });
+
+  it('answers --help', () => {
+    expect(parseReleaseArguments('deploy', ['--help'], PLACES)).toBe('help');
+  });
+
+  it.each([
+    ['deploy', [], '--stage is required: the stage to deploy, such as production'],
+    ['deploy', ['--stage', 'production', '--check'], '--check is for npm run package'],
+    ['package', ['--stage', ' '], '--stage is empty'],
+    ['package', ['--region', 'eu-west-1,'], '--region names an empty region'],
+    ['package', ['--out', ''], '--out is empty'],
+    ['package', ['--param', 'A=b'], "Unknown option '--param'"],
+    ['package', ['production'], 'positional argument'],
+  ] as const)('%s %j: refused (%s)', (command, args, message) => {
+    expect(() => parseReleaseArguments(command, args, PLACES)).toThrow(ReleaseUsageError);
+    expect(() => parseReleaseArguments(command, args, PLACES)).toThrow(message);
+  });
+});
