@@ -1,15 +1,17 @@
 /**
  * `serverless package` per stage and region, offline: the generated CloudFormation has one
  * function per endpoint of the catalogue (serverless.yml's functions are generated from it) and
- * routes its method and OPTIONS on each of its paths to it (no mock CORS integration), gives
- * each function the key-set URL of its portal environment and the database secret of its region
- * (DATABASE_SECRET_ARN_<REGION>), and carries the gateway responses. The database variables
- * themselves are tested in database-secret.test.ts. cfn-lint finds no error in any template
- * packaged (skipped, and shown as skipped, when cfn-lint is not on PATH).
+ * routes its method and OPTIONS on each of its paths to it, through its `live` alias (no mock
+ * CORS integration), gives each function the key-set URL of its portal environment and the
+ * database secret of its region (DATABASE_SECRET_ARN_<REGION>), and carries the gateway
+ * responses. The database variables themselves are tested in database-secret.test.ts, the
+ * operations (alarms, stage, aliases) in operations.test.ts. cfn-lint finds no error in any
+ * template packaged (skipped, and shown as skipped, when cfn-lint is not on PATH).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { aliasLogicalId } from '../../../build/operations';
 import { catalogue } from '../../../shared/catalogue';
 import { CFN_LINT_AVAILABLE, lintTemplate } from '../../support/cfn-lint';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
@@ -139,7 +141,8 @@ describe('serverless package', () => {
           });
           for (const route of methods) {
             expect(route.integration).toContain('AWS_PROXY');
-            expect(route.integration).toContain(lambda);
+            // Through the function's live alias (build/operations.ts), never $LATEST.
+            expect(route.integration).toContain(JSON.stringify({ Ref: aliasLogicalId(lambda) }));
           }
         }
       }

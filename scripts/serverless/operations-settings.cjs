@@ -1,0 +1,29 @@
+/**
+ * Resolves the operations settings for serverless.yml (build/operations.ts, loaded with tsx):
+ * the alarms and their thresholds, X-Ray tracing, the stage's throttling, the account's API
+ * Gateway CloudWatch role and the metrics namespace. Each is an environment variable or the
+ * serverless param of the same name, and its regional form (ALARM_TOPIC_ARN_EU_WEST_1) wins for
+ * that region. A bad value fails packaging with a message naming the variable it came from.
+ *
+ * `settings` goes to custom.operations, which the plugin scripts/serverless/operations.js hands
+ * to build/operations.ts once osls has compiled the template; `tracing` to
+ * provider.tracing.lambda; `metricsNamespace` to the functions' METRICS_NAMESPACE.
+ */
+'use strict';
+
+module.exports = async ({ resolveVariable }) => {
+  const { regionalOrPlain } = await import('./variables.cjs');
+  const { tsImport } = await import('tsx/esm/api');
+  const { OPERATIONS_VARIABLES, operationsSettings } = await tsImport(
+    '../../build/operations.ts',
+    __filename,
+  );
+  const stage = await resolveVariable('sls:stage');
+  const region = await resolveVariable('self:provider.region');
+  const raw = {};
+  for (const name of OPERATIONS_VARIABLES) {
+    raw[name] = await regionalOrPlain(resolveVariable, name, region);
+  }
+  const settings = operationsSettings(raw, { stage, region });
+  return { settings, tracing: settings.tracing, metricsNamespace: settings.metricsNamespace };
+};

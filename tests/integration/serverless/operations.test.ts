@@ -1,0 +1,334 @@
+/**
+ * The packaged template is operable (build/operations.ts, scripts/serverless/operations.js,
+ * docs/operations.md). Through a real `serverless package --stage production --region
+ * eu-west-1` (offline): the alarms with their thresholds (a changed one from the environment,
+ * a regional form, and the topic they notify), the stage the template owns (throttling,
+ * tracing, JSON access logs that hold no header, token or query), the Deployment without a
+ * StageName and depending on the gateway responses, one `live` alias per function and every
+ * integration and permission on it, X-Ray on the functions with the role allowed to write
+ * traces; cfn-lint passes when it is on PATH. A bad setting fails packaging naming the variable,
+ * and the plugin refuses the osls settings that would make osls patch the stage after deploy.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { reservedConcurrencyVariable } from '../../../build/serverless';
+import { catalogue } from '../../../shared/catalogue';
+import { CFN_LINT_AVAILABLE, lintTemplate } from '../../support/cfn-lint';
+import { ROOT, run, SERVERLESS } from '../../support/processes';
+
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-production-alarms';
+const OPERATIONS_NAMES = [
+  'ALARMS',
+  'ALARM_TOPIC_ARN',
+  'ALARM_5XX_RATE',
+  'ALARM_P99_LATENCY_MS',
+  'ALARM_THROTTLES',
+  'ALARM_KEY_SET_FAILURES',
+  'ALARM_DATABASE_ERRORS',
+  'TRACING',
+  'API_THROTTLE_RATE',
+  'API_THROTTLE_BURST',
+  'API_GATEWAY_CLOUDWATCH_ROLE',
+  'METRICS_NAMESPACE',
+].flatMap((name) => [name, `${name}_EU_WEST_1`]);
+/** The packaging environment, with nothing leaking in from the caller's. */
+const ENV = {
+  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
+  JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
+  DATABASE_URL: 'postgres://db.example:5432/reports',
+  DATABASE_SECRET_ARN:
+    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123',
+  DATABASE_SECRET_ARN_EU_WEST_1: '',
+  DATABASE_SECRET_KMS_KEY_ARN: '',
+  DATABASE_SECRET_KMS_KEY_ARN_EU_WEST_1: '',
+  DATABASE_URL_EU_WEST_1: '',
+  VPC_SUBNET_IDS: '',
+  VPC_SECURITY_GROUP_IDS: '',
+  VPC_SUBNET_IDS_EU_WEST_1: '',
+  VPC_SECURITY_GROUP_IDS_EU_WEST_1: '',
+  RESERVED_CONCURRENCY: '',
+  DB_MAX_CONNECTIONS: '',
+  DB_POOL_MAX: '',
+  DB_TLS: '',
+  ...Object.fromEntries(
+    catalogue.map((endpoint) => [reservedConcurrencyVariable(endpoint.function), '']),
+  ),
+  ...Object.fromEntries(OPERATIONS_NAMES.map((name) => [name, ''])),
+};
+
+type Resource = {
+  Type: string;
+  Properties: Record<string, unknown>;
+  DependsOn?: string | string[];
+};
+type Template = { Resources: Record<string, Resource> };
+
+const workFolder = `.esbuild-test-operations-${process.pid}`;
+const outputs: string[] = [];
+afterAll(() => {
+  for (const path of [join(ROOT, workFolder), ...outputs]) {
+    rmSync(path, { recursive: true, force: true });
+  }
+});
+
+const packageWith = async (env: Record<string, string>, params: readonly string[] = []) => {
+  const out = mkdtempSync(join(tmpdir(), 'portal-operations-'));
+  outputs.push(out);
+  const result = await run(
+    [
+      SERVERLESS,
+      'package',
+      '--stage',
+      'production',
+      '--region',
+      'eu-west-1',
+      '--package',
+      out,
+      ...params.flatMap((param) => ['--param', param]),
+    ],
+    { ...ENV, ...env, ESBUILD_WORK_FOLDER: workFolder },
+  );
+  return { out, result };
+};
+
+const templatePath = (out: string) => join(out, 'cloudformation-template-update-stack.json');
+const readTemplate = (out: string) =>
+  JSON.parse(readFileSync(templatePath(out), 'utf8')) as Template;
+const ofType = (template: Template, type: string) =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+/** The production package of the first test, read by the others. */
+let packaged: Promise<{ out: string; template: Template }> | undefined;
+const productionPackage = () => {
+  packaged ??= packageWith(
+    {
+      ALARM_TOPIC_ARN: TOPIC,
+      ALARM_P99_LATENCY_MS: '1500',
+      API_THROTTLE_BURST: '999',
+      API_THROTTLE_BURST_EU_WEST_1: '300',
+    },
+    ['ALARM_DATABASE_ERRORS=8'],
+  ).then(({ out, result }) => {
+    expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
+    return { out, template: readTemplate(out) };
+  });
+  return packaged;
+};
+
+describe('serverless package: operations', () => {
+  it('alarms on the 5xx rate, p99 latency, throttles, key-set failures and database errors, notifying the topic', async () => {
+    const { template } = await productionPackage();
+
+    const alarms = Object.fromEntries(
+      ofType(template, 'AWS::CloudWatch::Alarm').map(([id, alarm]) => [id, alarm.Properties]),
+    );
+    expect(Object.keys(alarms).sort()).toEqual([
+      'ApiGateway5xxRateAlarm',
+      'ApiGatewayP99LatencyAlarm',
+      'DatabaseErrorsAlarm',
+      'KeySetFailuresAlarm',
+      'LambdaThrottlesAlarm',
+    ]);
+    const api = [
+      { Name: 'ApiName', Value: 'production-portal-service-api' },
+      { Name: 'Stage', Value: 'production' },
+    ];
+    const service = [{ Name: 'Service', Value: 'portal-service-api-production' }];
+    expect(alarms).toMatchObject({
+      ApiGateway5xxRateAlarm: { MetricName: '5XXError', Dimensions: api, Threshold: 0.05 },
+      // Changed from the environment.
+      ApiGatewayP99LatencyAlarm: { MetricName: 'Latency', Dimensions: api, Threshold: 1500 },
+      LambdaThrottlesAlarm: { Threshold: 1, TreatMissingData: 'notBreaching' },
+      KeySetFailuresAlarm: {
+        Namespace: 'PortalServiceApi',
+        MetricName: 'KeySetFailures',
+        Dimensions: service,
+        Threshold: 3,
+        TreatMissingData: 'notBreaching',
+      },
+      // Changed by a serverless param.
+      DatabaseErrorsAlarm: {
+        Namespace: 'PortalServiceApi',
+        MetricName: 'DatabaseErrors',
+        Dimensions: service,
+        Threshold: 8,
+        TreatMissingData: 'notBreaching',
+      },
+    });
+    for (const alarm of Object.values(alarms)) {
+      expect(alarm).toMatchObject({ AlarmActions: [TOPIC], OKActions: [TOPIC] });
+      expect(alarm.AlarmDescription).toMatch(/docs\/operations\.md#/);
+    }
+    // Every function's throttles, and the functions publish the metrics the alarms read.
+    const throttled = JSON.stringify(alarms.LambdaThrottlesAlarm?.Metrics);
+    const functions = ofType(template, 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(catalogue.length);
+    for (const [id, fn] of functions) {
+      expect(throttled).toContain(JSON.stringify({ Ref: id }));
+      expect(fn.Properties.Environment).toMatchObject({
+        Variables: {
+          METRICS_NAMESPACE: 'PortalServiceApi',
+          METRICS_SERVICE: 'portal-service-api-production',
+        },
+      });
+    }
+  });
+
+  it('owns the stage: throttling, tracing and a JSON access log with no header, token or query', async () => {
+    const { template } = await productionPackage();
+
+    const stages = ofType(template, 'AWS::ApiGateway::Stage');
+    expect(stages.map(([id]) => id)).toEqual(['ApiGatewayStage']);
+    const [[, stage] = ['', { Type: '', Properties: {} }]] = stages;
+    const [[deploymentId, deployment] = ['', { Type: '', Properties: {} }]] = ofType(
+      template,
+      'AWS::ApiGateway::Deployment',
+    );
+    expect(stage.Properties).toMatchObject({
+      StageName: 'production',
+      DeploymentId: { Ref: deploymentId },
+      TracingEnabled: true,
+      AccessLogSetting: { DestinationArn: { 'Fn::GetAtt': ['ApiGatewayLogGroup', 'Arn'] } },
+      // The regional form wins over API_THROTTLE_BURST; the rate is production's default.
+      MethodSettings: [
+        {
+          ResourcePath: '/*',
+          HttpMethod: '*',
+          ThrottlingRateLimit: 200,
+          ThrottlingBurstLimit: 300,
+          LoggingLevel: 'OFF',
+          DataTraceEnabled: false,
+        },
+      ],
+    });
+    const format = String(
+      (stage.Properties.AccessLogSetting as { Format: string } | undefined)?.Format,
+    );
+    for (const field of [
+      '$context.requestId',
+      '$context.resourcePath',
+      '$context.httpMethod',
+      '$context.status',
+      '$context.responseLatency',
+      '$context.integrationLatency',
+      '$context.identity.sourceIp',
+    ]) {
+      expect(format).toContain(field);
+    }
+    expect(format).not.toMatch(/\$context\.authorizer|header|querystring|\$context\.path/i);
+    expect(template.Resources.ApiGatewayLogGroup?.Properties).toEqual({
+      LogGroupName: '/aws/api-gateway/portal-service-api-production',
+      RetentionInDays: 30,
+    });
+
+    // The Deployment makes no stage of its own, and publishes the gateway responses too.
+    expect(deployment.Properties).not.toHaveProperty('StageName');
+    const responses = ofType(template, 'AWS::ApiGateway::GatewayResponse').map(([id]) => id);
+    expect(responses).toHaveLength(5);
+    expect(deployment.DependsOn).toEqual(expect.arrayContaining(responses));
+
+    // X-Ray on every function, and the role may write the traces.
+    for (const [, fn] of ofType(template, 'AWS::Lambda::Function')) {
+      expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    }
+    expect(JSON.stringify(template.Resources.IamRoleLambdaExecution)).toContain(
+      '"xray:PutTraceSegments","xray:PutTelemetryRecords"',
+    );
+  });
+
+  it('has API Gateway call a live alias of each function, on the version it publishes', async () => {
+    const { template } = await productionPackage();
+
+    const functions = ofType(template, 'AWS::Lambda::Function').map(([id]) => id);
+    const aliases = ofType(template, 'AWS::Lambda::Alias');
+    expect(aliases).toHaveLength(functions.length);
+    const aliasOf = new Map<string, string>();
+    for (const [id, alias] of aliases) {
+      const fn = (alias.Properties.FunctionName as { Ref: string }).Ref;
+      const version = (alias.Properties.FunctionVersion as { 'Fn::GetAtt': [string, string] })[
+        'Fn::GetAtt'
+      ];
+      expect(alias.Properties.Name).toBe('live');
+      expect(template.Resources[version[0]]).toMatchObject({
+        Type: 'AWS::Lambda::Version',
+        Properties: { FunctionName: { Ref: fn } },
+      });
+      aliasOf.set(fn, id);
+    }
+    expect([...aliasOf.keys()].sort()).toEqual([...functions].sort());
+
+    const aliasIds = [...aliasOf.values()];
+    const methods = ofType(template, 'AWS::ApiGateway::Method');
+    expect(methods.length).toBeGreaterThanOrEqual(2 * catalogue.length);
+    for (const [id, method] of methods) {
+      const uri = JSON.stringify(
+        (method.Properties.Integration as { Uri: unknown } | undefined)?.Uri,
+      );
+      const target = aliasIds.find((alias) => uri.includes(JSON.stringify({ Ref: alias })));
+      expect({ id, target: target !== undefined }).toEqual({ id, target: true });
+      expect(uri).not.toContain('LambdaFunction');
+    }
+    const permissions = ofType(template, 'AWS::Lambda::Permission');
+    expect(permissions).toHaveLength(functions.length);
+    for (const [, permission] of permissions) {
+      expect(aliasIds).toContain((permission.Properties.FunctionName as { Ref?: string }).Ref);
+    }
+  });
+
+  const withCfnLint = CFN_LINT_AVAILABLE ? it : it.skip;
+  withCfnLint(
+    'passes cfn-lint',
+    async () => {
+      const { out } = await productionPackage();
+
+      const lint = lintTemplate(templatePath(out), 'eu-west-1');
+      expect({ ok: lint.ok, output: lint.output }).toEqual({
+        ok: true,
+        output: expect.any(String) as unknown,
+      });
+    },
+    120_000,
+  );
+
+  it.each([
+    ['API_THROTTLE_RATE', 'abc', 'API_THROTTLE_RATE is "abc"'],
+    ['ALARM_TOPIC_ARN_EU_WEST_1', 'nonsense', 'ALARM_TOPIC_ARN_EU_WEST_1 is "nonsense"'],
+  ])('fails packaging, naming %s, on %s', async (name, value, message) => {
+    const { result } = await packageWith({ [name]: value });
+
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain(message);
+  });
+});
+
+/** The plugin, plain JavaScript that osls loads: typed here by what the test uses of it. */
+type PluginClass = new (
+  serverless: unknown,
+  options: unknown,
+  utils: unknown,
+) => { addOperations: () => Promise<void> };
+const PLUGIN = '../../../scripts/serverless/operations.js';
+
+describe('scripts/serverless/operations.js', () => {
+  it.each([
+    [{ logs: { restApi: true } }, 'provider.logs.restApi'],
+    [{ tracing: { lambda: true, apiGateway: true } }, 'provider.tracing.apiGateway'],
+    [{ apiGateway: { metrics: true } }, 'provider.apiGateway.metrics'],
+    [{ tags: { team: 'portal' } }, 'provider.tags'],
+  ])('refuses %j, which would have osls patch the stage after deploy', async (provider, name) => {
+    // Prepare
+    const { default: OperationsPlugin } = (await import(PLUGIN)) as { default: PluginClass };
+    const plugin = new OperationsPlugin(
+      { service: { service: 'portal-service-api', provider, custom: {} } },
+      {},
+      { log: { verbose: () => undefined } },
+    );
+
+    // Act
+    const added = plugin.addOperations();
+
+    // Assess
+    await expect(added).rejects.toThrow(`${name}: the stage is ApiGatewayStage in the template`);
+  });
+});

@@ -1,0 +1,702 @@
+/**
+ * build/operations.ts: the settings packaging reads (defaults per stage, every bad value refused
+ * naming its variable) and what it adds to the template osls compiles, on a template shaped as
+ * osls 4 compiles ours (a function, its retained version, GET and OPTIONS proxy methods, an
+ * invoke permission per function, a Deployment with StageName, the gateway responses merged
+ * from serverless.yml): the live aliases, the stage the template owns, and the alarms.
+ */
+import {
+  ACCESS_LOG_FORMAT,
+  aliasLogicalId,
+  alarms,
+  liveAliases,
+  OPERATIONS_VARIABLES,
+  operationsSettings,
+  ownedStage,
+  withOperations,
+  type OperationsSettings,
+  type OperationsVariable,
+  type RawOperationsSettings,
+  type Resource,
+  type Template,
+} from '../../../build/operations';
+
+const CONTEXT = { service: 'portal-service-api', logRetentionInDays: 30 };
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-alarms';
+
+/** The settings as read with nothing set but `values` (each from the variable of its name). */
+const raw = (values: Partial<Record<string, string>> = {}): RawOperationsSettings =>
+  Object.fromEntries(
+    OPERATIONS_VARIABLES.map((name) => [name, { variable: name, value: values[name] ?? '' }]),
+  ) as RawOperationsSettings;
+
+const settingsFor = (
+  stage: string,
+  values: Partial<Record<OperationsVariable, string>> = {},
+): OperationsSettings => operationsSettings(raw(values), { stage, region: 'eu-west-1' });
+
+const capitalised = (fn: string) => `${fn.charAt(0).toUpperCase()}${fn.slice(1)}`;
+const functionArn = (fn: string) => ({ 'Fn::GetAtt': [`${capitalised(fn)}LambdaFunction`, 'Arn'] });
+const uri = (target: unknown) => ({
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':apigateway:',
+      { Ref: 'AWS::Region' },
+      ':lambda:path/2015-03-31/functions/',
+      target,
+      '/invocations',
+    ],
+  ],
+});
+const GATEWAY_RESPONSES = ['GatewayResponseThrottled', 'GatewayResponseDefault5XX'];
+
+/** A template as osls compiles ours, with serverless.yml's resources merged in. */
+const compiledTemplate = (functions: readonly string[] = ['ordersPerDay', 'dishes']): Template => {
+  const resources: Record<string, Resource> = {
+    ApiGatewayRestApi: {
+      Type: 'AWS::ApiGateway::RestApi',
+      Properties: {
+        Name: 'production-portal-service-api',
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+      },
+    },
+  };
+  const methods: string[] = [];
+  for (const fn of functions) {
+    const id = capitalised(fn);
+    resources[`${id}LogGroup`] = {
+      Type: 'AWS::Logs::LogGroup',
+      Properties: {
+        LogGroupName: `/aws/lambda/portal-service-api-production-${fn}`,
+        RetentionInDays: 30,
+      },
+    };
+    resources[`${id}LambdaFunction`] = {
+      Type: 'AWS::Lambda::Function',
+      Properties: { FunctionName: `portal-service-api-production-${fn}`, Runtime: 'nodejs22.x' },
+      DependsOn: [`${id}LogGroup`],
+    };
+    resources[`${id}LambdaVersionAbC123`] = {
+      Type: 'AWS::Lambda::Version',
+      DeletionPolicy: 'Retain',
+      Properties: { FunctionName: { Ref: `${id}LambdaFunction` }, CodeSha256: 'c2hh' },
+    };
+    resources[`${id}LambdaPermissionApiGateway`] = {
+      Type: 'AWS::Lambda::Permission',
+      Properties: {
+        FunctionName: functionArn(fn),
+        Action: 'lambda:InvokeFunction',
+        Principal: 'apigateway.amazonaws.com',
+        SourceArn: { 'Fn::Join': ['', ['arn:', { Ref: 'ApiGatewayRestApi' }, '/*/*']] },
+      },
+    };
+    for (const method of ['Get', 'Options']) {
+      const methodId = `ApiGatewayMethodV1${id}${method}`;
+      methods.push(methodId);
+      resources[methodId] = {
+        Type: 'AWS::ApiGateway::Method',
+        Properties: {
+          HttpMethod: method.toUpperCase(),
+          RestApiId: { Ref: 'ApiGatewayRestApi' },
+          AuthorizationType: 'NONE',
+          Integration: {
+            IntegrationHttpMethod: 'POST',
+            Type: 'AWS_PROXY',
+            Uri: uri(functionArn(fn)),
+          },
+          MethodResponses: [],
+        },
+        DependsOn: [`${id}LambdaPermissionApiGateway`],
+      };
+    }
+  }
+  resources.ApiGatewayDeployment1795607321162 = {
+    Type: 'AWS::ApiGateway::Deployment',
+    Properties: { RestApiId: { Ref: 'ApiGatewayRestApi' }, StageName: 'production' },
+    DependsOn: methods,
+  };
+  for (const id of GATEWAY_RESPONSES) {
+    resources[id] = {
+      Type: 'AWS::ApiGateway::GatewayResponse',
+      Properties: { RestApiId: { Ref: 'ApiGatewayRestApi' }, ResponseType: 'THROTTLED' },
+    };
+  }
+  return { AWSTemplateFormatVersion: '2010-09-09', Resources: resources, Outputs: {} };
+};
+
+const ofType = (resources: Record<string, Resource>, type: string) =>
+  Object.fromEntries(Object.entries(resources).filter(([, r]) => r.Type === type));
+
+describe('operationsSettings', () => {
+  it.each([
+    ['dev', false, 20, 40],
+    ['local', false, 20, 40],
+    ['staging', true, 50, 100],
+    ['production', true, 200, 400],
+  ])(
+    '%s: alarms %s, throttled at %d/s with a burst of %d, tracing on, by default',
+    (stage, on, rate, burst) => {
+      // Act
+      const settings = settingsFor(stage);
+
+      // Assess
+      expect(settings).toEqual({
+        stage,
+        region: 'eu-west-1',
+        alarms: {
+          enabled: on,
+          fiveXxRate: 0.05,
+          p99LatencyMs: 3000,
+          throttles: 1,
+          keySetFailures: 3,
+          databaseErrors: 5,
+        },
+        tracing: true,
+        throttle: { rate, burst },
+        cloudWatchRole: 'existing',
+        metricsNamespace: 'PortalServiceApi',
+      });
+    },
+  );
+
+  it('takes every value that is set', () => {
+    // Act
+    const settings = settingsFor('dev', {
+      ALARMS: 'true',
+      ALARM_TOPIC_ARN: TOPIC,
+      ALARM_5XX_RATE: '0.02',
+      ALARM_P99_LATENCY_MS: '1500',
+      ALARM_THROTTLES: '10',
+      ALARM_KEY_SET_FAILURES: '1',
+      ALARM_DATABASE_ERRORS: '20',
+      TRACING: 'false',
+      API_THROTTLE_RATE: '12.5',
+      API_THROTTLE_BURST: '25',
+      API_GATEWAY_CLOUDWATCH_ROLE: 'create',
+      METRICS_NAMESPACE: 'Brand/Portal',
+    });
+
+    // Assess
+    expect(settings).toEqual({
+      stage: 'dev',
+      region: 'eu-west-1',
+      alarms: {
+        enabled: true,
+        topicArn: TOPIC,
+        fiveXxRate: 0.02,
+        p99LatencyMs: 1500,
+        throttles: 10,
+        keySetFailures: 1,
+        databaseErrors: 20,
+      },
+      tracing: false,
+      throttle: { rate: 12.5, burst: 25 },
+      cloudWatchRole: 'create',
+      metricsNamespace: 'Brand/Portal',
+    });
+  });
+
+  it('turns the alarms of a stage that has them off with ALARMS=false', () => {
+    expect(settingsFor('production', { ALARMS: 'false' }).alarms.enabled).toBe(false);
+  });
+
+  it.each([
+    ['ALARMS', 'yes', 'ALARMS is "yes": expected true or false'],
+    ['TRACING', 'on', 'TRACING is "on": expected true or false'],
+    ['ALARM_5XX_RATE', '5%', 'ALARM_5XX_RATE is "5%": expected a number from 0.001 to 1'],
+    ['ALARM_5XX_RATE', '2', 'ALARM_5XX_RATE is "2": expected a number from 0.001 to 1'],
+    [
+      'ALARM_P99_LATENCY_MS',
+      '3s',
+      'ALARM_P99_LATENCY_MS is "3s": expected a whole number from 1 to 29000',
+    ],
+    ['ALARM_P99_LATENCY_MS', '30000', 'ALARM_P99_LATENCY_MS is "30000"'],
+    ['ALARM_THROTTLES', '0', 'ALARM_THROTTLES is "0": expected a whole number from 1 to 1000000'],
+    ['ALARM_KEY_SET_FAILURES', '1.5', 'ALARM_KEY_SET_FAILURES is "1.5"'],
+    ['ALARM_DATABASE_ERRORS', '-1', 'ALARM_DATABASE_ERRORS is "-1"'],
+    ['API_THROTTLE_RATE', 'abc', 'API_THROTTLE_RATE is "abc": expected a number from 1 to 10000'],
+    ['API_THROTTLE_RATE', '0', 'API_THROTTLE_RATE is "0"'],
+    [
+      'API_THROTTLE_BURST',
+      '100.5',
+      'API_THROTTLE_BURST is "100.5": expected a whole number from 1 to 5000',
+    ],
+    ['API_THROTTLE_BURST', '6000', 'API_THROTTLE_BURST is "6000"'],
+    [
+      'API_GATEWAY_CLOUDWATCH_ROLE',
+      'arn:aws:iam::1:role/x',
+      'API_GATEWAY_CLOUDWATCH_ROLE is "arn:aws:iam::1:role/x": expected existing or create',
+    ],
+    [
+      'ALARM_TOPIC_ARN',
+      'nonsense',
+      'ALARM_TOPIC_ARN is "nonsense": expected a standard SNS topic ARN',
+    ],
+    ['ALARM_TOPIC_ARN', `${TOPIC}.fifo`, 'ALARM_TOPIC_ARN is'],
+    ['ALARM_TOPIC_ARN', 'arn:aws:sqs:eu-west-1:123456789012:queue', 'ALARM_TOPIC_ARN is'],
+    [
+      'ALARM_TOPIC_ARN',
+      'arn:aws:sns:us-east-1:123456789012:portal-alarms',
+      'ALARM_TOPIC_ARN names a topic in us-east-1: an alarm of eu-west-1 can only notify a topic of eu-west-1',
+    ],
+    ['METRICS_NAMESPACE', 'AWS/Lambda', 'METRICS_NAMESPACE is "AWS/Lambda"'],
+    ['METRICS_NAMESPACE', 'Portal$Api', 'METRICS_NAMESPACE is "Portal$Api"'],
+  ] as const)('refuses %s=%s with a TypeError naming it', (name, value, message) => {
+    // Act
+    const read = () => settingsFor('production', { [name]: value });
+
+    // Assess
+    expect(read).toThrow(TypeError);
+    expect(read).toThrow(message);
+  });
+
+  it('names the variable the value came from: a regional form', () => {
+    // Prepare
+    const settings = {
+      ...raw(),
+      API_THROTTLE_RATE: { variable: 'API_THROTTLE_RATE_EU_WEST_1', value: 'fast' },
+    };
+
+    // Act
+    const read = () => operationsSettings(settings, { stage: 'production', region: 'eu-west-1' });
+
+    // Assess
+    expect(read).toThrow('API_THROTTLE_RATE_EU_WEST_1 is "fast"');
+  });
+});
+
+describe('liveAliases', () => {
+  it('adds a live alias per function, on the version this template publishes', () => {
+    // Act
+    const changed = liveAliases(compiledTemplate());
+
+    // Assess
+    expect(ofType(changed, 'AWS::Lambda::Alias')).toEqual({
+      OrdersPerDayLiveLambdaAlias: {
+        Type: 'AWS::Lambda::Alias',
+        Properties: {
+          FunctionName: { Ref: 'OrdersPerDayLambdaFunction' },
+          FunctionVersion: { 'Fn::GetAtt': ['OrdersPerDayLambdaVersionAbC123', 'Version'] },
+          Name: 'live',
+          Description: expect.any(String) as unknown,
+        },
+      },
+      DishesLiveLambdaAlias: {
+        Type: 'AWS::Lambda::Alias',
+        Properties: {
+          FunctionName: { Ref: 'DishesLambdaFunction' },
+          FunctionVersion: { 'Fn::GetAtt': ['DishesLambdaVersionAbC123', 'Version'] },
+          Name: 'live',
+          Description: expect.any(String) as unknown,
+        },
+      },
+    });
+    expect(aliasLogicalId('OrdersPerDayLambdaFunction')).toBe('OrdersPerDayLiveLambdaAlias');
+  });
+
+  it('points every proxy integration and every API Gateway permission at the alias, nothing else changed', () => {
+    // Prepare
+    const template = compiledTemplate();
+
+    // Act
+    const changed = liveAliases(template);
+
+    // Assess
+    const methods = ofType(changed, 'AWS::ApiGateway::Method');
+    expect(Object.keys(methods).sort()).toEqual(
+      Object.keys(ofType({ ...template.Resources }, 'AWS::ApiGateway::Method')).sort(),
+    );
+    expect(methods.ApiGatewayMethodV1OrdersPerDayGet).toEqual({
+      ...template.Resources.ApiGatewayMethodV1OrdersPerDayGet,
+      Properties: {
+        ...template.Resources.ApiGatewayMethodV1OrdersPerDayGet?.Properties,
+        Integration: {
+          IntegrationHttpMethod: 'POST',
+          Type: 'AWS_PROXY',
+          Uri: uri({ Ref: 'OrdersPerDayLiveLambdaAlias' }),
+        },
+      },
+    });
+    expect(methods.ApiGatewayMethodV1DishesOptions?.Properties?.Integration).toMatchObject({
+      Uri: uri({ Ref: 'DishesLiveLambdaAlias' }),
+    });
+    expect(ofType(changed, 'AWS::Lambda::Permission')).toEqual({
+      OrdersPerDayLambdaPermissionApiGateway: {
+        ...template.Resources.OrdersPerDayLambdaPermissionApiGateway,
+        Properties: {
+          ...template.Resources.OrdersPerDayLambdaPermissionApiGateway?.Properties,
+          FunctionName: { Ref: 'OrdersPerDayLiveLambdaAlias' },
+        },
+      },
+      DishesLambdaPermissionApiGateway: {
+        ...template.Resources.DishesLambdaPermissionApiGateway,
+        Properties: {
+          ...template.Resources.DishesLambdaPermissionApiGateway?.Properties,
+          FunctionName: { Ref: 'DishesLiveLambdaAlias' },
+        },
+      },
+    });
+    // No method or permission calls $LATEST any more.
+    const result = JSON.stringify(withOperations(template, settingsFor('production'), CONTEXT));
+    expect(result).not.toMatch(/"Fn::GetAtt":\["(OrdersPerDay|Dishes)LambdaFunction","Arn"\]/);
+  });
+
+  it('leaves a non-proxy method and another service’s permission alone', () => {
+    // Prepare
+    const template = compiledTemplate(['dishes']);
+    const resources = {
+      ...template.Resources,
+      ApiGatewayMethodMock: {
+        Type: 'AWS::ApiGateway::Method',
+        Properties: { Integration: { Type: 'MOCK' } },
+      },
+      DishesEventsPermission: {
+        Type: 'AWS::Lambda::Permission',
+        Properties: { FunctionName: functionArn('dishes'), Principal: 'events.amazonaws.com' },
+      },
+    };
+
+    // Act
+    const changed = liveAliases({ ...template, Resources: resources });
+
+    // Assess
+    expect(changed).not.toHaveProperty('ApiGatewayMethodMock');
+    expect(changed).not.toHaveProperty('DishesEventsPermission');
+  });
+
+  it('refuses a function without a version (versionFunctions: false), naming it', () => {
+    // Prepare
+    const template = compiledTemplate(['dishes']);
+    const { DishesLambdaVersionAbC123: _version, ...resources } = template.Resources;
+
+    // Act
+    const add = () => liveAliases({ ...template, Resources: resources });
+
+    // Assess
+    expect(add).toThrow('DishesLambdaFunction has no AWS::Lambda::Version');
+  });
+});
+
+describe('ownedStage', () => {
+  it('takes the stage from the Deployment, which then depends on the gateway responses too', () => {
+    // Prepare
+    const template = compiledTemplate();
+    const deployment = template.Resources.ApiGatewayDeployment1795607321162;
+
+    // Act
+    const changed = ownedStage(template, settingsFor('production'), CONTEXT);
+
+    // Assess
+    expect(changed.ApiGatewayDeployment1795607321162).toEqual({
+      Type: 'AWS::ApiGateway::Deployment',
+      Properties: { RestApiId: { Ref: 'ApiGatewayRestApi' } },
+      DependsOn: [...[deployment?.DependsOn ?? []].flat(), ...GATEWAY_RESPONSES],
+    });
+  });
+
+  it('owns the stage: throttling, tracing and JSON access logs to a log group kept 30 days', () => {
+    // Act
+    const changed = ownedStage(compiledTemplate(), settingsFor('production'), CONTEXT);
+
+    // Assess
+    expect(changed.ApiGatewayLogGroup).toEqual({
+      Type: 'AWS::Logs::LogGroup',
+      Properties: {
+        LogGroupName: '/aws/api-gateway/portal-service-api-production',
+        RetentionInDays: 30,
+      },
+    });
+    expect(changed.ApiGatewayStage).toEqual({
+      Type: 'AWS::ApiGateway::Stage',
+      Properties: {
+        RestApiId: { Ref: 'ApiGatewayRestApi' },
+        DeploymentId: { Ref: 'ApiGatewayDeployment1795607321162' },
+        StageName: 'production',
+        TracingEnabled: true,
+        AccessLogSetting: {
+          DestinationArn: { 'Fn::GetAtt': ['ApiGatewayLogGroup', 'Arn'] },
+          Format: ACCESS_LOG_FORMAT,
+        },
+        MethodSettings: [
+          {
+            ResourcePath: '/*',
+            HttpMethod: '*',
+            ThrottlingRateLimit: 200,
+            ThrottlingBurstLimit: 400,
+            LoggingLevel: 'OFF',
+            DataTraceEnabled: false,
+            MetricsEnabled: false,
+          },
+        ],
+      },
+    });
+    expect(changed).not.toHaveProperty('ApiGatewayAccount');
+  });
+
+  it('follows TRACING and the throttling settings', () => {
+    // Act
+    const changed = ownedStage(
+      compiledTemplate(),
+      settingsFor('staging', {
+        TRACING: 'false',
+        API_THROTTLE_RATE: '75',
+        API_THROTTLE_BURST: '90',
+      }),
+      CONTEXT,
+    );
+
+    // Assess
+    expect(changed.ApiGatewayStage?.Properties).toMatchObject({
+      StageName: 'staging',
+      TracingEnabled: false,
+      MethodSettings: [{ ThrottlingRateLimit: 75, ThrottlingBurstLimit: 90 }],
+    });
+  });
+
+  it('with API_GATEWAY_CLOUDWATCH_ROLE=create, sets a retained role on the account before the stage', () => {
+    // Act
+    const changed = ownedStage(
+      compiledTemplate(),
+      settingsFor('production', { API_GATEWAY_CLOUDWATCH_ROLE: 'create' }),
+      CONTEXT,
+    );
+
+    // Assess
+    expect(changed.ApiGatewayStage?.DependsOn).toEqual(['ApiGatewayAccount']);
+    expect(changed.ApiGatewayAccount).toEqual({
+      Type: 'AWS::ApiGateway::Account',
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: { CloudWatchRoleArn: { 'Fn::GetAtt': ['ApiGatewayCloudWatchRole', 'Arn'] } },
+    });
+    expect(changed.ApiGatewayCloudWatchRole).toMatchObject({
+      Type: 'AWS::IAM::Role',
+      DeletionPolicy: 'Retain',
+      Properties: {
+        AssumeRolePolicyDocument: {
+          Statement: [{ Principal: { Service: ['apigateway.amazonaws.com'] } }],
+        },
+      },
+    });
+    expect(JSON.stringify(changed.ApiGatewayCloudWatchRole)).toContain(
+      'policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs',
+    );
+  });
+
+  it('refuses a template without exactly one Deployment', () => {
+    // Prepare
+    const template = compiledTemplate();
+    const { ApiGatewayDeployment1795607321162: _deployment, ...resources } = template.Resources;
+
+    // Act
+    const add = () =>
+      ownedStage({ ...template, Resources: resources }, settingsFor('dev'), CONTEXT);
+
+    // Assess
+    expect(add).toThrow('the template holds 0 AWS::ApiGateway::Deployment resources');
+  });
+});
+
+describe('ACCESS_LOG_FORMAT', () => {
+  it('is one JSON object per request once API Gateway fills it in', () => {
+    // Prepare: what API Gateway writes for a throttled request (no integration: "-")
+    const line = ACCESS_LOG_FORMAT.replace(/\$context\.status/, '429')
+      .replace(/\$context\.responseLatency/, '3')
+      .replace(/\$context\.[A-Za-z.]+/g, '-');
+
+    // Act
+    const parsed = JSON.parse(line) as Record<string, unknown>;
+
+    // Assess
+    expect(Object.keys(parsed)).toEqual([
+      'requestId',
+      'time',
+      'ip',
+      'route',
+      'status',
+      'responseLatency',
+      'integrationLatency',
+      'integrationStatus',
+      'errorType',
+      'responseLength',
+      'xrayTraceId',
+    ]);
+    expect(parsed).toMatchObject({ status: 429, responseLatency: 3 });
+  });
+
+  it('holds the request id, route, status, latencies and caller IP, and never a header, token or query', () => {
+    for (const variable of [
+      '$context.requestId',
+      '$context.httpMethod $context.resourcePath',
+      '$context.status',
+      '$context.responseLatency',
+      '$context.integrationLatency',
+      '$context.identity.sourceIp',
+    ]) {
+      expect(ACCESS_LOG_FORMAT).toContain(variable);
+    }
+    expect(ACCESS_LOG_FORMAT).not.toMatch(
+      /authorizer|header|querystring|userAgent|\$context\.path|apiKey|identity\.(user|caller|accessKey)/i,
+    );
+  });
+});
+
+describe('alarms', () => {
+  const alarmsOf = (settings: OperationsSettings, functions?: readonly string[]) =>
+    alarms(compiledTemplate(functions), settings, CONTEXT) as Record<
+      string,
+      { Type: string; Properties: Record<string, unknown> }
+    >;
+
+  it('adds none where alarms are off (dev, by default)', () => {
+    expect(alarmsOf(settingsFor('dev'))).toEqual({});
+    expect(alarmsOf(settingsFor('production', { ALARMS: 'false' }))).toEqual({});
+  });
+
+  it('alarms on the 5xx rate and the p99 latency of the API’s stage', () => {
+    // Act
+    const result = alarmsOf(settingsFor('production'));
+
+    // Assess
+    const api = [
+      { Name: 'ApiName', Value: 'production-portal-service-api' },
+      { Name: 'Stage', Value: 'production' },
+    ];
+    expect(result.ApiGateway5xxRateAlarm?.Properties).toMatchObject({
+      AlarmName: 'portal-service-api-production-api-5xx-rate',
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Dimensions: api,
+      Statistic: 'Average',
+      Threshold: 0.05,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'missing',
+    });
+    expect(result.ApiGatewayP99LatencyAlarm?.Properties).toMatchObject({
+      AlarmName: 'portal-service-api-production-api-p99-latency',
+      MetricName: 'Latency',
+      Dimensions: api,
+      ExtendedStatistic: 'p99',
+      Threshold: 3000,
+      TreatMissingData: 'missing',
+    });
+  });
+
+  it('alarms on the service’s own key-set failures and database errors, by its Service dimension', () => {
+    // Act
+    const result = alarmsOf(
+      settingsFor('staging', { METRICS_NAMESPACE: 'Brand/Portal', ALARM_DATABASE_ERRORS: '9' }),
+    );
+
+    // Assess
+    const service = [{ Name: 'Service', Value: 'portal-service-api-staging' }];
+    expect(result.KeySetFailuresAlarm?.Properties).toMatchObject({
+      Namespace: 'Brand/Portal',
+      MetricName: 'KeySetFailures',
+      Dimensions: service,
+      Statistic: 'Sum',
+      Threshold: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(result.DatabaseErrorsAlarm?.Properties).toMatchObject({
+      Namespace: 'Brand/Portal',
+      MetricName: 'DatabaseErrors',
+      Dimensions: service,
+      Threshold: 9,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('sums every function’s Lambda throttles, 10 metrics to an alarm at most', () => {
+    // Prepare
+    const functions = Array.from({ length: 12 }, (_, i) => `fn${String.fromCharCode(97 + i)}`);
+
+    // Act
+    const result = alarmsOf(settingsFor('production', { ALARM_THROTTLES: '4' }), functions);
+
+    // Assess
+    const throttles = [result.LambdaThrottlesAlarm, result.LambdaThrottlesAlarm2];
+    const metricsOf = (alarm: (typeof throttles)[number]) =>
+      alarm?.Properties.Metrics as { Id: string; Expression?: string; MetricStat?: unknown }[];
+    expect(throttles.map((alarm) => metricsOf(alarm).length)).toEqual([11, 3]);
+    expect(result.LambdaThrottlesAlarm2?.Properties.AlarmName).toBe(
+      'portal-service-api-production-throttles-2',
+    );
+    const dimensions = throttles.flatMap((alarm) =>
+      metricsOf(alarm)
+        .filter(({ MetricStat }) => MetricStat)
+        .map(({ MetricStat }) => JSON.stringify(MetricStat)),
+    );
+    expect(dimensions).toHaveLength(12);
+    expect(dimensions[0]).toBe(
+      JSON.stringify({
+        Metric: {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Throttles',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'FnaLambdaFunction' } }],
+        },
+        Period: 300,
+        Stat: 'Sum',
+      }),
+    );
+    expect(metricsOf(result.LambdaThrottlesAlarm)[0]).toMatchObject({
+      Expression: 'SUM(METRICS())',
+      ReturnData: true,
+    });
+    expect(result.LambdaThrottlesAlarm?.Properties).toMatchObject({
+      Threshold: 4,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('notifies ALARM_TOPIC_ARN on alarm and on recovery, and nothing without it', () => {
+    // Act
+    const withTopic = alarmsOf(settingsFor('production', { ALARM_TOPIC_ARN: TOPIC }));
+    const without = alarmsOf(settingsFor('production'));
+
+    // Assess
+    expect(Object.keys(withTopic)).toHaveLength(5);
+    for (const alarm of Object.values(withTopic)) {
+      expect(alarm.Properties).toMatchObject({ AlarmActions: [TOPIC], OKActions: [TOPIC] });
+    }
+    for (const alarm of Object.values(without)) {
+      expect(alarm.Properties).not.toHaveProperty('AlarmActions');
+      expect(alarm.Properties).not.toHaveProperty('OKActions');
+    }
+  });
+
+  it('describes each alarm within CloudWatch’s 1024 characters, with its runbook section', () => {
+    for (const alarm of Object.values(alarmsOf(settingsFor('production')))) {
+      const description = String(alarm.Properties.AlarmDescription);
+      expect(description.length).toBeLessThanOrEqual(1024);
+      expect(description).toMatch(/First: .+ Runbook: docs\/operations\.md#[a-z0-9-]+$/);
+    }
+  });
+});
+
+describe('withOperations', () => {
+  it('returns a new template and leaves the one it was given as it was', () => {
+    // Prepare
+    const template = compiledTemplate();
+    const before = JSON.stringify(template);
+
+    // Act
+    const result = withOperations(template, settingsFor('production'), CONTEXT);
+
+    // Assess
+    expect(JSON.stringify(template)).toBe(before);
+    expect(Object.keys(result.Resources)).toEqual(
+      expect.arrayContaining([
+        ...Object.keys(template.Resources),
+        'ApiGatewayStage',
+        'ApiGatewayLogGroup',
+        'OrdersPerDayLiveLambdaAlias',
+        'LambdaThrottlesAlarm',
+      ]),
+    );
+  });
+});
