@@ -5,16 +5,26 @@
  * logged too: the line is written by Middy's `requestEnd` hook, which runs for every request.
  * An event that is not an API Gateway request was answered and logged by `nonHttpEvent`: it gets
  * no line here, but it ends the container's cold start (a warm-up's very purpose).
+ *
+ * The line is also the request's CloudWatch metrics, in the embedded metric format
+ * (shared/metrics.ts has the contract): `Service`, `Route` and `StatusClass` dimensions,
+ * `Requests` and `Latency`, `ColdStarts`, `KeySetFailures` (always 0 here) and `DatabaseErrors`
+ * (1 when the error handler put the 500 down to the database). A 500 the error handler put down
+ * to the key set or the database also names it in `failure`.
  */
 import type { Request } from '@middy/core';
+import { loadMetricsConfig } from '../shared/config';
 import { httpMethod, requestIdOf, routeOf, type GatewayEvent } from '../shared/http/event';
 import type { Logger } from '../shared/logger';
+import { createMetrics, statusClass, type Metrics } from '../shared/metrics';
 import { isGatewayEvent } from './non-http-event';
 import type { PortalContext, PortalMiddleware, PortalRequest } from './types';
 
 export interface AccessLogOptions {
   readonly logger: Logger;
   readonly now?: () => number;
+  /** The container's metrics; by default built from METRICS_NAMESPACE and METRICS_SERVICE. */
+  readonly metrics?: Metrics;
 }
 
 export interface AccessLog {
@@ -27,8 +37,10 @@ export interface AccessLog {
 export const accessLog = ({
   logger,
   now = () => performance.now(),
+  metrics = createMetrics(loadMetricsConfig()),
 }: AccessLogOptions): AccessLog => {
   const started = new WeakMap<object, number>();
+  const { service } = metrics;
   let coldStart = true;
 
   const accessLogBefore = (request: PortalRequest) => {
@@ -44,16 +56,34 @@ export const accessLog = ({
     const context = request.context as PortalContext;
     const response = request.response as { statusCode?: unknown } | null | undefined;
     const start = started.get(request);
-    logger.log('info', 'request', {
-      requestId: requestIdOf(event),
-      awsRequestId: context.awsRequestId,
-      route: routeOf(event),
-      method: httpMethod(event),
-      status: typeof response?.statusCode === 'number' ? response.statusCode : undefined,
-      code: context.portal?.errorCode,
-      latencyMs: start === undefined ? undefined : Math.round((now() - start) * 10) / 10,
-      coldStart,
-    });
+    const status = typeof response?.statusCode === 'number' ? response.statusCode : undefined;
+    const latencyMs = start === undefined ? undefined : Math.round((now() - start) * 10) / 10;
+    const route = routeOf(event);
+    const failure = context.portal?.failure;
+    logger.log(
+      'info',
+      'request',
+      {
+        requestId: requestIdOf(event),
+        awsRequestId: context.awsRequestId,
+        route,
+        method: httpMethod(event),
+        status,
+        code: context.portal?.errorCode,
+        failure,
+        latencyMs,
+        coldStart,
+        Service: service,
+        Route: route,
+        StatusClass: status === undefined ? undefined : statusClass(status),
+        Requests: 1,
+        Latency: latencyMs,
+        ColdStarts: coldStart ? 1 : 0,
+        KeySetFailures: 0,
+        DatabaseErrors: failure === 'database' ? 1 : 0,
+      },
+      metrics.requestDirectives(status !== undefined, latencyMs !== undefined),
+    );
     coldStart = false;
   };
 

@@ -1,12 +1,15 @@
 /**
  * The one error formatter (spec 2.6, 7), built on @middy/http-error-handler. A PortalError is
  * rendered as its body; anything else is logged by name and code only (no message, stack,
- * SQL or token) and answered 500 INTERNAL_ERROR / "Unknown error".
+ * SQL or token) and answered 500 INTERNAL_ERROR / "Unknown error". What a 500 is put down to
+ * (the key set, the database: shared/metrics.ts `failureKind`) is kept on the invocation's
+ * state for the access log and its metrics.
  */
 import httpErrorHandler from '@middy/http-error-handler';
 import { internalError, PortalError } from '../shared/errors';
 import { describeError, type Logger } from '../shared/logger';
 import { routeOf, requestIdOf } from '../shared/http/event';
+import { failureKind } from '../shared/metrics';
 import { stateOf, type PortalMiddleware, type PortalRequest } from './types';
 
 export interface ErrorHandlerOptions {
@@ -40,9 +43,13 @@ export const errorHandler = ({ logger }: ErrorHandlerOptions): PortalMiddleware 
       status: portal.statusCode,
       code: portal.code,
     };
-    stateOf(request.context).errorCode = portal.code;
+    const state = stateOf(request.context);
+    state.errorCode = portal.code;
     if (portal.statusCode >= 500) {
-      logger.log('error', 'request failed', { ...fields, ...describeError(portal.cause ?? error) });
+      const cause = portal.cause ?? error;
+      const failure = failureKind(cause);
+      if (failure !== undefined) state.failure = failure;
+      logger.log('error', 'request failed', { ...fields, ...describeError(cause) });
     } else {
       logger.log('debug', 'request refused', fields);
     }

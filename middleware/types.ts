@@ -9,6 +9,7 @@ import type { PortalClaims } from '../shared/auth/claims';
 import type { Access } from '../shared/auth/ownership';
 import type { GatewayEvent, GatewayResult } from '../shared/http/event';
 import { internalError } from '../shared/errors';
+import type { FailureKind } from '../shared/metrics';
 
 export interface PortalState {
   token?: string;
@@ -18,6 +19,8 @@ export interface PortalState {
   parameters?: unknown;
   /** The code of the error the request was answered with (for the access log). */
   errorCode?: string;
+  /** What a 500 was put down to, when the metrics count it (shared/metrics.ts `failureKind`). */
+  failure?: FailureKind;
 }
 
 export type PortalContext = Context & { portal?: PortalState };

@@ -8,6 +8,7 @@ import type { DatabaseTls, PoolOptions } from './db/client';
 import { locationOf, type DatabaseLocation } from './db/credentials';
 import { DEFAULT_EXTENSION_PORT, secretArnRegion } from './db/secrets-extension';
 import type { LogLevel } from './logger';
+import { DEFAULT_METRICS_NAMESPACE, DEFAULT_METRICS_SERVICE, type MetricsConfig } from './metrics';
 import { parseLegacyAliases, type LegacyPlatformKeys } from './platforms';
 
 export interface ServiceConfig {
@@ -17,6 +18,7 @@ export interface ServiceConfig {
   readonly legacyPlatforms: LegacyPlatformKeys;
   readonly database: DatabaseConfig;
   readonly logLevel: LogLevel;
+  readonly metrics: MetricsConfig;
 }
 
 /**
@@ -202,6 +204,41 @@ const databaseSource = (env: Env) => {
   };
 };
 
+/** CloudWatch's limit on a namespace, and ours on the Service dimension's value. */
+const METRIC_NAME_MAX = 255;
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const PRINTABLE_ASCII = /^[\u0020-\u007e]+$/;
+
+/**
+ * A metrics setting, trimmed: unset or blank, its default (as every optional setting here);
+ * else at most 255 characters and no control characters.
+ */
+const metricsSetting = (env: Env, name: string, fallback: string): string => {
+  const value = env[name]?.trim() || fallback;
+  if (value.length > METRIC_NAME_MAX) {
+    throw new ConfigError(`${name} must be at most ${METRIC_NAME_MAX} characters`);
+  }
+  if (CONTROL.test(value)) throw new ConfigError(`${name} must not hold control characters`);
+  return value;
+};
+
+/**
+ * METRICS_NAMESPACE (default PortalServiceApi): printable ASCII, as CloudWatch requires, and
+ * never under `AWS/`, which is AWS's own. METRICS_SERVICE (default portal-service-api): the
+ * value of every metric's `Service` dimension (shared/metrics.ts).
+ */
+export const loadMetricsConfig = (env: Env = process.env): MetricsConfig => {
+  const namespace = metricsSetting(env, 'METRICS_NAMESPACE', DEFAULT_METRICS_NAMESPACE);
+  if (!PRINTABLE_ASCII.test(namespace)) {
+    throw new ConfigError('METRICS_NAMESPACE must be printable ASCII');
+  }
+  if (namespace.startsWith('AWS/')) {
+    throw new ConfigError('METRICS_NAMESPACE must not start with AWS/ (the namespaces of AWS)');
+  }
+  return { namespace, service: metricsSetting(env, 'METRICS_SERVICE', DEFAULT_METRICS_SERVICE) };
+};
+
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 export const loadConfig = (env: Env = process.env): ServiceConfig => {
@@ -217,6 +254,7 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
   const issuer = env.JWT_ISSUER?.trim();
   const legacySunset = sunset(env);
   const source = databaseSource(env);
+  const metrics = loadMetricsConfig(env);
   return {
     jwksUrl: keySetUrl(required(env, 'JWKS_URL')),
     ...(issuer ? { issuer } : {}),
@@ -231,5 +269,6 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
       tls: databaseTls(env, env.DATABASE_URL?.trim() ?? ''),
     },
     logLevel,
+    metrics,
   };
 };

@@ -5,13 +5,40 @@
  * A line is `{"level":…,"message":…,"time":…}` followed by the fields, exactly as
  * `JSON.stringify({ level, message, time, ...fields })` writes it; it is built without that
  * merged object and without a Date per line (every request writes at least one).
+ *
+ * A line may also be a CloudWatch embedded-metric-format document (shared/metrics.ts): given
+ * metric directives, it ends with `"_aws":{"Timestamp":<the line's instant in epoch ms>,
+ * "CloudWatchMetrics":[…directives]}` (a field named `_aws` gives way to it). The directives
+ * are serialised once each (they are built once per container); the metric values themselves
+ * are ordinary fields. Such a line is filtered by level as any other: below the minimum level,
+ * its metrics are not written either.
  */
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
 
+/** An EMF MetricDefinition: a metric member of the line and its unit. */
+export interface MetricDefinition {
+  readonly Name: string;
+  readonly Unit: 'Count' | 'Milliseconds';
+}
+
+/** An EMF MetricDirective: the namespace, the dimension sets and the metrics it extracts. */
+export interface MetricDirective {
+  readonly Namespace: string;
+  readonly Dimensions: readonly (readonly string[])[];
+  readonly Metrics: readonly MetricDefinition[];
+}
+
+/** The `CloudWatchMetrics` of a line's `_aws` member. */
+export type MetricDirectives = readonly MetricDirective[];
+
 export interface Logger {
-  log(level: LogLevel, message: string, fields?: LogFields): void;
+  /**
+   * Writes one line when `level` reaches the minimum; with `metrics`, the line is also an EMF
+   * document with those directives.
+   */
+  log(level: LogLevel, message: string, fields?: LogFields, metrics?: MetricDirectives): void;
 }
 
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -49,23 +76,50 @@ export const isoTimestamp = (() => {
 })();
 
 /** Fields whose names the line's own members or JSON's key order would make ambiguous. */
-const needsMerge = (fields: LogFields, json: string): boolean => {
+const needsMerge = (fields: LogFields, json: string, aws: string | undefined): boolean => {
   const first = json.charCodeAt(2);
   // An array-index key is listed before every other key of an object: merged, it would come
-  // before `level`. Any field named after one of the line's own members replaces its value.
+  // before `level`. Any field named after one of the line's own members replaces its value;
+  // `_aws` is the one member a field never replaces.
   return (
     (first >= 48 && first <= 57) ||
     Object.hasOwn(fields, 'level') ||
     Object.hasOwn(fields, 'message') ||
-    Object.hasOwn(fields, 'time')
+    Object.hasOwn(fields, 'time') ||
+    (aws !== undefined && Object.hasOwn(fields, '_aws'))
   );
 };
 
-const formatLine = (level: LogLevel, message: string, time: string, fields: LogFields): string => {
+/** Each set of directives as JSON, serialised the first time a line carries it. */
+const serialised = new WeakMap<MetricDirectives, string>();
+
+const awsMember = (metrics: MetricDirectives, instant: number): string => {
+  let directives = serialised.get(metrics);
+  if (directives === undefined) {
+    directives = JSON.stringify(metrics);
+    serialised.set(metrics, directives);
+  }
+  return `"_aws":{"Timestamp":${Math.trunc(instant)},"CloudWatchMetrics":${directives}}`;
+};
+
+/** The line; `aws`, when given, is its `_aws` member, written last. */
+const formatLine = (
+  level: LogLevel,
+  message: string,
+  time: string,
+  fields: LogFields,
+  aws?: string,
+): string => {
   const rest = JSON.stringify(fields);
-  if (needsMerge(fields, rest)) return JSON.stringify({ level, message, time, ...fields });
+  if (needsMerge(fields, rest, aws)) {
+    if (aws === undefined) return JSON.stringify({ level, message, time, ...fields });
+    // A field named `_aws` is left out (undefined), the line's own written in its place.
+    const merged = JSON.stringify({ level, message, time, ...fields, _aws: undefined });
+    return `${merged.slice(0, -1)},${aws}}`;
+  }
   const head = `{"level":${JSON.stringify(level)},"message":${JSON.stringify(message)},"time":"${time}"`;
-  return rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}`;
+  if (aws === undefined) return rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}`;
+  return rest === '{}' ? `${head},${aws}}` : `${head},${rest.slice(1, -1)},${aws}}`;
 };
 
 export const createLogger = (
@@ -75,9 +129,14 @@ export const createLogger = (
 ): Logger => {
   const threshold = order[minimum];
   return {
-    log(level, message, fields = {}) {
+    log(level, message, fields = {}, metrics) {
       if (order[level] < threshold) return;
-      write(formatLine(level, message, isoTimestamp(now()), fields));
+      if (metrics === undefined) {
+        write(formatLine(level, message, isoTimestamp(now()), fields));
+        return;
+      }
+      const instant = now();
+      write(formatLine(level, message, isoTimestamp(instant), fields, awsMember(metrics, instant)));
     },
   };
 };

@@ -14,6 +14,7 @@ import { loadConfig, type DatabaseConfig, type ServiceConfig } from './config';
 import { createDatabase, type Database, type DatabaseSource } from './db/database';
 import { secretsExtensionReader } from './db/secrets-extension';
 import { createLogger, describeError, type Logger } from './logger';
+import { createMetrics } from './metrics';
 
 export interface Dependencies {
   readonly verifier: Verifier;
@@ -36,8 +37,9 @@ export interface Dependencies {
  * request finds them ready: two, the most queries one request
  * runs at once (a report beside its compare range). When the pool has no more slots than that
  * (DB_POOL_MAX defaults to 2), the first queries wait for these rather than open others.
- * A warm-up that fails (the database down) is logged as a warning by name and code; queries
- * then connect as usual.
+ * A warm-up that fails (the database down) is logged as a warning by name and code, a line
+ * that also counts the `DatabaseErrors` metric (shared/metrics.ts); queries then connect as
+ * usual.
  */
 export const INIT_CONNECTIONS = 2;
 
@@ -54,14 +56,21 @@ export const createDependencies = (
   config: ServiceConfig,
   logger: Logger = createLogger(config.logLevel),
 ): Dependencies => {
-  const keySet = createKeySet({ url: config.jwksUrl, logger });
+  const metrics = createMetrics(config.metrics);
+  const keySet = createKeySet({ url: config.jwksUrl, logger, metrics });
   const keysLoaded = keySet.prefetch();
   const database = createDatabase(databaseSource(config.database), config.database, logger);
   const databaseWarm = database
     .warmUp(Math.min(config.database.poolMax, INIT_CONNECTIONS))
     .then((failure) => {
       if (failure !== undefined) {
-        logger.log('warn', 'database warm-up failed', describeError(failure));
+        const { fields, directives } = metrics.databaseFailure;
+        logger.log(
+          'warn',
+          'database warm-up failed',
+          { ...describeError(failure), ...fields },
+          directives,
+        );
       }
     });
   return {

@@ -14,6 +14,9 @@
  * - A refresh that no longer holds a key the previous set held (dropped, or a kid re-used for
  *   other key material) tells the `onKeysRemoved` listeners, so caches of verified tokens can
  *   forget what that key verified.
+ * - Each failed fetch writes one `key set fetch failed` line; given the container's `metrics`,
+ *   that line is also the `KeySetFailures` metric (1), the metric's only source: requests
+ *   answered 500 for want of a key set do not count it again (shared/metrics.ts).
  */
 import { fetchKeySetBody } from './fetch-key-set';
 import {
@@ -24,6 +27,7 @@ import {
   type VerificationKey,
 } from './keys';
 import { describeError, type Logger } from '../logger';
+import type { Metrics } from '../metrics';
 
 export interface KeySetOptions {
   readonly url: URL;
@@ -34,6 +38,8 @@ export interface KeySetOptions {
   readonly maxBytes?: number;
   readonly failureBackoffMs?: number;
   readonly logger: Logger;
+  /** The container's metrics: each failed fetch counts `KeySetFailures`. */
+  readonly metrics?: Metrics;
   readonly now?: () => number;
 }
 
@@ -128,6 +134,7 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
   const settings = { ...KEY_SET_DEFAULTS, ...options };
   const now = settings.now ?? Date.now;
   const { logger } = settings;
+  const failureMetric = settings.metrics?.keySetFailure;
   let loaded: Loaded | undefined;
   let inflight: Promise<Loaded> | undefined;
   let lastAttempt = Number.NEGATIVE_INFINITY;
@@ -177,10 +184,12 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
       return next;
     } catch (error) {
       const usable = loaded !== undefined && now() - loaded.fetchedAt < settings.staleMs;
-      logger.log(usable ? 'warn' : 'error', 'key set fetch failed', {
-        ...describeError(error),
-        servingStale: usable,
-      });
+      logger.log(
+        usable ? 'warn' : 'error',
+        'key set fetch failed',
+        { ...describeError(error), servingStale: usable, ...failureMetric?.fields },
+        failureMetric?.directives,
+      );
       if (usable && loaded) return loaded;
       lastFailure = now();
       throw new KeySetUnavailableError('no usable key set', { cause: error });

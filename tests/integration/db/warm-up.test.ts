@@ -130,6 +130,19 @@ describe('createDependencies opens the pool at initialisation', () => {
           time: anyText,
           errorName: anyText,
           errorCode: 'ECONNREFUSED',
+          // The line is also the DatabaseErrors metric (shared/metrics.ts).
+          Service: 'portal-service-api',
+          DatabaseErrors: 1,
+          _aws: {
+            Timestamp: expect.any(Number) as unknown,
+            CloudWatchMetrics: [
+              {
+                Namespace: 'PortalServiceApi',
+                Dimensions: [['Service']],
+                Metrics: [{ Name: 'DatabaseErrors', Unit: 'Count' }],
+              },
+            ],
+          },
         },
       ]);
       const text = JSON.stringify(lines);

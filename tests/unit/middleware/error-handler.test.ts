@@ -1,4 +1,7 @@
+import postgres from 'postgres';
 import { errorHandler } from '../../../middleware/error-handler';
+import type { PortalContext } from '../../../middleware/types';
+import { KeySetUnavailableError } from '../../../shared/auth/key-set';
 import {
   cannotBeEmpty,
   forbidden,
@@ -246,4 +249,37 @@ describe('errorHandler: logging', () => {
       ]);
     },
   );
+});
+
+describe('errorHandler: what a 500 is put down to (for the access log and its metrics)', () => {
+  const postgresError = () => new postgres.PostgresError({ message: SQL, code: '57014' } as never);
+
+  it.each<[string, () => unknown, string | undefined]>([
+    [
+      'a KeySetUnavailableError behind INTERNAL_ERROR',
+      () => internalError(new KeySetUnavailableError('no usable key set')),
+      'keySet',
+    ],
+    ['a PostgresError thrown by a query', postgresError, 'database'],
+    ['a PostgresError behind INTERNAL_ERROR', () => internalError(postgresError()), 'database'],
+    [
+      'a refused database connection',
+      () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      'database',
+    ],
+    ['a plain Error', () => new Error('boom'), undefined],
+    ['INTERNAL_ERROR without a cause', () => internalError(), undefined],
+    ['a refusal (403), whatever its cause', forbidden, undefined],
+  ])('records %s as %j on the invocation state', async (_name, make, failure) => {
+    // Prepare
+    const log = collectingLogger();
+    const context = lambdaContext() as PortalContext;
+
+    // Act
+    await failingWith(make(), log)(event(), context);
+
+    // Assess
+    expect(context.portal?.failure).toBe(failure);
+    expect(log.lines.join('\n')).not.toContain('select');
+  });
 });

@@ -6,6 +6,7 @@ import {
   isLoopbackDatabase,
   LAMBDA_CA_FILE,
   loadConfig,
+  loadMetricsConfig,
   type ServiceConfig,
 } from '../../../shared/config';
 
@@ -50,6 +51,7 @@ describe('loadConfig', () => {
           : { mode: 'verify-full' },
       },
       logLevel: 'info',
+      metrics: { namespace: 'PortalServiceApi', service: 'portal-service-api' },
     });
     expect(config).not.toHaveProperty('issuer');
     expect(config.legacyPlatforms).not.toHaveProperty('sunset');
@@ -70,6 +72,8 @@ describe('loadConfig', () => {
       DB_PREPARE: 'false',
       DB_TLS: 'require',
       LOG_LEVEL: 'debug',
+      METRICS_NAMESPACE: ' Portal/Reports ',
+      METRICS_SERVICE: 'portal-service-api-production',
     };
 
     // Act
@@ -90,6 +94,7 @@ describe('loadConfig', () => {
         tls: { mode: 'require' },
       },
       logLevel: 'debug',
+      metrics: { namespace: 'Portal/Reports', service: 'portal-service-api-production' },
     });
   });
 
@@ -377,6 +382,86 @@ describe('loadConfig', () => {
 
       // Assess
       expect(error.message).toBe('LOG_LEVEL must be one of debug, info, warn, error');
+    });
+  });
+
+  describe('METRICS_NAMESPACE and METRICS_SERVICE', () => {
+    it.each(['', '   '])('treat %j as not set: their defaults', (blank) => {
+      // Act
+      const config = loadConfig({
+        ...minimalEnv(),
+        METRICS_NAMESPACE: blank,
+        METRICS_SERVICE: blank,
+      });
+
+      // Assess
+      expect(config.metrics).toEqual({
+        namespace: 'PortalServiceApi',
+        service: 'portal-service-api',
+      });
+    });
+
+    it('accept 255 characters, and a service name in any script', () => {
+      // Act
+      const config = loadConfig({
+        ...minimalEnv(),
+        METRICS_NAMESPACE: 'N'.repeat(255),
+        METRICS_SERVICE: `رابط-${'s'.repeat(250)}`,
+      });
+
+      // Assess
+      expect(config.metrics).toEqual({
+        namespace: 'N'.repeat(255),
+        service: `رابط-${'s'.repeat(250)}`,
+      });
+    });
+
+    it.each<[string, string, string]>([
+      ['METRICS_NAMESPACE', 'N'.repeat(256), 'METRICS_NAMESPACE must be at most 255 characters'],
+      ['METRICS_SERVICE', 's'.repeat(256), 'METRICS_SERVICE must be at most 255 characters'],
+      ['METRICS_NAMESPACE', 'Portal\nApi', 'METRICS_NAMESPACE must not hold control characters'],
+      ['METRICS_SERVICE', 'portal\u0000api', 'METRICS_SERVICE must not hold control characters'],
+      ['METRICS_SERVICE', 'portal\u0085api', 'METRICS_SERVICE must not hold control characters'],
+      ['METRICS_SERVICE', 'portal\u007fapi', 'METRICS_SERVICE must not hold control characters'],
+      ['METRICS_NAMESPACE', 'Portal\u00e9', 'METRICS_NAMESPACE must be printable ASCII'],
+      [
+        'METRICS_NAMESPACE',
+        'AWS/Lambda',
+        'METRICS_NAMESPACE must not start with AWS/ (the namespaces of AWS)',
+      ],
+    ])('refuse %s=%j, naming the variable', (name, value, message) => {
+      // Act
+      const error = configErrorOf({ ...minimalEnv(), [name]: value });
+
+      // Assess
+      expect(error.message).toBe(message);
+    });
+
+    it('are read by loadMetricsConfig alone, without the other settings', () => {
+      // Act
+      const metrics = loadMetricsConfig({ METRICS_SERVICE: ' svc-dev ' });
+
+      // Assess
+      expect(metrics).toEqual({ namespace: 'PortalServiceApi', service: 'svc-dev' });
+    });
+
+    it('are read by loadMetricsConfig from process.env when no environment is passed', () => {
+      // Prepare
+      const saved = { ...process.env };
+      Object.assign(process.env, { METRICS_NAMESPACE: 'Ops', METRICS_SERVICE: 'svc-dev' });
+
+      try {
+        // Act
+        const metrics = loadMetricsConfig();
+
+        // Assess
+        expect(metrics).toEqual({ namespace: 'Ops', service: 'svc-dev' });
+      } finally {
+        for (const key of Object.keys(process.env)) {
+          if (!(key in saved)) Reflect.deleteProperty(process.env, key);
+        }
+        Object.assign(process.env, saved);
+      }
     });
   });
 

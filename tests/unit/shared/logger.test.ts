@@ -1,5 +1,12 @@
 import fc from 'fast-check';
-import { createLogger, describeError, isoTimestamp, type LogFields } from '../../../shared/logger';
+import {
+  createLogger,
+  describeError,
+  isoTimestamp,
+  type LogFields,
+  type MetricDirectives,
+} from '../../../shared/logger';
+import { emfProblems } from './emf';
 
 /** A logger at `minimum` whose lines are kept, on a fixed clock. */
 const collecting = (minimum: Parameters<typeof createLogger>[0], at = 1_719_783_000_123) => {
@@ -84,6 +91,95 @@ describe('createLogger', () => {
         },
       ),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe('createLogger with metrics (CloudWatch embedded metric format)', () => {
+  const DIRECTIVES: MetricDirectives = [
+    {
+      Namespace: 'PortalServiceApi',
+      Dimensions: [['Service']],
+      Metrics: [{ Name: 'Requests', Unit: 'Count' }],
+    },
+  ];
+  const AWS = `"_aws":{"Timestamp":1719783000123,"CloudWatchMetrics":${JSON.stringify(DIRECTIVES)}}`;
+
+  it('ends the line with the _aws member: the line instant as Timestamp, then the directives', () => {
+    // Prepare
+    const { logger, lines } = collecting('info');
+
+    // Act
+    logger.log('info', 'request', { status: 200, Service: 's', Requests: 1 }, DIRECTIVES);
+    logger.log('info', 'bare', {}, DIRECTIVES);
+
+    // Assess
+    expect(lines).toEqual([
+      `{"level":"info","message":"request","time":"2024-06-30T21:30:00.123Z","status":200,"Service":"s","Requests":1,${AWS}}`,
+      `{"level":"info","message":"bare","time":"2024-06-30T21:30:00.123Z",${AWS}}`,
+    ]);
+    expect(emfProblems(lines[0]!)).toEqual([]);
+  });
+
+  it('writes whole milliseconds as the Timestamp, the same instant as time', () => {
+    // Prepare
+    const { logger, lines } = collecting('info', 1_719_783_000_123.75);
+
+    // Act
+    logger.log('info', 'request', { Service: 's', Requests: 1 }, DIRECTIVES);
+
+    // Assess
+    const line = JSON.parse(lines[0]!) as { time: string; _aws: { Timestamp: number } };
+    expect(line._aws.Timestamp).toBe(1_719_783_000_123);
+    expect(line._aws.Timestamp).toBe(Date.parse(line.time));
+  });
+
+  it('never lets a field named _aws replace the metrics', () => {
+    // Prepare
+    const { logger, lines } = collecting('info');
+
+    // Act
+    logger.log('info', 'request', { _aws: 'forged', Service: 's', Requests: 1 }, DIRECTIVES);
+
+    // Assess
+    expect(lines).toEqual([
+      `{"level":"info","message":"request","time":"2024-06-30T21:30:00.123Z","Service":"s","Requests":1,${AWS}}`,
+    ]);
+  });
+
+  it('filters a metrics line by level as any other', () => {
+    // Prepare
+    const { logger, lines } = collecting('warn');
+
+    // Act
+    logger.log('info', 'request', { Service: 's', Requests: 1 }, DIRECTIVES);
+
+    // Assess
+    expect(lines).toEqual([]);
+  });
+
+  it('writes what JSON.stringify of the merged entry and its _aws member writes, for any fields', () => {
+    const key = fc.oneof(
+      fc.constantFrom('level', 'message', 'time', '_aws', '0', '7', 'Requests', '__proto__', 'é"'),
+      fc.string({ maxLength: 6 }),
+    );
+    const value = fc.oneof(fc.string({ maxLength: 8 }), fc.double(), fc.boolean());
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 10 }),
+        fc.dictionary(key, value),
+        fc.integer({ min: 0, max: 4_102_444_800_000 }),
+        (message, fields: LogFields, at) => {
+          const { logger, lines } = collecting('debug', at);
+          logger.log('info', message, fields, DIRECTIVES);
+          const time = new Date(at).toISOString();
+          const merged: Record<string, unknown> = { level: 'info', message, time, ...fields };
+          const { _aws: _forged, ...entry } = merged;
+          const aws = { Timestamp: at, CloudWatchMetrics: DIRECTIVES };
+          expect(lines).toEqual([JSON.stringify({ ...entry, _aws: aws })]);
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 });
