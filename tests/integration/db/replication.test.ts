@@ -14,11 +14,13 @@
  * their own); a restaurant's time zone changed. Once the subscriber holds the publisher's rows,
  * every report at the subscriber equals the live aggregation of its source rows
  * (tests/integration/reports/live-aggregation.ts) and the rollup tables equal a full recompute.
- * Independent of the run's database (PGlite or TEST_DATABASE_URL); skipped only where there is
- * no initdb.
+ * The logical-replication part is independent of the run's database (PGlite or
+ * TEST_DATABASE_URL) and skipped only where there is no initdb; the replica-mode session at the
+ * end runs on the run's database.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type postgres from 'postgres';
 import { migrate } from '../../../scripts/db/migrate';
 import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
 import { seed } from '../../../scripts/db/seed';
@@ -317,4 +319,141 @@ describeWithServer('daily rollups at a logical-replication subscriber', () => {
     await sub`select report_rollups_rebuild(${r1.id})`;
     await expectExactAtSubscriber();
   }, 60_000);
+});
+
+/**
+ * The same triggers in a replica-mode session of the run's database (PGlite or
+ * TEST_DATABASE_URL), as AWS DMS or a restore writes: multi-row statements, where the apply
+ * worker sends one row at a time; lines before their order and orders before their
+ * restaurant, as parallel or reordered table loads bring them. After every statement the
+ * rollups equal a full recompute. Written in a transaction that is rolled back.
+ */
+describe('daily rollups written in a replica-mode session', () => {
+  class Rollback extends Error {}
+  const IDS = ['RREP-1', 'RREP-2', 'RREP-3'];
+
+  it('equal a full recompute after every multi-row statement', async () => {
+    const sql = createSql({
+      url: process.env.DATABASE_URL ?? '',
+      poolMax: 1,
+      statementTimeoutMs: 60_000,
+      connectTimeoutSeconds: 10,
+    });
+    const steps: [string, (tx: postgres.TransactionSql) => Promise<unknown>][] = [
+      [
+        'orders in bulk',
+        (tx) => tx`
+          insert into orders (id, restaurant_id, platform_id, placed_at, state, total)
+          overriding system value
+          select 990000 + n, case when n % 2 = 0 then 'RREP-1' else 'RREP-3' end,
+                 case when n % 3 = 0 then 'RP_B' else 'RP_A' end,
+                 timestamptz '2023-11-05T04:30:00Z' + n * interval '20 minutes',
+                 case when n % 5 = 0 then 'CANCELLED' else 'DELIVERED' end, n + 0.5
+          from generate_series(1, 12) as n`,
+      ],
+      [
+        'lines in bulk, a dish twice in an order',
+        (tx) => tx`
+          insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+          select 990000 + n, l, case when l < 3 then 'Soup' else 'Bread' end, l, 1.25
+          from generate_series(1, 12) as n cross join generate_series(1, 3) as l`,
+      ],
+      [
+        'lines before their order',
+        (tx) => tx`
+          insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+          values (990100, 1, 'Tea', 1, 2), (990100, 2, 'Tea', 1, 2), (990100, 3, 'Soup', 1, 3)`,
+      ],
+      [
+        'their order',
+        (tx) => tx`
+          insert into orders (id, restaurant_id, platform_id, placed_at, state, total)
+          overriding system value
+          values (990100, 'RREP-1', 'RP_A', '2023-11-05T06:10:00Z', 'ACCEPTED', 7)`,
+      ],
+      [
+        'orders before their restaurant',
+        (tx) => tx`
+          insert into orders (id, restaurant_id, platform_id, placed_at, state, total)
+          overriding system value
+          values (990200, 'RREP-2', 'RP_A', '2024-03-31T00:30:00Z', 'PLACED', 4),
+                 (990201, 'RREP-2', 'RP_A', '2024-03-31T22:30:00Z', 'PLACED', 5)`,
+      ],
+      [
+        'their lines',
+        (tx) => tx`
+          insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+          values (990200, 1, 'Soup', 1, 4), (990201, 1, 'Soup', 1, 5)`,
+      ],
+      [
+        'their restaurant',
+        (tx) => tx`
+          insert into restaurants (id, name, time_zone, currency)
+          values ('RREP-2', 'Replica 2', 'Europe/Berlin', 'AED')`,
+      ],
+      [
+        'lines of an order renamed to one dish',
+        (tx) => tx`update order_lines set dish_name = 'Bread' where order_id = 990002`,
+      ],
+      [
+        'lines moved between orders',
+        (tx) => tx`
+          update order_lines set order_id = 990004, line_no = line_no + 10
+          where order_id = 990006`,
+      ],
+      [
+        'states and instants of many orders',
+        (tx) => tx`
+          update orders
+          set state = case when state = 'DELIVERED' then 'REJECTED' else 'PLACED' end,
+              placed_at = placed_at + interval '50 minutes'
+          where id between 990001 and 990008`,
+      ],
+      [
+        'totals and platforms',
+        (tx) => tx`
+          update orders set total = total * 2, platform_id = 'RP_B'
+          where id in (990009, 990010, 990100)`,
+      ],
+      [
+        'lines of one dish deleted in many orders',
+        (tx) =>
+          tx`delete from order_lines where order_id > 990000 and dish_name = 'Soup' and line_no = 1`,
+      ],
+      [
+        'orders deleted (no cascade in replica mode: their lines stay, orphaned)',
+        (tx) => tx`delete from orders where id in (990011, 990012, 990200)`,
+      ],
+      [
+        'a time-zone change',
+        (tx) => tx`update restaurants set time_zone = 'America/Havana' where id = 'RREP-3'`,
+      ],
+    ];
+    try {
+      await sql
+        .begin(async (tx) => {
+          await tx`insert into currencies (code, minor_units) values ('AED', 2) on conflict (code) do nothing`;
+          await tx`insert into restaurants (id, name, time_zone, currency)
+                   values ('RREP-1', 'Replica 1', 'America/Havana', 'AED'),
+                          ('RREP-3', 'Replica 3', 'Asia/Dubai', 'AED')`;
+          await tx`set local session_replication_role = replica`;
+          for (const [name, step] of steps) {
+            await step(tx);
+            const { stored, expected } = await rollupTables(tx, IDS);
+            expect({ after: name, ...stored }).toEqual({ after: name, ...expected });
+          }
+          const [rows] = await tx<{ days: number; dishes: number }[]>`
+            select (select count(*)::int from report_daily_orders where restaurant_id = any(${IDS})) as days,
+                   (select count(*)::int from report_daily_dishes where restaurant_id = any(${IDS})) as dishes`;
+          expect(rows?.days).toBeGreaterThan(3);
+          expect(rows?.dishes).toBeGreaterThan(3);
+          throw new Rollback();
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof Rollback)) throw error;
+        });
+    } finally {
+      await sql.end();
+    }
+  });
 });
