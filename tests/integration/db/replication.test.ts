@@ -319,6 +319,15 @@ describeWithServer('daily rollups at a logical-replication subscriber', () => {
     await sub`select report_rollups_rebuild(${r1.id})`;
     await expectExactAtSubscriber();
   }, 60_000);
+
+  it('empty the rollups when the publisher truncates the order tables', async () => {
+    await must(publisher)`truncate order_lines, orders`;
+    await caughtUp();
+    const [rows] = await must(subscriber)<{ days: number; dishes: number }[]>`
+      select (select count(*)::int from report_daily_orders) as days,
+             (select count(*)::int from report_daily_dishes) as dishes`;
+    expect(rows).toEqual({ days: 0, dishes: 0 });
+  }, 60_000);
 });
 
 /**
