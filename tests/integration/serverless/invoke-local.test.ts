@@ -90,5 +90,7 @@ describe('serverless invoke local with the sample events', () => {
         Array.isArray(data) ? data.length > 0 : typeof data === 'object' && data !== null,
       ).toBe(true);
     },
+    // Building, starting the local stack and invoking takes 17-29 s on a busy 2-core machine.
+    120_000,
   );
 });
