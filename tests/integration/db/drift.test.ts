@@ -5,7 +5,8 @@
  * fixture restaurant of this test's own (a rollup row changed, one deleted, a bogus one
  * inserted) is printed row by row with its exit code, scoped by range and restaurant, repaired,
  * and a second check is clean; a write that finds its rollup out of step succeeds (migration
- * 005), leaving drift the check finds.
+ * 005), leaving drift the check finds. On PostgreSQL, the repair waits for the restaurant's
+ * writer under way and holds no other restaurant's writers.
  */
 import { createRequire } from 'node:module';
 import postgres from 'postgres';
@@ -211,3 +212,60 @@ describe('npm run db:check', () => {
     expect(await check(SCOPED)).toEqual({ code: 0, lines: [CLEAN] });
   });
 });
+
+/** Resolves once the session named `application` waits for a lock. */
+const blockedOnLock = async (admin: postgres.Sql, application: string): Promise<void> => {
+  for (let i = 0; i < 100; i += 1) {
+    const [row] = await admin<{ waiting: boolean }[]>`
+      select coalesce(bool_or(wait_event_type = 'Lock'), false) as waiting
+      from pg_stat_activity where application_name = ${application}`;
+    if (row?.waiting) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${application} never waited for a lock`);
+};
+
+if (process.env.TEST_DATABASE_KIND === 'postgresql') {
+  describe('npm run db:check -- --repair under concurrent writers (PostgreSQL)', () => {
+    it("waits for the restaurant's writer under way, blocks no other restaurant's, and leaves the rollups exact", async () => {
+      const admin = postgres(process.env.DATABASE_URL ?? '', { max: 4, onnotice: () => undefined });
+      const writer = await admin.reserve();
+      const application = `drift-repair-${String(process.pid)}`;
+      const repairer = postgres(process.env.DATABASE_URL ?? '', {
+        max: 1,
+        onnotice: () => undefined,
+        connection: { application_name: application },
+      });
+      try {
+        await sql`delete from report_daily_dishes where restaurant_id = ${RESTAURANT}`;
+        await writer`begin`;
+        await writer`
+          insert into orders (restaurant_id, platform_id, placed_at, state, total)
+          values (${RESTAURANT}, 'DA_AE', '2024-05-01T13:00:00+04:00', 'PLACED', 2)`;
+        const repair = runCheck(repairer, { ...SCOPED, repair: true }, () => undefined);
+        await blockedOnLock(admin, application);
+        // Another restaurant's writer is not held by the repair.
+        await admin`update restaurants set name = name where id = 'R-1001'`;
+        const [other] = await admin<{ id: string }[]>`
+          insert into orders (restaurant_id, platform_id, placed_at, state, total)
+          values ('R-1001', 'TB_AE', '2024-05-01T13:00:00+04:00', 'CANCELLED', 1)
+          returning id::text as id`;
+        await admin`delete from orders where id = ${other?.id ?? '0'}::bigint`;
+        await writer`commit`;
+
+        expect(await repair).toBe(0);
+        expect(await check(SCOPED)).toEqual({ code: 0, lines: [CLEAN] });
+        const [day] = await sql<{ orders: number }[]>`
+          select orders from report_daily_orders
+          where restaurant_id = ${RESTAURANT} and platform_id = 'DA_AE' and day = '2024-05-01'`;
+        expect(day).toEqual({ orders: 3 });
+      } finally {
+        await writer`rollback`.catch(() => undefined);
+        writer.release();
+        await repairer.end();
+        await admin`delete from orders where restaurant_id = ${RESTAURANT} and total = 2`;
+        await admin.end();
+      }
+    });
+  });
+}
