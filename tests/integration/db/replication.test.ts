@@ -20,6 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import type postgres from 'postgres';
 import { migrate } from '../../../scripts/db/migrate';
 import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
@@ -340,6 +341,117 @@ describeWithServer('daily rollups at a logical-replication subscriber', () => {
 describe('daily rollups written in a replica-mode session', () => {
   class Rollback extends Error {}
   const IDS = ['RREP-1', 'RREP-2', 'RREP-3'];
+
+  type LineStep =
+    | { readonly kind: 'insertLines'; readonly order: number; readonly dishes: readonly number[] }
+    | { readonly kind: 'renameLines'; readonly order: number; readonly dish: number }
+    | { readonly kind: 'swapDishes'; readonly order: number }
+    | { readonly kind: 'moveLines'; readonly order: number; readonly to: number }
+    | { readonly kind: 'deleteLines'; readonly order: number; readonly dish: number }
+    | { readonly kind: 'setState'; readonly order: number; readonly counted: boolean }
+    | { readonly kind: 'deleteOrder'; readonly order: number }
+    | { readonly kind: 'insertOrder'; readonly order: number };
+  const ORDERS = 5;
+  const DISHES = ['Soup', 'Bread', 'Tea'];
+  const orderIndex = fc.nat({ max: ORDERS - 1 });
+  const dishIndex = fc.nat({ max: DISHES.length - 1 });
+  const lineStep: fc.Arbitrary<LineStep> = fc.oneof(
+    fc.record({
+      kind: fc.constant('insertLines' as const),
+      order: orderIndex,
+      dishes: fc.array(dishIndex, { minLength: 1, maxLength: 4 }),
+    }),
+    fc.record({ kind: fc.constant('renameLines' as const), order: orderIndex, dish: dishIndex }),
+    fc.record({ kind: fc.constant('swapDishes' as const), order: orderIndex }),
+    fc.record({ kind: fc.constant('moveLines' as const), order: orderIndex, to: orderIndex }),
+    fc.record({ kind: fc.constant('deleteLines' as const), order: orderIndex, dish: dishIndex }),
+    fc.record({ kind: fc.constant('setState' as const), order: orderIndex, counted: fc.boolean() }),
+    fc.record({ kind: fc.constant('deleteOrder' as const), order: orderIndex }),
+    fc.record({ kind: fc.constant('insertOrder' as const), order: orderIndex }),
+  );
+
+  it('equal a full recompute after every statement of random multi-row line histories', async () => {
+    const sql = createSql({
+      url: process.env.DATABASE_URL ?? '',
+      poolMax: 1,
+      statementTimeoutMs: 60_000,
+      connectTimeoutSeconds: 10,
+    });
+    const id = (order: number): number => 991000 + order;
+    const dish = (index: number): string => DISHES[index] ?? 'Soup';
+    const insertOrder = (tx: postgres.TransactionSql, order: number) => tx`
+      insert into orders (id, restaurant_id, platform_id, placed_at, state, total)
+      overriding system value
+      values (${id(order)}, 'RREP-1', ${order % 2 === 0 ? 'RP_A' : 'RP_B'},
+              timestamptz '2023-11-05T04:40:00Z' + ${order * 25} * interval '1 minute',
+              'DELIVERED', ${order + 1})
+      on conflict (id) do nothing`;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(lineStep, { minLength: 1, maxLength: 12 }), async (steps) => {
+          let lineNo = 0;
+          const next = (): number => (lineNo += 1);
+          await sql
+            .begin(async (tx) => {
+              await tx`insert into currencies (code, minor_units) values ('AED', 2) on conflict (code) do nothing`;
+              await tx`insert into restaurants (id, name, time_zone, currency)
+                       values ('RREP-1', 'Replica 1', 'America/Havana', 'AED')`;
+              await tx`set local session_replication_role = replica`;
+              for (let order = 0; order < ORDERS; order += 1) await insertOrder(tx, order);
+              for (const [i, s] of steps.entries()) {
+                switch (s.kind) {
+                  case 'insertLines':
+                    await tx`
+                      insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+                      select ${id(s.order)}, ${next()} + n, d.dish, 1 + n, 1.5
+                      from unnest(${s.dishes.map(dish)}::text[]) with ordinality as d(dish, n)`;
+                    lineNo += s.dishes.length;
+                    break;
+                  case 'renameLines':
+                    await tx`update order_lines set dish_name = ${dish(s.dish)} where order_id = ${id(s.order)}`;
+                    break;
+                  case 'swapDishes':
+                    await tx`
+                      update order_lines
+                      set dish_name = case dish_name when 'Soup' then 'Bread' when 'Bread' then 'Soup' else dish_name end
+                      where order_id = ${id(s.order)}`;
+                    break;
+                  case 'moveLines':
+                    await tx`
+                      update order_lines set order_id = ${id(s.to)}, line_no = line_no + 1000
+                      where order_id = ${id(s.order)} and line_no < 1000`;
+                    break;
+                  case 'deleteLines':
+                    await tx`delete from order_lines where order_id = ${id(s.order)} and dish_name = ${dish(s.dish)}`;
+                    break;
+                  case 'setState':
+                    await tx`update orders set state = ${s.counted ? 'ACCEPTED' : 'CANCELLED'} where id = ${id(s.order)}`;
+                    break;
+                  case 'deleteOrder':
+                    await tx`delete from orders where id = ${id(s.order)}`;
+                    break;
+                  case 'insertOrder':
+                    await insertOrder(tx, s.order);
+                    break;
+                }
+                const { stored, expected } = await rollupTables(tx, ['RREP-1']);
+                expect({ after: `step ${String(i)} ${s.kind}`, ...stored }).toEqual({
+                  after: `step ${String(i)} ${s.kind}`,
+                  ...expected,
+                });
+              }
+              throw new Rollback();
+            })
+            .catch((error: unknown) => {
+              if (!(error instanceof Rollback)) throw error;
+            });
+        }),
+        { numRuns: Number(process.env.ROLLUP_TEST_RUNS ?? 20) },
+      );
+    } finally {
+      await sql.end();
+    }
+  }, 120_000);
 
   it('equal a full recompute after every multi-row statement', async () => {
     const sql = createSql({
