@@ -1,0 +1,16 @@
+-- The brand's own order id (issue 12, item 3): unique per restaurant and platform, so an order
+-- sent again (a re-import, a replayed export) updates its one row through
+-- INSERT ... ON CONFLICT (restaurant_id, platform_id, external_id) DO UPDATE
+-- (scripts/db/import.ts, docs/import.md). Nullable: orders written without one (the sample
+-- data, earlier writers) stay as they are, and NULLs are distinct in a unique constraint, so
+-- any number of them may share a restaurant and platform.
+--
+-- The rollups of migrations 003-005 need nothing new: an upsert fires the statement trigger
+-- on the orders it inserts (their transition table holds only those) and the row update
+-- trigger on each order it updates, exactly as separate INSERT and UPDATE statements would.
+-- The new constraint's index also serves the import's look-up of its orders by brand id.
+
+alter table orders
+  add column external_id text
+    constraint orders_external_id_length check (char_length(external_id) between 1 and 100),
+  add constraint orders_external_id_key unique (restaurant_id, platform_id, external_id);
