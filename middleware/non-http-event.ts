@@ -19,8 +19,12 @@
  *
  * The answer is `undefined` (a direct invoke receives `null`): nothing reads what a schedule or
  * a warm-up returns, any object would have to pose as the chain's API Gateway result type, and
- * nothing of the event is echoed back. A warm-up needs no further work: the container's
- * dependencies were built when the handler module was loaded.
+ * nothing of the event is echoed back. A warm-up needs no further work than waiting: the
+ * container's dependencies were started when the handler module was loaded. An empty event
+ * (`{}`, what a person sends to see a function start) waits for them too, so that its answer
+ * says the container came up and no fetch is left half done when the container is frozen (or,
+ * with `serverless invoke local`, when the local stack stops). An unknown event is answered at
+ * once: it is nobody's warm-up.
  *
  * The line never holds the event's content (it could hold anything): only its kind, from a
  * closed list, and Lambda's own request id.
@@ -33,7 +37,7 @@ export type NonHttpEventKind = 'empty' | 'warm-up' | 'scheduled' | 'unknown';
 
 export interface NonHttpEventOptions {
   readonly logger: Logger;
-  /** The container's initialisation (Dependencies.ready), awaited by warm-up and scheduled events. */
+  /** The container's initialisation (Dependencies.ready), awaited by warm-up, scheduled and empty events. */
   readonly ready?: Promise<void>;
 }
 
@@ -69,8 +73,8 @@ export const nonHttpEventKind = (event: unknown): NonHttpEventKind => {
   return 'unknown';
 };
 
-/** The kinds of event that exist to warm the container: answered once initialisation is done. */
-const WARMING: readonly NonHttpEventKind[] = ['warm-up', 'scheduled'];
+/** The kinds of event that warm the container: answered once initialisation has settled. */
+const WARMING: readonly NonHttpEventKind[] = ['warm-up', 'scheduled', 'empty'];
 
 export const nonHttpEvent = ({ logger, ready }: NonHttpEventOptions): PortalMiddleware => {
   const nonHttpEventBefore = async (request: PortalRequest): Promise<void> => {

@@ -93,4 +93,28 @@ describe('serverless invoke local with the sample events', () => {
     // Building, starting the local stack and invoking takes 17-29 s on a busy 2-core machine.
     120_000,
   );
+
+  it("answers an empty event -d '{}' with nothing once initialised, and no warning", async () => {
+    const { code, stdout, stderr } = await run(
+      [SERVERLESS, 'invoke', 'local', '-f', 'ordersPerDay', '-d', '{}'],
+      // The tests' own LOG_LEVEL (error) would hide the info lines looked for here.
+      { ...cleanEnv, LOG_LEVEL: 'info' },
+      90_000,
+    );
+
+    const lines = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{"level"'))
+      .map((line) => JSON.parse(line) as { level: string; message: string; kind?: string });
+    expect({ code, stderr: stderr.includes('Error') ? stderr : '' }).toEqual({
+      code: 0,
+      stderr: '',
+    });
+    // The key set and the database were ready before the answer: nothing failed afterwards as
+    // the local stack stopped.
+    expect(lines.map(({ level, message, kind }) => ({ level, message, kind }))).toEqual([
+      { level: 'info', message: 'key set loaded', kind: undefined },
+      { level: 'info', message: 'non-HTTP event ignored', kind: 'empty' },
+    ]);
+  }, 120_000);
 });

@@ -162,8 +162,9 @@ describe('nonHttpEvent', () => {
   it.each([
     ['a warm-up ping', { source: 'serverless-plugin-warmup' }, true],
     ['a scheduled event', scheduledEvent(), true],
-    ['an empty event', {}, false],
-  ])('answers %s once the container is initialised: %s', async (_name, event, waits) => {
+    ['an empty event', {}, true],
+    ['an unknown event', { detail: 'x' }, false],
+  ])('answers %s only once the container is initialised: %s', async (_name, event, waits) => {
     // Arrange: initialisation (the key set, the database) still under way.
     const log = collectingLogger();
     let initialised: () => void = () => undefined;
