@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { readDeployed } from './deployed';
 
 export const ROOT = join(import.meta.dirname, '..');
 
@@ -30,34 +31,29 @@ export const round = (value: number, digits = 3): number => {
 export const elapsedMs = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
 
 /**
- * Bundles `entry` into `outfile` with the options of serverless.yml's custom.esbuild
- * (bundle, minify, keepNames, sourcemap, platform node, target node24, format cjs, @aws-sdk
- * excluded).
- * Returns the bundle's size in bytes (the .cjs only, not its source map).
+ * Bundles `entry` into `outfile` with the options of serverless.yml's custom.esbuild, read from
+ * serverless.yml itself (bench/deployed.ts: bundle, minify, keepNames, sourcemap, platform node,
+ * target node24, format cjs, @aws-sdk excluded). Returns the bundle's size in bytes (the .cjs
+ * only, not its source map).
  */
 export const bundle = async (
   entry: string,
   outfile: string,
   external: readonly string[] = [],
 ): Promise<number> => {
+  const { esbuild } = readDeployed();
   await build({
+    ...esbuild,
     entryPoints: [entry],
     outfile,
-    bundle: true,
-    minify: true,
-    keepNames: true,
-    sourcemap: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'cjs',
-    external: ['@aws-sdk/*', ...external],
+    external: [...(esbuild.external ?? []), ...external],
     logLevel: 'silent',
   });
   return statSync(outfile).size;
 };
 
 /**
- * Runs `node script ...args` in a fresh process and returns the JSON of the line it prints
+ * Runs `node script ...args` in a fresh process (`node`: the binary, this process's by default) and returns the JSON of the line it prints
  * starting with `BENCH `.
  */
 export const runChild = (
@@ -65,9 +61,10 @@ export const runChild = (
   args: readonly string[],
   env: Readonly<Record<string, string>>,
   timeoutMs = 30_000,
+  node = process.execPath,
 ): Promise<Record<string, unknown>> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
+    const child = spawn(node, [script, ...args], {
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -116,7 +113,7 @@ const evalMs = Number(process.hrtime.bigint() - t0) / 1e6;
 Promise.resolve(mod.handler(event, context)).then(
   (result) => {
     const firstMs = Number(process.hrtime.bigint() - t0) / 1e6;
-    process.stdout.write('\\nBENCH ' + JSON.stringify({ evalMs, firstMs, status: result.statusCode }) + '\\n');
+    process.stdout.write('\\nBENCH ' + JSON.stringify({ evalMs, firstMs, status: result.statusCode, headers: result.headers, body: result.body }) + '\\n');
     process.exit(0);
   },
   (error) => {
