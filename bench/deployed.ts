@@ -38,7 +38,10 @@ const block = (lines: readonly string[], path: readonly string[]): string[] => {
     if (start < 0) throw new Error(`serverless.yml: no ${path.join('.')}`);
     const rest = scope.slice(start + 1);
     const end = rest.findIndex(
-      (line) => line.trim() !== '' && !line.trimStart().startsWith('#') && !line.startsWith(' '.repeat(indent + 1)),
+      (line) =>
+        line.trim() !== '' &&
+        !line.trimStart().startsWith('#') &&
+        !line.startsWith(' '.repeat(indent + 1)),
     );
     scope = end < 0 ? rest : rest.slice(0, end);
     indent += 2;
@@ -116,10 +119,14 @@ export const nodeBinary = (major: number): string | undefined => {
   const known = binaries.get(major);
   if (known) return known;
   try {
-    const path = execFileSync('npx', ['-y', '-p', `node@${major}`, 'node', '-p', 'process.execPath'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    })
+    const path = execFileSync(
+      'npx',
+      ['-y', '-p', `node@${major}`, 'node', '-p', 'process.execPath'],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    )
       .trim()
       .split('\n')
       .at(-1);

@@ -13,7 +13,7 @@ import { ordersPerDay } from '../shared/reports/orders-per-day';
 import { createDependencies } from '../shared/runtime';
 import { createIssuer, serveKeySet } from '../scripts/local/issuer';
 import { elapsedMs, median, round } from './lib';
-import { lambdaContext, memoryReports, orderDayEvent, signTokens } from './warm';
+import { lambdaContext, memoryReports, orderDayEvent, signTokens } from './fixtures';
 
 export interface KeySetResult {
   readonly concurrency: number;
