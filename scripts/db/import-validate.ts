@@ -1,0 +1,425 @@
+/**
+ * The validation of npm run db:import's input (docs/import.md): one order or one restaurant
+ * declaration per line, each checked on its own against what the database (and the
+ * declarations of the same run) know, every problem reported as `line N: <field>: <message>`.
+ * Pure functions: the caller reads the lines and the database.
+ */
+import { COUNTED_STATES, CANCELLED_STATES } from '../../shared/reports/domain';
+
+/** Our order states (migration 001's check), counted and not counted. */
+export const ORDER_STATES = [...COUNTED_STATES, ...CANCELLED_STATES] as const;
+export type OrderState = (typeof ORDER_STATES)[number];
+
+/** Longest brand order id, restaurant id, platform id, platform restaurant id (migration 006). */
+export const MAX_ID_LENGTH = 100;
+export const MAX_NAME_LENGTH = 200;
+export const MAX_LINES = 32_767; // order_lines.line_no is a smallint
+export const MAX_QUANTITY = 2_147_483_647; // order_lines.quantity is an integer
+/** numeric(14, 3): at most 11 digits before the point and 3 after. */
+export const MAX_INTEGER_DIGITS = 11;
+export const MAX_MINOR_UNITS = 3;
+
+const isOrderState = (value: string): value is OrderState =>
+  (ORDER_STATES as readonly string[]).includes(value);
+
+/** How the brand's states map onto ours, and where the map came from (for messages). */
+export interface StateMap {
+  readonly states: ReadonlyMap<string, OrderState>;
+  /** The --states file, or undefined for the identity map of our five states. */
+  readonly file: string | undefined;
+}
+
+export const IDENTITY_STATES: StateMap = {
+  states: new Map(ORDER_STATES.map((state) => [state, state])),
+  file: undefined,
+};
+
+/** The --states file's JSON: an object mapping each brand state to one of our five. */
+export const parseStateMap = (
+  text: string,
+  file: string,
+): { readonly map: StateMap } | { readonly error: string } => {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { error: `--states ${file}: not JSON: ${(error as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { error: `--states ${file}: must be a JSON object mapping brand states to ours` };
+  }
+  const states = new Map<string, OrderState>();
+  for (const [brand, ours] of Object.entries(value)) {
+    if (typeof ours !== 'string' || !isOrderState(ours)) {
+      return {
+        error: `--states ${file}: ${JSON.stringify(brand)} maps to ${JSON.stringify(ours)}, which is not one of ${ORDER_STATES.join(', ')}`,
+      };
+    }
+    states.set(brand, ours);
+  }
+  if (states.size === 0) return { error: `--states ${file}: maps no state` };
+  return { map: { states, file } };
+};
+
+/** What the database (with this run's declarations) knows of a restaurant. */
+export interface KnownRestaurant {
+  readonly currency: string;
+  readonly minorUnits: number;
+  readonly platforms: ReadonlySet<string>;
+}
+
+export interface OrderContext {
+  readonly restaurants: ReadonlyMap<string, KnownRestaurant>;
+  readonly states: StateMap;
+}
+
+export interface ImportLine {
+  readonly dish: string;
+  readonly quantity: number;
+  readonly unitPrice: string;
+}
+
+/** An order as it is written: the brand's id is orders.external_id. */
+export interface ImportOrder {
+  readonly restaurantId: string;
+  readonly platformId: string;
+  readonly orderId: string;
+  readonly placedAt: string;
+  readonly state: OrderState;
+  readonly total: string;
+  readonly lines: readonly ImportLine[];
+}
+
+/** A problem with one field of a line: `field: message`. */
+class Refusal extends Error {
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {
+    super(`${field}: ${reason}`);
+  }
+}
+
+const refuse = (field: string, message: string): never => {
+  throw new Refusal(field, message);
+};
+
+const quote = (value: unknown): string => {
+  // JSON.stringify(undefined) is undefined, whatever its declared type says.
+  const json = JSON.stringify(value) as unknown;
+  return typeof json === 'string' ? json : String(value);
+};
+
+/** Parses one line of NDJSON into an object, or refuses it. */
+const parseObject = (text: string): Record<string, unknown> => {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Refusal('not JSON', (error as Error).message);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Refusal('not JSON', `${quote(value)} is not an object`);
+  }
+  return value as Record<string, unknown>;
+};
+
+const text = (value: unknown, field: string, maxLength: number): string => {
+  if (value === undefined) return refuse(field, 'missing');
+  if (typeof value !== 'string') return refuse(field, `${quote(value)} is not a string`);
+  if (value.trim() === '') return refuse(field, 'is empty');
+  if (value.length > maxLength && Array.from(value).length > maxLength) {
+    return refuse(field, `is longer than ${String(maxLength)} characters`);
+  }
+  return value;
+};
+
+const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+
+/**
+ * An amount: a decimal string with exactly the currency's minor units, not negative, within
+ * numeric(14, 3).
+ */
+export const amount = (
+  value: unknown,
+  field: string,
+  currency: string,
+  minorUnits: number,
+): string => {
+  if (value === undefined) return refuse(field, 'missing');
+  if (typeof value !== 'string') {
+    return refuse(
+      field,
+      `${quote(value)} is not a decimal string (write amounts as strings, e.g. "${(0).toFixed(minorUnits)}")`,
+    );
+  }
+  if (value.startsWith('-')) return refuse(field, `${quote(value)} is negative`);
+  const match = DECIMAL.exec(value);
+  if (!match) return refuse(field, `${quote(value)} is not a decimal amount`);
+  const places = match[2]?.length ?? 0;
+  if (places !== minorUnits) {
+    return refuse(
+      field,
+      `${quote(value)} has ${String(places)} decimal place${places === 1 ? '' : 's'}; ${currency} amounts have ${String(minorUnits)}`,
+    );
+  }
+  if ((match[1] ?? '').replace(/^0+(?=\d)/, '').length > MAX_INTEGER_DIGITS) {
+    return refuse(
+      field,
+      `${quote(value)} is too large (at most ${String(MAX_INTEGER_DIGITS)} digits before the point)`,
+    );
+  }
+  return value;
+};
+
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|z|[+-]\d{2}:?\d{2})?$/;
+
+/** placedAt: ISO 8601 date and time with a mandatory offset (or Z), a real calendar instant. */
+export const instant = (value: unknown, field: string): string => {
+  if (value === undefined) return refuse(field, 'missing');
+  if (typeof value !== 'string') return refuse(field, `${quote(value)} is not a string`);
+  const match = ISO_INSTANT.exec(value);
+  if (!match) {
+    return refuse(
+      field,
+      `${quote(value)} is not an ISO 8601 date-time (2026-11-20T12:34:56+04:00)`,
+    );
+  }
+  const [, year, month, day, hour, minute, second = '00', offset] = match;
+  if (offset === undefined) return refuse(field, `${quote(value)} has no time-zone offset`);
+  const y = Number(year);
+  const m = Number(month);
+  const d = Number(day);
+  const daysInMonth = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  const offsetHours = /^[zZ]$/.test(offset) ? 0 : Number(offset.slice(1, 3));
+  const offsetMinutes = /^[zZ]$/.test(offset) ? 0 : Number(offset.slice(-2));
+  if (
+    y < 1 ||
+    m < 1 ||
+    m > 12 ||
+    d < 1 ||
+    d > daysInMonth ||
+    Number(hour) > 23 ||
+    Number(minute) > 59 ||
+    Number(second) > 59 ||
+    offsetHours > 15 ||
+    offsetMinutes > 59
+  ) {
+    return refuse(field, `${quote(value)} is not a valid date and time`);
+  }
+  return value;
+};
+
+const state = (value: unknown, field: string, map: StateMap): OrderState => {
+  if (value === undefined) return refuse(field, 'missing');
+  if (typeof value !== 'string') return refuse(field, `${quote(value)} is not a string`);
+  const ours = map.states.get(value);
+  if (ours !== undefined) return ours;
+  return refuse(
+    field,
+    map.file === undefined
+      ? `${quote(value)} is not one of ${ORDER_STATES.join(', ')} (map the brand's states with --states <file.json>)`
+      : `${quote(value)} is not mapped by ${map.file}`,
+  );
+};
+
+const orderLine = (value: unknown, field: string, restaurant: KnownRestaurant): ImportLine => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return refuse(field, `${quote(value)} is not an object`);
+  }
+  const line = value as Record<string, unknown>;
+  const dish = text(line.dish, `${field}.dish`, MAX_NAME_LENGTH);
+  const quantity = line.quantity;
+  if (quantity === undefined) return refuse(`${field}.quantity`, 'missing');
+  if (
+    typeof quantity !== 'number' ||
+    !Number.isInteger(quantity) ||
+    quantity < 1 ||
+    quantity > MAX_QUANTITY
+  ) {
+    return refuse(`${field}.quantity`, `${quote(quantity)} is not a positive integer`);
+  }
+  const unitPrice = amount(
+    line.unitPrice,
+    `${field}.unitPrice`,
+    restaurant.currency,
+    restaurant.minorUnits,
+  );
+  return { dish, quantity, unitPrice };
+};
+
+/** The outcome of one line: the value, or `line N: field: message`. */
+export type Checked<T> = { readonly value: T } | { readonly error: string };
+
+const checked = <T>(lineNo: number, check: () => T): Checked<T> => {
+  try {
+    return { value: check() };
+  } catch (error) {
+    if (error instanceof Refusal) {
+      return { error: `line ${String(lineNo)}: ${error.field}: ${error.reason}` };
+    }
+    throw error;
+  }
+};
+
+/** One order line of the brand's export (docs/import.md "Orders"). */
+export const checkOrder = (
+  line: string,
+  lineNo: number,
+  context: OrderContext,
+): Checked<ImportOrder> =>
+  checked(lineNo, () => {
+    const order = parseObject(line);
+    const restaurantId = text(order.restaurantId, 'restaurantId', MAX_ID_LENGTH);
+    const restaurant = context.restaurants.get(restaurantId);
+    if (restaurant === undefined) {
+      return refuse('restaurantId', `${restaurantId} is not declared (see --restaurants)`);
+    }
+    const platformId = text(order.platformId, 'platformId', MAX_ID_LENGTH);
+    if (!restaurant.platforms.has(platformId)) {
+      return refuse(
+        'platformId',
+        `${platformId} is not declared for ${restaurantId} (see --restaurants)`,
+      );
+    }
+    const orderId = text(order.orderId, 'orderId', MAX_ID_LENGTH);
+    const placedAt = instant(order.placedAt, 'placedAt');
+    const ours = state(order.state, 'state', context.states);
+    const total = amount(order.total, 'total', restaurant.currency, restaurant.minorUnits);
+    const lines = order.lines;
+    if (lines === undefined) return refuse('lines', 'missing');
+    if (!Array.isArray(lines)) return refuse('lines', `${quote(lines)} is not an array`);
+    if (lines.length > MAX_LINES) {
+      return refuse('lines', `has ${String(lines.length)} lines; at most ${String(MAX_LINES)}`);
+    }
+    return {
+      restaurantId,
+      platformId,
+      orderId,
+      placedAt,
+      state: ours,
+      total,
+      lines: lines.map((value, i) => orderLine(value, `lines[${String(i)}]`, restaurant)),
+    };
+  });
+
+/** What the database knows before a declaration file is read. */
+export interface DeclarationContext {
+  /** Currency code → minor units (table currencies). */
+  readonly currencies: ReadonlyMap<string, number>;
+  /** Time zones PostgreSQL knows (pg_timezone_names). */
+  readonly timeZones: ReadonlySet<string>;
+  /** `platformId\u0000platformRestaurantId` → the restaurant holding it (restaurant_platforms). */
+  readonly platformIdentities: ReadonlyMap<string, string>;
+}
+
+export interface DeclaredPlatform {
+  readonly platformId: string;
+  readonly platformRestaurantId: string;
+}
+
+export interface Declaration {
+  readonly restaurantId: string;
+  readonly name: string;
+  readonly timeZone: string;
+  readonly currency: string;
+  readonly minorUnits: number;
+  readonly platforms: readonly DeclaredPlatform[];
+}
+
+/** A time zone PostgreSQL and this runtime both know by its IANA name. */
+const timeZone = (value: unknown, field: string, known: ReadonlySet<string>): string => {
+  const zone = text(value, field, MAX_NAME_LENGTH);
+  let intl = true;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+  } catch {
+    intl = false;
+  }
+  if (!intl || !known.has(zone)) {
+    return refuse(field, `${quote(zone)} is not an IANA time zone (e.g. "Asia/Dubai")`);
+  }
+  return zone;
+};
+
+const currency = (
+  value: unknown,
+  minorUnits: unknown,
+  currencies: ReadonlyMap<string, number>,
+): { readonly currency: string; readonly minorUnits: number } => {
+  if (value === undefined) return refuse('currency', 'missing');
+  if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value)) {
+    return refuse('currency', `${quote(value)} is not an ISO 4217 code (three capital letters)`);
+  }
+  const known = currencies.get(value);
+  if (minorUnits === undefined) {
+    if (known === undefined) {
+      return refuse(
+        'minorUnits',
+        `missing: ${value} is not known yet; give its minor units (0 to ${String(MAX_MINOR_UNITS)})`,
+      );
+    }
+    return { currency: value, minorUnits: known };
+  }
+  if (
+    typeof minorUnits !== 'number' ||
+    !Number.isInteger(minorUnits) ||
+    minorUnits < 0 ||
+    minorUnits > MAX_MINOR_UNITS
+  ) {
+    return refuse(
+      'minorUnits',
+      `${quote(minorUnits)} is not an integer from 0 to ${String(MAX_MINOR_UNITS)}`,
+    );
+  }
+  if (known !== undefined && known !== minorUnits) {
+    return refuse('minorUnits', `${value} has ${String(known)}, not ${String(minorUnits)}`);
+  }
+  return { currency: value, minorUnits };
+};
+
+/** One restaurant declaration (docs/import.md "Declaring restaurants"). */
+export const checkDeclaration = (
+  line: string,
+  lineNo: number,
+  context: DeclarationContext,
+): Checked<Declaration> =>
+  checked(lineNo, () => {
+    const declaration = parseObject(line);
+    const restaurantId = text(declaration.restaurantId, 'restaurantId', MAX_ID_LENGTH);
+    const name = text(declaration.name, 'name', MAX_NAME_LENGTH);
+    const zone = timeZone(declaration.timeZone, 'timeZone', context.timeZones);
+    const money = currency(declaration.currency, declaration.minorUnits, context.currencies);
+    const platforms = declaration.platforms;
+    if (platforms === undefined) return refuse('platforms', 'missing');
+    if (!Array.isArray(platforms))
+      return refuse('platforms', `${quote(platforms)} is not an array`);
+    const seen = new Set<string>();
+    const declared = platforms.map((value, i): DeclaredPlatform => {
+      const field = `platforms[${String(i)}]`;
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        return refuse(field, `${quote(value)} is not an object`);
+      }
+      const platform = value as Record<string, unknown>;
+      const platformId = text(platform.platformId, `${field}.platformId`, MAX_ID_LENGTH);
+      const platformRestaurantId = text(
+        platform.platformRestaurantId,
+        `${field}.platformRestaurantId`,
+        MAX_ID_LENGTH,
+      );
+      if (seen.has(platformId)) {
+        return refuse(`${field}.platformId`, `${platformId} is declared twice`);
+      }
+      seen.add(platformId);
+      const holder = context.platformIdentities.get(`${platformId}\u0000${platformRestaurantId}`);
+      if (holder !== undefined && holder !== restaurantId) {
+        return refuse(
+          `${field}.platformRestaurantId`,
+          `${platformRestaurantId} on ${platformId} is already ${holder}'s`,
+        );
+      }
+      return { platformId, platformRestaurantId };
+    });
+    return { restaurantId, name, timeZone: zone, ...money, platforms: declared };
+  });

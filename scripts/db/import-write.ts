@@ -1,0 +1,354 @@
+/**
+ * The database side of npm run db:import (docs/import.md): what the database knows, the
+ * staging of validated orders in temporary tables of the import's transaction, and the
+ * set-based writes from there (a few statements for the whole file, so the rollup triggers of
+ * migrations 003-005 do their work once per statement). Nothing here commits: the caller's
+ * transaction holds every write.
+ */
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import type postgres from 'postgres';
+import type {
+  Declaration,
+  DeclarationContext,
+  ImportOrder,
+  KnownRestaurant,
+} from './import-validate';
+
+type Tx = postgres.TransactionSql;
+
+export interface Reference extends DeclarationContext {
+  readonly restaurants: ReadonlyMap<string, KnownRestaurant>;
+}
+
+/** What the database knows: currencies, time zones, restaurants and their platforms. */
+export const loadReference = async (tx: Tx): Promise<Reference> => {
+  const currencies = await tx<{ code: string; minor_units: number }[]>`
+    select code, minor_units from currencies`;
+  const zones = await tx<{ name: string }[]>`select name from pg_timezone_names`;
+  const restaurants = await tx<{ id: string; currency: string; minor_units: number }[]>`
+    select r.id, r.currency, c.minor_units
+    from restaurants r
+    join currencies c on c.code = r.currency`;
+  const platforms = await tx<
+    { restaurant_id: string; platform_id: string; platform_restaurant_id: string }[]
+  >`select restaurant_id, platform_id, platform_restaurant_id from restaurant_platforms`;
+  const platformIdentities = new Map<string, string>();
+  const platformsOf = new Map<string, Set<string>>();
+  for (const row of platforms) {
+    platformIdentities.set(
+      `${row.platform_id}\u0000${row.platform_restaurant_id}`,
+      row.restaurant_id,
+    );
+    const set = platformsOf.get(row.restaurant_id) ?? new Set<string>();
+    set.add(row.platform_id);
+    platformsOf.set(row.restaurant_id, set);
+  }
+  const known = new Map<string, KnownRestaurant>();
+  for (const row of restaurants) {
+    known.set(row.id, {
+      currency: row.currency,
+      minorUnits: row.minor_units,
+      platforms: platformsOf.get(row.id) ?? new Set<string>(),
+    });
+  }
+  return {
+    currencies: new Map(currencies.map((row) => [row.code, row.minor_units])),
+    timeZones: new Set(zones.map((row) => row.name)),
+    platformIdentities,
+    restaurants: known,
+  };
+};
+
+/** The reference with this run's declarations applied (a declaration replaces what it names). */
+export const withDeclarations = (
+  reference: Reference,
+  declarations: readonly Declaration[],
+): ReadonlyMap<string, KnownRestaurant> => {
+  const restaurants = new Map(reference.restaurants);
+  for (const d of declarations) {
+    const platforms = new Set(restaurants.get(d.restaurantId)?.platforms);
+    for (const p of d.platforms) platforms.add(p.platformId);
+    restaurants.set(d.restaurantId, { currency: d.currency, minorUnits: d.minorUnits, platforms });
+  }
+  return restaurants;
+};
+
+export interface Counts {
+  readonly inserted: number;
+  readonly updated: number;
+  readonly unchanged: number;
+}
+
+export interface DeclarationCounts {
+  readonly restaurants: Counts;
+  readonly platforms: Counts;
+}
+
+/** Upserts the declared currencies, restaurants and platforms; only rows that differ change. */
+export const writeDeclarations = async (
+  tx: Tx,
+  declarations: readonly Declaration[],
+): Promise<DeclarationCounts> => {
+  const restaurants = declarations.map((d) => ({
+    id: d.restaurantId,
+    name: d.name,
+    time_zone: d.timeZone,
+    currency: d.currency,
+    minor_units: d.minorUnits,
+  }));
+  const platforms = declarations.flatMap((d) =>
+    d.platforms.map((p) => ({
+      restaurant_id: d.restaurantId,
+      platform_id: p.platformId,
+      platform_restaurant_id: p.platformRestaurantId,
+    })),
+  );
+  await tx`
+    insert into currencies (code, minor_units)
+    select distinct currency, minor_units
+    from json_to_recordset(${JSON.stringify(restaurants)}::text::json)
+           as d (currency text, minor_units smallint)
+    order by 1
+    on conflict (code) do nothing`;
+  const [r] = await tx<{ inserted: number; updated: number }[]>`
+    with written as (
+      insert into restaurants as t (id, name, time_zone, currency)
+      select id, name, time_zone, currency
+      from json_to_recordset(${JSON.stringify(restaurants)}::text::json)
+             as d (id text, name text, time_zone text, currency text)
+      order by id
+      on conflict (id) do update
+        set name = excluded.name, time_zone = excluded.time_zone, currency = excluded.currency
+        where (t.name, t.time_zone, t.currency)
+              is distinct from (excluded.name, excluded.time_zone, excluded.currency)
+      returning xmax = 0 as inserted
+    )
+    select count(*) filter (where inserted)::int as inserted,
+           count(*) filter (where not inserted)::int as updated
+    from written`;
+  const [p] = await tx<{ inserted: number; updated: number }[]>`
+    with written as (
+      insert into restaurant_platforms as t (restaurant_id, platform_id, platform_restaurant_id)
+      select restaurant_id, platform_id, platform_restaurant_id
+      from json_to_recordset(${JSON.stringify(platforms)}::text::json)
+             as d (restaurant_id text, platform_id text, platform_restaurant_id text)
+      order by 1, 2
+      on conflict (restaurant_id, platform_id) do update
+        set platform_restaurant_id = excluded.platform_restaurant_id
+        where t.platform_restaurant_id is distinct from excluded.platform_restaurant_id
+      returning xmax = 0 as inserted
+    )
+    select count(*) filter (where inserted)::int as inserted,
+           count(*) filter (where not inserted)::int as updated
+    from written`;
+  const counts = (row: { inserted: number; updated: number } | undefined, all: number) => ({
+    inserted: row?.inserted ?? 0,
+    updated: row?.updated ?? 0,
+    unchanged: all - (row?.inserted ?? 0) - (row?.updated ?? 0),
+  });
+  return { restaurants: counts(r, restaurants.length), platforms: counts(p, platforms.length) };
+};
+
+/**
+ * How validated orders reach the staging tables: COPY ... FROM STDIN (PostgreSQL), or
+ * multi-row INSERTs of JSON batches where COPY is not available (PGlite served over its socket
+ * closes the connection on COPY FROM STDIN).
+ */
+export type StagingMethod = 'copy' | 'insert';
+
+/** COPY where the server takes it: every PostgreSQL; not PGlite. */
+export const stagingMethodFor = async (tx: Tx): Promise<StagingMethod> => {
+  const [row] = await tx<{ pglite: boolean }[]>`select version() like '%PGlite%' as pglite`;
+  return row?.pglite ? 'insert' : 'copy';
+};
+
+/** Creates the staging tables, dropped when the transaction ends. */
+export const createStaging = async (tx: Tx): Promise<void> => {
+  await tx`
+    create temporary table import_orders (
+      n             integer not null,
+      restaurant_id text not null,
+      platform_id   text not null,
+      external_id   text not null,
+      placed_at     timestamptz not null,
+      state         text not null,
+      total         numeric(14, 3) not null
+    ) on commit drop`;
+  await tx`
+    create temporary table import_lines (
+      n          integer not null,
+      line_no    smallint not null,
+      dish_name  text not null,
+      quantity   integer not null,
+      unit_price numeric(14, 3) not null
+    ) on commit drop`;
+};
+
+/** A value in COPY's text format: backslash, tab, newline and carriage return escaped. */
+export const copyText = (value: string): string =>
+  /[\\\t\n\r]/.test(value)
+    ? value.replace(/[\\\t\n\r]/g, (c) =>
+        c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
+      )
+    : value;
+
+/** Buffers validated orders and sends them to the staging tables batch by batch. */
+export class Staging {
+  private orderRows: string[] = [];
+  private lineRows: string[] = [];
+  private orderJson: object[] = [];
+  private lineJson: object[] = [];
+  private buffered = 0;
+  staged = 0;
+
+  constructor(
+    private readonly tx: Tx,
+    readonly method: StagingMethod,
+    private readonly batchSize = method === 'copy' ? 20_000 : 2_000,
+  ) {}
+
+  /** Adds the order of input line `n`; flushes when a batch is full. */
+  async add(n: number, order: ImportOrder): Promise<void> {
+    if (this.method === 'copy') {
+      this.orderRows.push(
+        `${String(n)}\t${copyText(order.restaurantId)}\t${copyText(order.platformId)}\t${copyText(order.orderId)}\t${order.placedAt}\t${order.state}\t${order.total}\n`,
+      );
+      for (const [i, line] of order.lines.entries()) {
+        this.lineRows.push(
+          `${String(n)}\t${String(i + 1)}\t${copyText(line.dish)}\t${String(line.quantity)}\t${line.unitPrice}\n`,
+        );
+      }
+    } else {
+      this.orderJson.push({
+        n,
+        restaurant_id: order.restaurantId,
+        platform_id: order.platformId,
+        external_id: order.orderId,
+        placed_at: order.placedAt,
+        state: order.state,
+        total: order.total,
+      });
+      for (const [i, line] of order.lines.entries()) {
+        this.lineJson.push({
+          n,
+          line_no: i + 1,
+          dish_name: line.dish,
+          quantity: line.quantity,
+          unit_price: line.unitPrice,
+        });
+      }
+    }
+    this.buffered += 1;
+    this.staged += 1;
+    if (this.buffered >= this.batchSize) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.buffered === 0) return;
+    this.buffered = 0;
+    if (this.method === 'copy') {
+      const orders = this.orderRows.join('');
+      const lines = this.lineRows.join('');
+      this.orderRows = [];
+      this.lineRows = [];
+      await pipeline(
+        Readable.from([orders]),
+        await this.tx`copy import_orders from stdin`.writable(),
+      );
+      if (lines !== '') {
+        await pipeline(
+          Readable.from([lines]),
+          await this.tx`copy import_lines from stdin`.writable(),
+        );
+      }
+      return;
+    }
+    const orders = JSON.stringify(this.orderJson);
+    const lines = JSON.stringify(this.lineJson);
+    this.orderJson = [];
+    this.lineJson = [];
+    await this.tx`
+      insert into import_orders
+      select * from json_populate_recordset(null::import_orders, ${orders}::text::json)`;
+    await this.tx`
+      insert into import_lines
+      select * from json_populate_recordset(null::import_lines, ${lines}::text::json)`;
+  }
+}
+
+/**
+ * Writes the staged orders: inserts the new ones and updates those whose state, total or
+ * instant differ (INSERT ... ON CONFLICT DO UPDATE ... WHERE IS DISTINCT FROM); then replaces
+ * the lines of exactly the orders whose lines differ (one DELETE, one INSERT). An order whose
+ * row and lines are the same is not written at all.
+ */
+export const writeStagedOrders = async (tx: Tx): Promise<Counts> => {
+  await tx`analyze import_orders`;
+  await tx`analyze import_lines`;
+  await tx`
+    create temporary table import_written (id bigint primary key, inserted boolean not null)
+    on commit drop`;
+  await tx`
+    with written as (
+      insert into orders as o (restaurant_id, platform_id, external_id, placed_at, state, total)
+      select restaurant_id, platform_id, external_id, placed_at, state, total
+      from import_orders
+      order by restaurant_id, platform_id, external_id
+      on conflict (restaurant_id, platform_id, external_id) do update
+        set placed_at = excluded.placed_at, state = excluded.state, total = excluded.total
+        where (o.placed_at, o.state, o.total)
+              is distinct from (excluded.placed_at, excluded.state, excluded.total)
+      returning o.id, xmax = 0 as inserted
+    )
+    insert into import_written select id, inserted from written`;
+  // Every staged order's id, new or not.
+  await tx`
+    create temporary table import_ids on commit drop as
+    select s.n, o.id
+    from import_orders s
+    join orders o
+      on o.restaurant_id = s.restaurant_id and o.platform_id = s.platform_id
+     and o.external_id = s.external_id`;
+  await tx`analyze import_ids`;
+  // The orders whose lines differ from the staged ones (new orders: those with any line).
+  await tx`
+    create temporary table import_relined on commit drop as
+    select distinct coalesce(s.id, l.order_id) as id
+    from (
+      select i.id, s.line_no, s.dish_name, s.quantity, s.unit_price
+      from import_lines s
+      join import_ids i on i.n = s.n
+    ) s
+    full join (
+      select l.order_id, l.line_no, l.dish_name, l.quantity, l.unit_price
+      from order_lines l
+      join import_ids i on i.id = l.order_id
+    ) l on l.order_id = s.id and l.line_no = s.line_no
+    where (s.dish_name, s.quantity, s.unit_price)
+          is distinct from (l.dish_name, l.quantity, l.unit_price)`;
+  await tx`
+    delete from order_lines l
+    using import_relined r
+    where l.order_id = r.id`;
+  await tx`
+    insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+    select i.id, s.line_no, s.dish_name, s.quantity, s.unit_price
+    from import_lines s
+    join import_ids i on i.n = s.n
+    join import_relined r on r.id = i.id
+    order by 1, 2`;
+  const [row] = await tx<{ staged: number; inserted: number; updated: number }[]>`
+    select (select count(*) from import_orders)::int as staged,
+           (select count(*) from import_written where inserted)::int as inserted,
+           (select count(*) from (
+              select id from import_written where not inserted
+              union
+              select r.id from import_relined r
+              where not exists (select 1 from import_written w where w.id = r.id and w.inserted)
+            ) u)::int as updated`;
+  const staged = row?.staged ?? 0;
+  const inserted = row?.inserted ?? 0;
+  const updated = row?.updated ?? 0;
+  return { inserted, updated, unchanged: staged - inserted - updated };
+};
