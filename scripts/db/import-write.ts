@@ -284,32 +284,49 @@ export class Staging {
  * row and lines are the same is not written at all.
  */
 export const writeStagedOrders = async (tx: Tx): Promise<Counts> => {
+  // Sorts and hashes of a whole file in memory, also in the rollup triggers.
+  await tx`set local work_mem = '256MB'`;
   await tx`analyze import_orders`;
   await tx`analyze import_lines`;
-  await tx`
-    create temporary table import_written (id bigint primary key, inserted boolean not null)
-    on commit drop`;
-  await tx`
-    with written as (
-      insert into orders as o (restaurant_id, platform_id, external_id, placed_at, state, total)
-      select restaurant_id, platform_id, external_id, placed_at, state, total
-      from import_orders
-      order by restaurant_id, platform_id, external_id
-      on conflict (restaurant_id, platform_id, external_id) do update
-        set placed_at = excluded.placed_at, state = excluded.state, total = excluded.total
-        where (o.placed_at, o.state, o.total)
-              is distinct from (excluded.placed_at, excluded.state, excluded.total)
-      returning o.id, xmax = 0 as inserted
-    )
-    insert into import_written select id, inserted from written`;
-  // Every staged order's id, new or not.
+  // The staged orders already present, and whether their row differs.
   await tx`
     create temporary table import_ids on commit drop as
-    select s.n, o.id
+    select s.n, o.id,
+           (o.placed_at, o.state, o.total)
+           is distinct from (s.placed_at, s.state, s.total) as differs
     from import_orders s
     join orders o
       on o.restaurant_id = s.restaurant_id and o.platform_id = s.platform_id
      and o.external_id = s.external_id`;
+  await tx`
+    create temporary table import_written (
+      id bigint primary key, inserted boolean not null,
+      restaurant_id text not null, platform_id text not null, external_id text not null
+    ) on commit drop`;
+  // New and differing orders only (an unchanged one is not even locked); ON CONFLICT still
+  // settles an order another writer inserts meanwhile.
+  await tx`
+    with written as (
+      insert into orders as o (restaurant_id, platform_id, external_id, placed_at, state, total)
+      select s.restaurant_id, s.platform_id, s.external_id, s.placed_at, s.state, s.total
+      from import_orders s
+      where not exists (select 1 from import_ids i where i.n = s.n and not i.differs)
+      order by s.restaurant_id, s.platform_id, s.external_id
+      on conflict (restaurant_id, platform_id, external_id) do update
+        set placed_at = excluded.placed_at, state = excluded.state, total = excluded.total
+        where (o.placed_at, o.state, o.total)
+              is distinct from (excluded.placed_at, excluded.state, excluded.total)
+      returning o.id, xmax = 0 as inserted, o.restaurant_id, o.platform_id, o.external_id
+    )
+    insert into import_written select * from written`;
+  await tx`
+    insert into import_ids (n, id, differs)
+    select s.n, w.id, false
+    from import_written w
+    join import_orders s
+      on s.restaurant_id = w.restaurant_id and s.platform_id = w.platform_id
+     and s.external_id = w.external_id
+    where w.inserted`;
   await tx`analyze import_ids`;
   // The orders whose lines differ from the staged ones (new orders: those with any line).
   await tx`
