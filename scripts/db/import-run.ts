@@ -50,6 +50,15 @@ class Refused extends Error {}
 const describe = (path: string | undefined): string =>
   path === undefined || path === '-' ? 'standard input' : path;
 
+/** The lines, the first without a UTF-8 byte-order mark (some exporters write one). */
+async function* withoutBom(lines: AsyncIterable<string>): AsyncIterable<string> {
+  let first = true;
+  for await (const line of lines) {
+    yield first && line.startsWith('\uFEFF') ? line.slice(1) : line;
+    first = false;
+  }
+}
+
 interface LineSource {
   /** Opens the input (only now: a stream read before its lines are iterated loses them). */
   readonly open: () => AsyncIterable<string>;
@@ -80,7 +89,7 @@ const lineSource = async (
       input.on('data', (chunk: Buffer | string) => {
         bytes += chunk.length;
       });
-      return createInterface({ input, crlfDelay: Infinity });
+      return withoutBom(createInterface({ input, crlfDelay: Infinity }));
     },
     bytes: () => bytes,
     size,

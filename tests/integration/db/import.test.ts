@@ -386,6 +386,21 @@ describe('npm run import', () => {
     await expectExactRollups();
   });
 
+  it('takes a file with a byte-order mark and CRLF line endings', async () => {
+    const path = join(dir, 'windows.ndjson');
+    writeFileSync(
+      path,
+      `\uFEFF${JSON.stringify(order('K-1'))}\r\n${JSON.stringify(order('K-2'))}\r\n`,
+    );
+    const result = await importWith({ file: path });
+    expect({ ...result, out: result.out.map(summary) }).toEqual({
+      code: 0,
+      out: [`orders from ${path}: 2 inserted, 0 updated, 0 unchanged, 0 refused`],
+      err: [],
+    });
+    await expectExactRollups();
+  });
+
   it('reads standard input and maps the brand states with --states through the command line', async () => {
     const states = file('brand-states.json', [{ COMPLETED: 'DELIVERED', VOIDED: 'CANCELLED' }]);
     const input = [
