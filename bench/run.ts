@@ -2,7 +2,9 @@
  * npm run bench — every benchmark of issues 5 and 13 in one run on this machine: cold start
  * (goal 1), the warm path with fresh and repeated tokens (goals 2, 3), the key set under 1,000
  * concurrent invocations (issue 5's goal 4), the report queries (goal 5, bench/queries.ts, when
- * present) and `npm start` under a fixed load (goal 6). Prints a table and writes
+ * present), whole invocations of the packaged handler at 1/8/32 concurrent through one pool on
+ * that data set (issue 13's goal 4, bench/concurrency.ts) and `npm start` under a fixed load
+ * (goal 6). Prints a table and writes
  * bench/results.json. Goals 1-3 run on the deployed configuration read from serverless.yml
  * (bench/deployed.ts: custom.esbuild's build, provider.runtime's Node from the registry,
  * NODE_OPTIONS), each against its anchors, in BENCH_REPETITIONS (3) repetitions with the load
@@ -20,6 +22,7 @@ import { availableParallelism, cpus, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describeBuild, loadAverage, nodeBinary, nodeVersion, readDeployed } from './deployed';
+import { concurrency, type ConcurrencyResult } from './concurrency';
 import { coldStart, type ColdResult, type RatioGoal } from './cold';
 import { throughHttp, type HttpResult } from './http';
 import { keySetConcurrency, type KeySetResult } from './key-set';
@@ -106,6 +109,12 @@ const main = async (): Promise<void> => {
     coldStart(log),
   );
   const query = await section('5. Queries (bench/queries.ts)', queries);
+  const concurrent =
+    isError(query) || 'notMeasured' in query
+      ? { skipped: "needs section 5's data set" }
+      : await section('4b. Concurrent invocations, one pool (issue 13 goal 4)', () =>
+          concurrency(log),
+        );
   const http =
     process.env.BENCH_SKIP_HTTP === '1'
       ? { skipped: 'BENCH_SKIP_HTTP=1' }
@@ -216,13 +225,20 @@ const main = async (): Promise<void> => {
       );
     }
   }
-  rows.push([
-    '4 concurrency',
-    'issue 13 goal 4 (1/8/32 concurrent, one pool and PgBouncer, 1.2M orders)',
-    'not measured by this bench (BENCHMARKS.md)',
-    'info',
-    '',
-  ]);
+  if ('skipped' in concurrent) rows.push(['4 concurrency', 'skipped', concurrent.skipped, '', '']);
+  else if (!isError(concurrent)) {
+    const c: ConcurrencyResult = concurrent;
+    for (const r of c.rows) {
+      rows.push([
+        '4 concurrency',
+        `deployed: ${r.concurrency} concurrent, ${r.mode}, one pool (load ${c.loadAverage})`,
+        `p50 ${r.p50Ms} / p99 ${r.p99Ms} ms`,
+        'info',
+        '',
+      ]);
+    }
+    rows.push(['4 concurrency', 'through PgBouncer (transaction mode)', c.pgBouncer, 'info', '']);
+  }
   if (!isError(keySet)) {
     const k: KeySetResult = keySet;
     rows.push(['4 key set', 'fetches per round', k.fetchesPerRound.join(', '), '1', yes(k.met)]);
@@ -263,7 +279,7 @@ const main = async (): Promise<void> => {
       ]);
     }
   }
-  for (const [name, value] of Object.entries({ cold, warm, keySet, query, http })) {
+  for (const [name, value] of Object.entries({ cold, warm, keySet, query, concurrent, http })) {
     if (isError(value)) rows.push([name, 'FAILED', value.error.split('\n')[0] ?? '', '', '']);
   }
   log('\n== Summary');
@@ -286,6 +302,7 @@ const main = async (): Promise<void> => {
     warmPath: warm,
     keySet,
     queries: query,
+    concurrency: concurrent,
     http,
   };
   await writeFile(join(ROOT, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
