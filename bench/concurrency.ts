@@ -9,10 +9,16 @@
  * two queries issued straight through postgres.js (its own pool of 2, prepared as the
  * handler's are) at the same
  * concurrency, no handler around them. p50 and p99 of per-invocation latency, from the call
- * to its resolved 200, after a warm-up of 100 invocations. Through PgBouncer: not measured
- * (no PgBouncer on the benchmark machine).
+ * to its resolved 200, after a warm-up of 100 invocations. Then the same through PgBouncer in
+ * transaction mode (DB_PREPARE=false) when a `pgbouncer` binary is installed: started here on a
+ * free port with a configuration of its own (as tests/integration/db/pgbouncer.test.ts does:
+ * two server connections, statement_timeout ignored, `-u postgres` when run as root), stopped
+ * afterwards.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addDays, todayIn } from '../scripts/dates';
@@ -26,9 +32,12 @@ const BUSY = {
   platforms: [{ restaurantId: 'bx-busy', platformId: 'BX_AE', platformKey: 'BX_AE' }],
 };
 const CONCURRENCY = [1, 8, 32];
-const SAMPLES = Number(process.env.BENCH_CONCURRENCY_SAMPLES ?? 640);
+const SAMPLES = Number(process.env.BENCH_CONCURRENCY_SAMPLES ?? 400);
 
 export interface ConcurrencyRow {
+  /** Straight to PostgreSQL through the pool, or through PgBouncer. */
+  readonly path: string;
+  readonly loadAverage: string;
   readonly concurrency: number;
   readonly mode: 'fresh token' | 'repeated token' | 'queries alone';
   readonly p50Ms: number;
@@ -37,7 +46,6 @@ export interface ConcurrencyRow {
 }
 
 export interface ConcurrencyResult {
-  readonly loadAverage: string;
   readonly rows: ConcurrencyRow[];
   readonly pgBouncer: string;
 }
@@ -45,7 +53,8 @@ export interface ConcurrencyResult {
 /** The child: requires the bundle (argv[2]), then runs every concurrency level and mode. */
 const CHILD = String.raw`
 const fs = require('node:fs');
-const [bundlePath, eventsFile, postgresPath, databaseUrl, sqlText, samplesText, levelsText] = process.argv.slice(2);
+const [bundlePath, eventsFile, postgresPath, databaseUrl, sqlText, samplesText, levelsText, prepareText] = process.argv.slice(2);
+const prepare = prepareText === 'true';
 const { fresh, repeated, ranges } = JSON.parse(fs.readFileSync(eventsFile, 'utf8'));
 const samples = Number(samplesText);
 const levels = JSON.parse(levelsText);
@@ -61,7 +70,7 @@ const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = () => true;
 const { handler } = require(bundlePath);
 const postgres = require(postgresPath);
-const sql = postgres(databaseUrl, { max: 2, fetch_types: false, onnotice: () => undefined });
+const sql = postgres(databaseUrl, { max: 2, fetch_types: false, prepare, onnotice: () => undefined });
 const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.round(q * (sorted.length - 1)))];
@@ -78,7 +87,7 @@ const invoke = async (event) => {
   if (result.statusCode !== 200) throw new Error('status ' + result.statusCode + ': ' + result.body);
 };
 const queries = () =>
-  Promise.all(ranges.map(([from, to]) => sql.unsafe(sqlText, [from, to], { prepare: true })));
+  Promise.all(ranges.map(([from, to]) => sql.unsafe(sqlText, [from, to], { prepare })));
 const modes = {
   'fresh token': () => invoke(freshEvent()),
   'repeated token': () => invoke(repeated),
@@ -87,7 +96,7 @@ const modes = {
 (async () => {
   const first = await handler(repeated, context);
   if (!JSON.parse(first.body).data.some((row) => row.data.orderCount > 0)) {
-    throw new Error('the busy restaurant has no orders in the range: ' + first.body.slice(0, 200));
+    throw new Error('the busy restaurant has no orders in the range: ' + first.statusCode + ' ' + first.body.slice(0, 300));
   }
   for (let i = 0; i < 100; i += 1) {
     await modes['fresh token']();
@@ -196,38 +205,144 @@ export const concurrency = async (
       ...deployed.environment,
       ...(deployed.nodeOptions ? { NODE_OPTIONS: deployed.nodeOptions } : {}),
       JWKS_URL: server.url,
-      DATABASE_URL: databaseUrl,
       JWT_ISSUER: issuer.issuer,
       NODE_ENV: 'production',
     };
-    const load = loadAverage();
-    log(`  load ${load}; ${SAMPLES} invocations per level and mode`);
-    const result = await runChild(
-      child,
-      [
-        outfile,
-        eventsFile,
-        join(ROOT, 'node_modules/postgres/cjs/src/index.js'),
-        databaseUrl,
-        ORDERS_PER_DAY_SQL,
-        String(SAMPLES),
-        JSON.stringify(CONCURRENCY),
-      ],
-      env,
-      600_000,
-      node,
-    );
-    const rows = result.rows as ConcurrencyRow[];
-    for (const r of rows) {
-      log(`  ${r.concurrency} concurrent, ${r.mode}: p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`);
-    }
-    return {
-      loadAverage: load,
-      rows,
-      pgBouncer: 'not measured: no PgBouncer on the benchmark machine',
+    const run = async (url: string, prepare: boolean, path: string) => {
+      const load = loadAverage();
+      log(`  ${path} (load ${load}): ${SAMPLES} invocations per level and mode`);
+      const result = await runChild(
+        child,
+        [
+          outfile,
+          eventsFile,
+          join(ROOT, 'node_modules/postgres/cjs/src/index.js'),
+          url,
+          ORDERS_PER_DAY_SQL,
+          String(SAMPLES),
+          JSON.stringify(CONCURRENCY),
+          String(prepare),
+        ],
+        { ...env, DATABASE_URL: url, DB_PREPARE: String(prepare) },
+        600_000,
+        node,
+      );
+      const rows = (result.rows as Omit<ConcurrencyRow, 'path' | 'loadAverage'>[]).map((r) => ({
+        ...r,
+        path,
+        loadAverage: load,
+      }));
+      for (const r of rows) {
+        log(
+          `  ${path}, ${r.concurrency} concurrent, ${r.mode}: p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`,
+        );
+      }
+      return rows;
     };
+    const rows = await run(databaseUrl, deployed.environment.DB_PREPARE !== 'false', 'one pool');
+    const bouncer = await startPgBouncer(dir, databaseUrl);
+    let pgBouncer: string;
+    if (typeof bouncer === 'string') pgBouncer = `not measured: ${bouncer}`;
+    else {
+      try {
+        // Transaction pooling: no named statements (DB_PREPARE=false, as serverless.yml says).
+        rows.push(...(await run(bouncer.url, false, 'PgBouncer (transaction mode)')));
+        pgBouncer = `${bouncer.version}, pool_mode transaction, default_pool_size 2`;
+      } finally {
+        bouncer.stop();
+      }
+    }
+    return { rows, pgBouncer };
   } finally {
     await server.close();
     await rm(dir, { recursive: true, force: true });
   }
 };
+
+interface Bouncer {
+  readonly url: string;
+  readonly version: string;
+  readonly stop: () => void;
+}
+
+const PGBOUNCER_PATHS = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer'];
+
+/** Starts PgBouncer in front of `databaseUrl`, or says why not. */
+const startPgBouncer = async (dir: string, databaseUrl: string): Promise<Bouncer | string> => {
+  const binary = PGBOUNCER_PATHS.find((path) => existsSync(path));
+  if (!binary) return 'no pgbouncer binary installed (apt-get install pgbouncer)';
+  const target = new URL(databaseUrl);
+  const port = await freePort();
+  const work = join(dir, 'pgbouncer');
+  await mkdir(work, { recursive: true });
+  const user = decodeURIComponent(target.username || 'postgres');
+  await writeFile(join(work, 'users.txt'), `"${user}" ""\n`);
+  await writeFile(
+    join(work, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `bench = host=${target.hostname} port=${target.port || '5432'} dbname=${target.pathname.slice(1)} user=${user}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = trust',
+      `auth_file = ${join(work, 'users.txt')}`,
+      'pool_mode = transaction',
+      'default_pool_size = 2',
+      'max_client_conn = 200',
+      // The service's startup parameter PgBouncer does not track (docs/deployment.md).
+      'ignore_startup_parameters = statement_timeout',
+      `logfile = ${join(work, 'pgbouncer.log')}`,
+      '',
+    ].join('\n'),
+  );
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    await chmod(dir, 0o755);
+    await chmod(work, 0o777);
+  }
+  const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).split('\n')[0] ?? '';
+  const child = spawn(
+    binary,
+    [...(asRoot ? ['-u', 'postgres'] : []), join(work, 'pgbouncer.ini')],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const stop = () => {
+    child.kill('SIGTERM');
+  };
+  const url = `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/bench`;
+  for (let i = 0; i < 50; i += 1) {
+    if (child.exitCode !== null) return `pgbouncer exited with ${child.exitCode}`;
+    if (await accepts(port)) return { url, version, stop };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  stop();
+  return 'pgbouncer did not listen within 5 s';
+};
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => {
+        resolve(port);
+      });
+    });
+    server.on('error', reject);
+  });
+
+const accepts = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => {
+      resolve(false);
+    });
+  });

@@ -231,13 +231,13 @@ const main = async (): Promise<void> => {
     for (const r of c.rows) {
       rows.push([
         '4 concurrency',
-        `deployed: ${r.concurrency} concurrent, ${r.mode}, one pool (load ${c.loadAverage})`,
+        `deployed: ${r.path}, ${r.concurrency} concurrent, ${r.mode} (load ${r.loadAverage})`,
         `p50 ${r.p50Ms} / p99 ${r.p99Ms} ms`,
         'info',
         '',
       ]);
     }
-    rows.push(['4 concurrency', 'through PgBouncer (transaction mode)', c.pgBouncer, 'info', '']);
+    rows.push(['4 concurrency', 'PgBouncer', c.pgBouncer, 'info', '']);
   }
   if (!isError(keySet)) {
     const k: KeySetResult = keySet;
