@@ -160,6 +160,10 @@ export const coldStart = async (log: (line: string) => void, runs = 15): Promise
   log(`  build: ${describeBuild(deployed)} (serverless.yml custom.esbuild)`);
   log(`  runtime: ${runtimes.map((r) => r.runtime.label).join('; ')}`);
   log(`  NODE_OPTIONS: ${deployed.nodeOptions || '(none, as deployed)'}`);
+  log(
+    `  protocol: fresh processes; 3 warm-up rounds, then per repetition ${runs} rounds of ours, ` +
+      `floor B and naive, the order rotating each round; ${COLD_REPETITIONS} repetitions`,
+  );
   const dir = await mkdtemp(join(tmpdir(), 'portal-bench-'));
   const databaseUrl = await prepareDatabase(log);
   const issuer = await createIssuer();

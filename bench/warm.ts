@@ -104,6 +104,13 @@ export const warmPath = async (log: (line: string) => void): Promise<WarmResult>
     await bundle(join(ROOT, 'bench/warm-child.ts'), child);
     log(`  build: ${describeBuild(deployed)} (serverless.yml custom.esbuild)`);
     log(`  NODE_OPTIONS: ${deployed.nodeOptions || '(none, as deployed)'}`);
+    log(
+      '  protocol: one fresh process per repetition; fresh tokens interleaved per token ' +
+        '(chain, jose, aws-jwt-verify, node:crypto), warm-up in blocks of 200 until two ' +
+        'successive block medians of the chain and jose are within 5 %, then 2,000 tokens; ' +
+        'repeated token interleaved per call (chain, aws-jwt-verify, bare Middy), warm-up in ' +
+        'blocks of 1,000 likewise, 2,000 calls, then 4 rounds of 500-call blocks of each',
+    );
     const env = {
       ...(deployed.nodeOptions ? { NODE_OPTIONS: deployed.nodeOptions } : {}),
       ...(process.env.BENCH_ITERATIONS ? { BENCH_ITERATIONS: process.env.BENCH_ITERATIONS } : {}),
