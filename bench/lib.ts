@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { readDeployed } from './deployed';
 
 export const ROOT = join(import.meta.dirname, '..');
@@ -40,6 +40,7 @@ export const bundle = async (
   entry: string,
   outfile: string,
   external: readonly string[] = [],
+  plugins: Plugin[] = [],
 ): Promise<number> => {
   const { esbuild } = readDeployed();
   await build({
@@ -47,6 +48,7 @@ export const bundle = async (
     entryPoints: [entry],
     outfile,
     external: [...(esbuild.external ?? []), ...external],
+    plugins,
     logLevel: 'silent',
   });
   return statSync(outfile).size;

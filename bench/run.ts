@@ -156,6 +156,14 @@ const main = async (): Promise<void> => {
       };
       goal('ours / floor B', f.floorGoal);
       goal('ours / naive', f.naiveGoal);
+      const lazy = f.repetitions.map((r) => r.lazyToFloor);
+      rows.push([
+        '1 cold',
+        `${on}: lever not deployed, ours with Middy's streams lazy / floor B`,
+        `${round(median(lazy))}× [${Math.min(...lazy)}–${Math.max(...lazy)}×]`,
+        'info',
+        '',
+      ]);
     }
   }
   if (!isError(warm)) {
