@@ -13,7 +13,9 @@ const NO_CATALOGUE = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules', '.esbuild', '.serverless', '.data', 'coverage', '.scratch'] },
+  {
+    ignores: ['node_modules', '.esbuild', '.serverless', '.data', 'coverage', '.scratch', 'dist'],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -36,6 +38,17 @@ export default tseslint.config(
           message: 'No focused or skipped tests.',
         },
       ],
+    },
+  },
+  // Browser code (the portal preview, plugins) is typed by tsconfig.browser.json (DOM, JSX).
+  {
+    files: ['portal/**/*.{ts,tsx}', 'plugins/**/*.{ts,tsx}'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: './tsconfig.browser.json',
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
   },
   // Import direction: functions → middleware → shared, never back; shared knows no Middy.

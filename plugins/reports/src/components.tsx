@@ -1,0 +1,357 @@
+/**
+ * The plugin's views: the controls (report, period, comparison, CSV download) the portal
+ * renders as sticky content, and the report table. Both read the same stores.
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { authorisedGet, fetchRows, fileNameOf, reportUrl, ReportError, UNREACHABLE } from './api';
+import type { Fetch, ReportFailure, ReportRow } from './api';
+import { direction, formatValue, headerText, type FormatContext } from './format';
+import { latestEnd, previousPeriod, rangeProblem, type DateRange } from './range';
+import type { ReportSpec } from './reports';
+import { selectReport, type PluginState, type Selection } from './state';
+import type { Store } from './store';
+
+export interface PluginContext {
+  readonly apiUrl: string;
+  readonly reports: readonly ReportSpec[];
+  readonly state: PluginState;
+  readonly getToken: () => string;
+  readonly locale: string;
+  readonly today: string;
+  readonly fetch: Fetch;
+}
+
+export const useStore = <T,>(store: Store<T>): T => {
+  const [value, setValue] = useState(store.get());
+  useEffect(() => {
+    setValue(store.get());
+    return store.subscribe(setValue);
+  }, [store]);
+  return value;
+};
+
+const reportOf = (reports: readonly ReportSpec[], id: string): ReportSpec =>
+  reports.find((report) => report.id === id) ?? (reports[0] as ReportSpec);
+
+/** Why the selection cannot be asked for, or undefined. */
+export const selectionProblem = (report: ReportSpec, selection: Selection): string | undefined => {
+  if (!report.range) return undefined;
+  return (
+    rangeProblem(selection.range, report.range) ??
+    (report.compare && selection.compareOn
+      ? rangeProblem(selection.compare, report.range, 'The comparison period')
+      : undefined)
+  );
+};
+
+/** Input value ↔ API date: a month input holds YYYY-MM, the API wants YYYY-MM-01. */
+const toInput = (date: string, month: boolean): string => (month ? date.slice(0, 7) : date);
+const fromInput = (value: string, month: boolean): string =>
+  month && /^\d{4}-\d{2}$/.test(value) ? `${value}-01` : value;
+
+interface RangeInputsProps {
+  readonly report: ReportSpec;
+  readonly range: DateRange;
+  readonly onChange: (range: DateRange) => void;
+  readonly testId: string;
+  readonly label: string;
+}
+
+const RangeInputs = ({ report, range, onChange, testId, label }: RangeInputsProps) => {
+  const rule = report.range;
+  if (!rule) return null;
+  const month = rule.granularity === 'month';
+  const type = month ? 'month' : 'date';
+  const max = latestEnd(range.from, rule);
+  return (
+    <span class="rp-range" role="group" aria-label={label}>
+      <label>
+        {label === 'Period' ? 'From' : 'Compare from'}{' '}
+        <input
+          type={type}
+          data-testid={`${testId}-from`}
+          value={toInput(range.from, month)}
+          onInput={(event) => {
+            onChange({ ...range, from: fromInput(event.currentTarget.value, month) });
+          }}
+        />
+      </label>{' '}
+      <label>
+        to{' '}
+        <input
+          type={type}
+          data-testid={`${testId}-to`}
+          value={toInput(range.to, month)}
+          min={toInput(range.from, month)}
+          {...(max ? { max: toInput(max, month) } : {})}
+          onInput={(event) => {
+            onChange({ ...range, to: fromInput(event.currentTarget.value, month) });
+          }}
+        />
+      </label>
+    </span>
+  );
+};
+
+/** Fetches the CSV with the token and saves it under the name the API gives. */
+const downloadCsv = async (context: PluginContext, report: ReportSpec, selection: Selection) => {
+  const restaurant = context.state.restaurant.get();
+  if (!restaurant) return;
+  const url = reportUrl(context.apiUrl, report, {
+    restaurantId: restaurant.id,
+    range: selection.range,
+    compare: selection.compareOn ? selection.compare : undefined,
+    format: 'csv',
+  });
+  const response = await authorisedGet(context.fetch, url, context.getToken());
+  const blob = await response.blob();
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = fileNameOf(response.headers.get('Content-Disposition'), `${report.id}.csv`);
+  link.style.display = 'none';
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => {
+    URL.revokeObjectURL(link.href);
+  }, 0);
+};
+
+const FailureView = ({ failure, testId }: { failure: ReportFailure; testId: string }) => (
+  <div class="rp-error" role="alert" data-testid={testId} data-kind={failure.kind}>
+    <p>{failure.message}</p>
+    {failure.details.length > 0 && (
+      <ul>
+        {failure.details.map((detail) => (
+          <li key={detail}>{detail}</li>
+        ))}
+      </ul>
+    )}
+  </div>
+);
+
+const asFailure = (error: unknown): ReportFailure =>
+  error instanceof ReportError ? error.failure : UNREACHABLE;
+
+export const Controls = ({ context }: { context: PluginContext }) => {
+  const { reports, state, today } = context;
+  const selection = useStore(state.selection);
+  const report = reportOf(reports, selection.reportId);
+  const problem = selectionProblem(report, selection);
+  const [downloading, setDownloading] = useState(false);
+  const [downloadFailure, setDownloadFailure] = useState<ReportFailure | undefined>();
+  const update = (change: Partial<Selection>) => {
+    state.selection.set({ ...state.selection.get(), ...change });
+  };
+  return (
+    <div class="rp-controls" dir={direction(context.locale)} data-testid="reports-controls">
+      <label>
+        Report{' '}
+        <select
+          data-testid="reports-picker"
+          value={report.id}
+          onChange={(event) => {
+            const next = reportOf(reports, event.currentTarget.value);
+            state.selection.set(selectReport(next, today, state.selection.get(), report));
+          }}
+        >
+          {reports.map((option) => (
+            <option key={option.id} value={option.id}>
+              {option.title}
+            </option>
+          ))}
+        </select>
+      </label>{' '}
+      <RangeInputs
+        report={report}
+        range={selection.range}
+        label="Period"
+        testId="reports"
+        onChange={(range) => {
+          update({ range });
+        }}
+      />{' '}
+      {report.compare && report.range && (
+        <span class="rp-compare">
+          <label>
+            <input
+              type="checkbox"
+              data-testid="reports-compare-toggle"
+              checked={selection.compareOn}
+              onChange={(event) => {
+                const on = event.currentTarget.checked;
+                update(
+                  on && report.range
+                    ? { compareOn: on, compare: previousPeriod(selection.range, report.range) }
+                    : { compareOn: on },
+                );
+              }}
+            />{' '}
+            Compare
+          </label>{' '}
+          {selection.compareOn && (
+            <RangeInputs
+              report={report}
+              range={selection.compare}
+              label="Comparison period"
+              testId="reports-compare"
+              onChange={(compare) => {
+                update({ compare });
+              }}
+            />
+          )}
+        </span>
+      )}{' '}
+      <button
+        type="button"
+        data-testid="reports-download"
+        disabled={problem !== undefined || downloading}
+        onClick={() => {
+          setDownloading(true);
+          setDownloadFailure(undefined);
+          downloadCsv(context, report, selection)
+            .catch((error: unknown) => {
+              setDownloadFailure(asFailure(error));
+            })
+            .finally(() => {
+              setDownloading(false);
+            });
+        }}
+      >
+        Download CSV
+      </button>
+      {problem && (
+        <p class="rp-problem" role="alert" data-testid="reports-range-message">
+          {problem}
+        </p>
+      )}
+      {downloadFailure && <FailureView failure={downloadFailure} testId="reports-download-error" />}
+    </div>
+  );
+};
+
+type Load =
+  | { readonly state: 'idle' }
+  | { readonly state: 'loading' }
+  | { readonly state: 'failed'; readonly failure: ReportFailure }
+  | { readonly state: 'done'; readonly rows: readonly ReportRow[]; readonly key: string };
+
+export const ReportView = ({ context }: { context: PluginContext }) => {
+  const { reports, state, locale } = context;
+  const restaurant = useStore(state.restaurant);
+  const selection = useStore(state.selection);
+  const currencyState = useStore(state.currency);
+  const report = reportOf(reports, selection.reportId);
+  const problem = selectionProblem(report, selection);
+  const compare = report.compare && selection.compareOn ? selection.compare : undefined;
+  const url = restaurant
+    ? reportUrl(context.apiUrl, report, {
+        restaurantId: restaurant.id,
+        range: selection.range,
+        compare,
+      })
+    : undefined;
+  const [load, setLoad] = useState<Load>({ state: 'idle' });
+
+  useEffect(() => {
+    if (!url || problem) {
+      setLoad({ state: 'idle' });
+      return undefined;
+    }
+    const controller = new AbortController();
+    setLoad({ state: 'loading' });
+    fetchRows(context.fetch, url, context.getToken(), controller.signal).then(
+      (rows) => {
+        if (!controller.signal.aborted) setLoad({ state: 'done', rows, key: url });
+      },
+      (error: unknown) => {
+        if (!controller.signal.aborted) setLoad({ state: 'failed', failure: asFailure(error) });
+      },
+    );
+    return () => {
+      controller.abort();
+    };
+  }, [url, problem]);
+
+  const formatContext: FormatContext = useMemo(
+    () => ({
+      locale,
+      currency:
+        restaurant && currencyState?.restaurantId === restaurant.id
+          ? currencyState.currency
+          : undefined,
+    }),
+    [locale, restaurant, currencyState],
+  );
+
+  const comparing = compare !== undefined;
+  return (
+    <div
+      class="rp-root"
+      dir={direction(locale)}
+      lang={locale}
+      data-testid="reports-root"
+      data-report={report.id}
+      data-restaurant={restaurant?.id ?? ''}
+    >
+      <h2 class="rp-title">{report.title}</h2>
+      {load.state === 'loading' && (
+        <p class="rp-loading" role="status" aria-live="polite" data-testid="reports-loading">
+          Loading…
+        </p>
+      )}
+      {load.state === 'failed' && <FailureView failure={load.failure} testId="reports-error" />}
+      {load.state === 'done' && (
+        <table class="rp-table" data-testid="reports-table">
+          <thead>
+            <tr>
+              {report.properties.map((property) => [
+                <th
+                  key={property.key}
+                  scope="col"
+                  data-testid="reports-header"
+                  data-key={property.key}
+                >
+                  {headerText(property, formatContext)}
+                </th>,
+                comparing && (
+                  <th
+                    key={`${property.key}-compare`}
+                    scope="col"
+                    data-testid="reports-header"
+                    data-key={`${property.key}:compare`}
+                  >
+                    {`${headerText(property, formatContext)} (comparison)`}
+                  </th>
+                ),
+              ])}
+            </tr>
+          </thead>
+          <tbody>
+            {load.rows.map((row, index) => (
+              <tr key={index} data-testid="reports-row">
+                {report.properties.map((property) => [
+                  <td key={property.key} data-key={property.key} data-testid="reports-cell">
+                    {formatValue(property, row.data[property.key], formatContext)}
+                  </td>,
+                  comparing && (
+                    <td
+                      key={`${property.key}-compare`}
+                      data-key={`${property.key}:compare`}
+                      data-testid="reports-cell"
+                    >
+                      {formatValue(property, row.compare?.[property.key], formatContext)}
+                    </td>
+                  ),
+                ])}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {load.state === 'done' && load.rows.length === 0 && (
+        <p data-testid="reports-empty">No data for this period.</p>
+      )}
+    </div>
+  );
+};
