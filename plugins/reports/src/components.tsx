@@ -230,11 +230,10 @@ export const Controls = ({ context }: { context: PluginContext }) => {
   );
 };
 
+/** The answer to one URL; a view shows it only while that URL is still the one asked for. */
 type Load =
-  | { readonly state: 'idle' }
-  | { readonly state: 'loading' }
-  | { readonly state: 'failed'; readonly failure: ReportFailure }
-  | { readonly state: 'done'; readonly rows: readonly ReportRow[]; readonly key: string };
+  | { readonly state: 'failed'; readonly key: string; readonly failure: ReportFailure }
+  | { readonly state: 'done'; readonly key: string; readonly rows: readonly ReportRow[] };
 
 export const ReportView = ({ context }: { context: PluginContext }) => {
   const { reports, state, locale } = context;
@@ -244,34 +243,37 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
   const report = reportOf(reports, selection.reportId);
   const problem = selectionProblem(report, selection);
   const compare = report.compare && selection.compareOn ? selection.compare : undefined;
-  const url = restaurant
-    ? reportUrl(context.apiUrl, report, {
-        restaurantId: restaurant.id,
-        range: selection.range,
-        compare,
-      })
-    : undefined;
-  const [load, setLoad] = useState<Load>({ state: 'idle' });
+  const url =
+    restaurant && !problem
+      ? reportUrl(context.apiUrl, report, {
+          restaurantId: restaurant.id,
+          range: selection.range,
+          compare,
+        })
+      : undefined;
+  const [answer, setAnswer] = useState<Load | undefined>();
 
   useEffect(() => {
-    if (!url || problem) {
-      setLoad({ state: 'idle' });
-      return undefined;
-    }
+    if (!url) return undefined;
     const controller = new AbortController();
-    setLoad({ state: 'loading' });
     fetchRows(context.fetch, url, context.getToken(), controller.signal).then(
       (rows) => {
-        if (!controller.signal.aborted) setLoad({ state: 'done', rows, key: url });
+        if (!controller.signal.aborted) setAnswer({ state: 'done', key: url, rows });
       },
       (error: unknown) => {
-        if (!controller.signal.aborted) setLoad({ state: 'failed', failure: asFailure(error) });
+        if (!controller.signal.aborted) {
+          setAnswer({ state: 'failed', key: url, failure: asFailure(error) });
+        }
       },
     );
     return () => {
       controller.abort();
     };
-  }, [url, problem]);
+  }, [url]);
+
+  // An answer to an earlier URL (another restaurant, report or period) is never shown.
+  const loading = url !== undefined && answer?.key !== url;
+  const shown = url !== undefined && answer?.key === url ? answer : undefined;
 
   const formatContext: FormatContext = useMemo(
     () => ({
@@ -295,13 +297,13 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
       data-restaurant={restaurant?.id ?? ''}
     >
       <h2 class="rp-title">{report.title}</h2>
-      {load.state === 'loading' && (
+      {loading && (
         <p class="rp-loading" role="status" aria-live="polite" data-testid="reports-loading">
           Loading…
         </p>
       )}
-      {load.state === 'failed' && <FailureView failure={load.failure} testId="reports-error" />}
-      {load.state === 'done' && (
+      {shown?.state === 'failed' && <FailureView failure={shown.failure} testId="reports-error" />}
+      {shown?.state === 'done' && (
         <table class="rp-table" data-testid="reports-table">
           <thead>
             <tr>
@@ -328,7 +330,7 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
             </tr>
           </thead>
           <tbody>
-            {load.rows.map((row, index) => (
+            {shown.rows.map((row, index) => (
               <tr key={index} data-testid="reports-row">
                 {report.properties.map((property) => [
                   <td key={property.key} data-key={property.key} data-testid="reports-cell">
@@ -349,7 +351,7 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
           </tbody>
         </table>
       )}
-      {load.state === 'done' && load.rows.length === 0 && (
+      {shown?.state === 'done' && shown.rows.length === 0 && (
         <p data-testid="reports-empty">No data for this period.</p>
       )}
     </div>
