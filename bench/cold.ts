@@ -8,8 +8,9 @@
  * (evaluation + first invocation: key set from a local HTTP server, both queries on a real local
  * PostgreSQL database) for ours, floor B (bench/floor/orders-day.ts: postgres.js, node:http,
  * node:crypto, no middleware library; its answer is checked equal to ours) and the naive
- * Middy + jose + pg handler (and, a lever measured but not deployed, ours with Middy's stream
- * imports lazy: bench/lazy-middy-streams.ts), interleaved in rotating order, in BENCH_REPETITIONS (3)
+ * Middy + jose + pg handler (and, the lever deployed since, ours built without serverless.yml's
+ * esbuild plugins: Middy's stream imports loaded at once, as before build/esbuild/), interleaved
+ * in rotating order, in BENCH_REPETITIONS (3)
  * repetitions, the load average at the start of each; the same on this process's Node for
  * comparison.
  */
@@ -28,7 +29,6 @@ import { createIssuer, serveKeySet } from '../scripts/local/issuer';
 import { catalogue } from '../shared/catalogue';
 import { ordersPerDay } from '../shared/reports/orders-per-day';
 import { describeBuild, loadAverage, nodeBinary, nodeVersion, readDeployed } from './deployed';
-import { lazyMiddyStreams } from './lazy-middy-streams';
 import { bundle, EVAL_CHILD, FIRST_RESPONSE_CHILD, median, ROOT, round, runChild } from './lib';
 
 export const BENCH_DATABASE = 'portal_bench_cold';
@@ -77,8 +77,9 @@ export interface ColdRepetition {
   readonly naive: FirstResponseFigures;
   readonly oursToFloor: number;
   /** A lever not deployed: ours with Middy's stream imports loaded on first use. */
-  readonly lazyMiddyStreams: FirstResponseFigures;
-  readonly lazyToFloor: number;
+  /** Ours built without serverless.yml's esbuild plugins (Middy's stream imports eager). */
+  readonly eagerMiddyStreams: FirstResponseFigures;
+  readonly eagerToFloor: number;
   readonly oursToNaive: number;
 }
 
@@ -98,7 +99,7 @@ export interface ColdResult {
   /** The first 200 per runtime; the deployed one first. */
   readonly firstResponse: {
     readonly runtime: ColdRuntime;
-    readonly warmupFirstMs: Record<'ours' | 'floor' | 'naive' | 'lazy', number[]>;
+    readonly warmupFirstMs: Record<'ours' | 'floor' | 'naive' | 'eager', number[]>;
     readonly repetitions: ColdRepetition[];
     readonly floorGoal: RatioGoal;
     readonly naiveGoal: RatioGoal;
@@ -224,20 +225,15 @@ export const coldStart = async (log: (line: string) => void, runs = 15): Promise
     );
     const eventFile = join(dir, 'event.json');
     await writeFile(eventFile, JSON.stringify(event));
-    // A lever measured beside ours, not deployed: the same bundle with Middy's stream imports
-    // loaded on first use (bench/lazy-middy-streams.ts).
-    const lazy = join(dir, 'orders-per-day-lazy-middy-streams.cjs');
-    await bundle(
-      join(ROOT, FUNCTIONS[ordersPerDay.id] ?? ''),
-      lazy,
-      ['pg-native'],
-      [lazyMiddyStreams],
-    );
+    // The lever deployed since, measured beside ours: the same bundle without serverless.yml's
+    // esbuild plugins, so with Middy's stream imports loaded at once (build/esbuild/).
+    const eager = join(dir, 'orders-per-day-eager-middy-streams.cjs');
+    await bundle(join(ROOT, FUNCTIONS[ordersPerDay.id] ?? ''), eager, ['pg-native'], [], false);
     const handlers = {
       ours: outputs.get(ordersPerDay.id) ?? '',
       floor: outputs.get(FLOOR_B) ?? '',
       naive: outputs.get('baseline: naive Middy + jose + pg') ?? '',
-      lazy,
+      eager,
     };
     type Name = keyof typeof handlers;
     const names = Object.keys(handlers) as Name[];
@@ -257,7 +253,7 @@ export const coldStart = async (log: (line: string) => void, runs = 15): Promise
     for (const { node, runtime } of runtimes) {
       // Warm-up: the disk cache and PostgreSQL's for each handler. Floor B must answer what
       // ours answers (status, headers, body), or it is not a floor of the same work.
-      const warmupFirstMs: Record<Name, number[]> = { ours: [], floor: [], naive: [], lazy: [] };
+      const warmupFirstMs: Record<Name, number[]> = { ours: [], floor: [], naive: [], eager: [] };
       for (let i = 0; i < 3; i += 1) {
         const answers = new Map<Name, Record<string, unknown>>();
         for (const name of names) {
@@ -278,7 +274,7 @@ export const coldStart = async (log: (line: string) => void, runs = 15): Promise
       const repetitions: ColdRepetition[] = [];
       for (let rep = 0; rep < COLD_REPETITIONS; rep += 1) {
         const loadAtStart = loadAverage();
-        const samples = { ours: [], floor: [], naive: [], lazy: [] } as Record<
+        const samples = { ours: [], floor: [], naive: [], eager: [] } as Record<
           Name,
           Record<string, unknown>[]
         >;
@@ -289,11 +285,11 @@ export const coldStart = async (log: (line: string) => void, runs = 15): Promise
             samples[name].push(await first(node, name));
           }
         }
-        const [ours, floor, naive, lazyFigures] = [
+        const [ours, floor, naive, eagerFigures] = [
           figures(samples.ours),
           figures(samples.floor),
           figures(samples.naive),
-          figures(samples.lazy),
+          figures(samples.eager),
         ];
         const repetition = {
           loadAverage: loadAtStart,
@@ -302,16 +298,16 @@ export const coldStart = async (log: (line: string) => void, runs = 15): Promise
           naive,
           oursToFloor: round(ours.firstMedianMs / floor.firstMedianMs),
           oursToNaive: round(ours.firstMedianMs / naive.firstMedianMs),
-          lazyMiddyStreams: lazyFigures,
-          lazyToFloor: round(lazyFigures.firstMedianMs / floor.firstMedianMs),
+          eagerMiddyStreams: eagerFigures,
+          eagerToFloor: round(eagerFigures.firstMedianMs / floor.firstMedianMs),
         };
         repetitions.push(repetition);
         log(
           `  ${runtime.label} rep ${rep + 1} (load ${loadAtStart}): first 200 ours ${ours.firstMedianMs} ms, ` +
             `floor B ${floor.firstMedianMs} ms, naive ${naive.firstMedianMs} ms; ` +
             `ours/floor ${repetition.oursToFloor}×, ours/naive ${repetition.oursToNaive}×; ` +
-            `not deployed, ours with Middy's streams lazy ${lazyFigures.firstMedianMs} ms ` +
-            `(${repetition.lazyToFloor}× floor B)`,
+            `ours without the esbuild plugins (Middy's streams eager) ${eagerFigures.firstMedianMs} ms ` +
+            `(${repetition.eagerToFloor}× floor B)`,
         );
       }
       firstResponse.push({

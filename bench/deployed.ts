@@ -1,15 +1,17 @@
 /**
  * What is deployed, read from serverless.yml itself so that the benchmark cannot drift from it:
- * custom.esbuild (the options serverless-esbuild builds every function's bundle with),
+ * custom.esbuild (the options serverless-esbuild builds every function's bundle with, its
+ * esbuild plugins file included),
  * provider.runtime (the Lambda Node major) and provider.environment's NODE_OPTIONS (none since
  * the source-map flag was dropped). The registry's `node@<major>` package provides that
  * runtime's binary; children are spawned on its path directly, not through npx.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import type { BuildOptions } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -76,6 +78,11 @@ export const readDeployed = (file = join(ROOT, 'serverless.yml')): Deployed => {
   const target = scalar(esbuild, 'target', 4);
   const format = scalar(esbuild, 'format', 4);
   const platform = scalar(esbuild, 'platform', 4);
+  // serverless-esbuild's `plugins`: a file exporting an array of esbuild plugins.
+  const pluginsFile = scalar(esbuild, 'plugins', 4);
+  const plugins = pluginsFile
+    ? (createRequire(import.meta.url)(join(ROOT, pluginsFile)) as Plugin[])
+    : [];
   if (!target || format !== 'cjs' || platform !== 'node') {
     throw new Error('serverless.yml: custom.esbuild target/format/platform not as expected');
   }
@@ -89,6 +96,7 @@ export const readDeployed = (file = join(ROOT, 'serverless.yml')): Deployed => {
       platform: 'node',
       format: 'cjs',
       external,
+      plugins,
     },
     runtime,
     nodeMajor: Number(major),
@@ -106,7 +114,8 @@ export const readDeployed = (file = join(ROOT, 'serverless.yml')): Deployed => {
 export const describeBuild = (deployed: Deployed): string => {
   const e = deployed.esbuild;
   const on = (['bundle', 'minify', 'keepNames', 'sourcemap'] as const).filter((k) => e[k]);
-  return `${on.join(', ')}, target ${String(e.target)}, ${String(e.format)}, external ${(e.external ?? []).join(' ')}`;
+  const plugins = (e.plugins ?? []).map((p) => p.name).join(' ');
+  return `${on.join(', ')}, target ${String(e.target)}, ${String(e.format)}, external ${(e.external ?? []).join(' ')}${plugins ? `, plugins ${plugins}` : ''}`;
 };
 
 const binaries = new Map<number, string>();

@@ -33,7 +33,8 @@ export const elapsedMs = (start: bigint): number => Number(process.hrtime.bigint
 /**
  * Bundles `entry` into `outfile` with the options of serverless.yml's custom.esbuild, read from
  * serverless.yml itself (bench/deployed.ts: bundle, minify, keepNames, sourcemap, platform node,
- * target node24, format cjs, @aws-sdk excluded). Returns the bundle's size in bytes (the .cjs
+ * target node24, format cjs, @aws-sdk excluded, its esbuild plugins unless `withDeployedPlugins` is
+ * false; `plugins` are added to those). Returns the bundle's size in bytes (the .cjs
  * only, not its source map).
  */
 export const bundle = async (
@@ -41,6 +42,7 @@ export const bundle = async (
   outfile: string,
   external: readonly string[] = [],
   plugins: Plugin[] = [],
+  withDeployedPlugins = true,
 ): Promise<number> => {
   const { esbuild } = readDeployed();
   await build({
@@ -48,7 +50,7 @@ export const bundle = async (
     entryPoints: [entry],
     outfile,
     external: [...(esbuild.external ?? []), ...external],
-    plugins,
+    plugins: [...(withDeployedPlugins ? (esbuild.plugins ?? []) : []), ...plugins],
     logLevel: 'silent',
   });
   return statSync(outfile).size;
