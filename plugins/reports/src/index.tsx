@@ -49,8 +49,9 @@ const mount = (element: HTMLElement, sdk: PortalSdk): (() => void) => {
     );
   };
   const stopCurrency = state.restaurant.subscribe(loadCurrency);
+  // The one place the current restaurant is written; the same restaurant again changes nothing.
   const removeObserver = sdk.addRestaurantObserver((restaurant) => {
-    state.restaurant.set(restaurant);
+    if (state.restaurant.get()?.id !== restaurant.id) state.restaurant.set(restaurant);
   });
 
   const style = document.createElement('style');

@@ -2,10 +2,18 @@
  * The plugin's state, one store each: the current restaurant (the only place it lives, updated
  * by the SDK observer), its currency, and the user's selection (report, period, comparison).
  */
-import type { RestaurantData } from '../../../portal/sdk';
 import { defaultRange, previousPeriod, type DateRange } from './range';
 import type { ReportSpec } from './reports';
 import { createStore, type Store } from './store';
+
+/**
+ * The restaurant as the plugin keeps it: the part of the SDK's RestaurantData (portal/sdk.ts)
+ * it reads, so these modules need no DOM types.
+ */
+export interface Restaurant {
+  /** The brand-internal id, used in the API paths. */
+  readonly id: string;
+}
 
 export interface Selection {
   readonly reportId: string;
@@ -20,7 +28,7 @@ export interface CurrencyState {
 }
 
 export interface PluginState {
-  readonly restaurant: Store<RestaurantData | undefined>;
+  readonly restaurant: Store<Restaurant | undefined>;
   readonly currency: Store<CurrencyState | undefined>;
   readonly selection: Store<Selection>;
 }
@@ -49,7 +57,7 @@ export const createState = (reports: readonly ReportSpec[], today: string): Plug
   const [first] = reports;
   if (!first) throw new TypeError('the plugin offers no report');
   return {
-    restaurant: createStore<RestaurantData | undefined>(undefined),
+    restaurant: createStore<Restaurant | undefined>(undefined),
     currency: createStore<CurrencyState | undefined>(undefined),
     selection: createStore(selectReport(first, today)),
   };
