@@ -1,18 +1,29 @@
 /**
  * npm start: the whole service on this machine. Starts the local stack (embedded database and
  * local issuer unless DATABASE_URL / JWKS_URL point elsewhere), then serverless-offline with
- * the functions on exactly the spec's paths at http://localhost:$PORT, and prints a curl.
+ * the functions on exactly the spec's paths at http://localhost:$PORT, and prints a curl; and
+ * the portal preview (scripts/local/preview.ts, docs/preview.md) on its own origin,
+ * http://localhost:$PREVIEW_PORT (default PORT + 1).
+ *
+ * The preview: once the API answers, the reference reports plugin is built with the API's URL
+ * baked in (scripts/plugin/build.ts, into a temporary folder of this process that the preview's
+ * emulated CDN serves) and deployed for portal v2 through the real deployment call
+ * (scripts/plugins/deploy.ts, as `npm run deploy:plugin` makes it: PUT to this API's
+ * /v1/plugins/reports with the local deployment key, CDN `<preview origin>/cdn`, region eu), so
+ * that the registry answers the bundle of this preview's origin whatever the ports. A failed
+ * build or deployment is printed and the API stays up; the preview then shows what the registry
+ * answers.
  *
  * Ready means answered over HTTP, not a line of serverless-offline's output: `npm start` sends
  * the request of its curl (orders per day of the sample restaurant, with a fresh token of the
  * sample owner) until it is answered 200 — or 401 when JWKS_URL names a key set other than the
  * local issuer's, which cannot know the token — and only then prints the curl. A PORT that
  * something on localhost already accepts connections on is refused up front (exit 2): that
- * something's answers could pass for the service's.
+ * something's answers could pass for the service's. The same goes for PREVIEW_PORT.
  *
  * PORTAL_READY_FILE=<path>: for tools and tests that start `npm start` themselves. Once ready,
- * a JSON document (scripts/local/ready.ts: url, port, pid, token, sampleUrl, probeStatus,
- * database, keySetUrl, readyAt) is written to that file atomically (a temporary file in the
+ * a JSON document (scripts/local/ready.ts: url, port, previewUrl, pid, token, sampleUrl,
+ * probeStatus, database, keySetUrl, readyAt) is written to that file atomically (a temporary file in the
  * same folder, then renamed: a reader sees all of it or nothing; the folder must exist, else
  * `npm start` stops with exit 1). A file already there is removed at start, and the file is
  * removed again when `npm start` stops (on SIGINT, SIGTERM or serverless-offline's exit; not
@@ -21,13 +32,20 @@
  * it waits for the file rather than reading the printed output.
  */
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { claimsFor, SAMPLE_OWNER } from './db/sample-data';
+import { LOCAL_PLUGIN_API_KEY } from './db/seed-plugins';
 import { addDays, todayIn } from './dates';
+import { startPreview, type PreviewServer } from './local/preview';
 import { READY_FILE_VARIABLE, removeReadyFile, writeReadyFile } from './local/ready';
 import { startLocalStack } from './local/stack';
+import { buildReportsPlugin } from './plugin/build';
+import { nodeIo, runDeploy } from './plugins/deploy';
 
 /** Pause between two readiness probes. */
 const PROBE_INTERVAL_MS = 250;
@@ -36,9 +54,15 @@ const PROBE_TIMEOUT_MS = 15_000;
 /** After this long without readiness, say what the probe gets (and keep trying). */
 const SLOW_START_NOTICE_MS = 60_000;
 
+const isPort = (value: number) => Number.isInteger(value) && value >= 1 && value <= 65535;
 const port = Number(process.env.PORT ?? '3000');
-if (!Number.isInteger(port) || port < 1 || port > 65535) {
+if (!isPort(port)) {
   process.stderr.write('PORT must be a TCP port number\n');
+  process.exit(2);
+}
+const previewPort = Number(process.env.PREVIEW_PORT || String(port + 1));
+if (!isPort(previewPort) || previewPort === port) {
+  process.stderr.write('PREVIEW_PORT must be a TCP port number other than PORT\n');
   process.exit(2);
 }
 const readyFile = process.env[READY_FILE_VARIABLE] || undefined;
@@ -55,7 +79,7 @@ if (readyFile) {
 }
 
 /** Whether something already accepts connections on localhost:port (IPv4 or IPv6). */
-const portInUse = (): Promise<boolean> =>
+const portInUse = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
     const socket = connect({ host: 'localhost', port });
     socket.setTimeout(2000);
@@ -72,8 +96,15 @@ const portInUse = (): Promise<boolean> =>
     });
   });
 // Else the readiness probe could be answered by whatever holds the port.
-if (await portInUse()) {
+if (await portInUse(port)) {
   process.stderr.write(`Port ${port} is in use on localhost: stop what uses it, or set PORT\n`);
+  process.exit(2);
+}
+// Else the browser would be given whatever holds it as the preview.
+if (await portInUse(previewPort)) {
+  process.stderr.write(
+    `Port ${previewPort} is in use on localhost: stop what uses it, or set PREVIEW_PORT\n`,
+  );
   process.exit(2);
 }
 
@@ -92,6 +123,26 @@ process.stdout.write(
 );
 
 const url = `http://localhost:${port}`;
+/** The folder the preview's CDN serves: this process's own build of the plugin. */
+const pluginDir = await mkdtemp(join(tmpdir(), 'portal-preview-plugin-'));
+let preview: PreviewServer;
+try {
+  preview = await startPreview({
+    port: previewPort,
+    apiUrl: url,
+    pluginDir,
+    // Signing in needs the issuer whose key set the functions verify with.
+    issuer: process.env.JWKS_URL ? undefined : stack.issuer,
+  });
+} catch (error) {
+  process.stderr.write(
+    `portal preview: cannot start on port ${previewPort}: ${fsMessage(error)}\n`,
+  );
+  await stack.close();
+  await rm(pluginDir, { recursive: true, force: true });
+  process.exit(2);
+}
+const previewUrl = `${preview.origin}/`;
 const to = todayIn(restaurant.timeZone);
 const sampleUrl = `${url}/v1/restaurants/${restaurant.id}/reports/orders/day?from=${addDays(to, -6)}&to=${to}`;
 const token = await stack.issuer.sign(claimsFor(SAMPLE_OWNER), { expiresIn: '12h' });
@@ -116,6 +167,8 @@ const stop = async (code: number) => {
   stopping = true;
   child.kill('SIGTERM');
   if (readyFile) await removeReadyFile(readyFile);
+  await preview.close();
+  await rm(pluginDir, { recursive: true, force: true });
   await stack.close();
   process.exit(code);
 };
@@ -157,7 +210,41 @@ const untilReady = async (): Promise<number | undefined> => {
   return undefined;
 };
 
+/**
+ * The reference plugin built against this API into the preview's CDN folder, and deployed for
+ * portal v2 with the bundle URL of this preview's origin (see the header). Failures are printed.
+ */
+const deployPreviewPlugin = async (): Promise<void> => {
+  let file: string;
+  try {
+    ({ file } = await buildReportsPlugin({ apiUrl: url, outDir: pluginDir }));
+  } catch (error) {
+    process.stderr.write(`portal preview: the reports plugin did not build: ${fsMessage(error)}\n`);
+    return;
+  }
+  let output = '';
+  const collect = (text: string) => {
+    output += text;
+  };
+  const code = await runDeploy(
+    ['--file', file, '--region', 'eu', '--portal-version', 'v2'],
+    {
+      PLUGIN_UPDATE_URL: `${url}/v1/plugins/reports`,
+      PLUGIN_API_KEY: LOCAL_PLUGIN_API_KEY,
+      PLUGIN_CDN_URL: `${preview.origin}/cdn`,
+    },
+    { ...nodeIo(), stdout: collect, stderr: collect },
+  );
+  if (code !== 0) {
+    process.stderr.write(
+      `portal preview: deploying the reports plugin for v2 failed (the registry keeps its v2 ` +
+        `bundle):\n${output}`,
+    );
+  }
+};
+
 const probeStatus = await untilReady();
+if (probeStatus !== undefined) await deployPreviewPlugin();
 if (probeStatus !== undefined) {
   if (readyFile) {
     try {
@@ -165,6 +252,7 @@ if (probeStatus !== undefined) {
         version: 1,
         url,
         port,
+        previewUrl,
         pid: process.pid,
         token,
         sampleUrl,
@@ -184,6 +272,7 @@ if (probeStatus !== undefined) {
     `\nportal-service-api is up at ${url}. Try (token valid 12 h):\n\n` +
       `curl -s -H 'Authorization: Bearer ${token}' \\\n` +
       `  '${sampleUrl}'\n\n` +
-      `More tokens: npm run token -- --help\n`,
+      `More tokens: npm run token -- --help\n\n` +
+      `Portal preview: ${previewUrl} (docs/preview.md)\n`,
   );
 }

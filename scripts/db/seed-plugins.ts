@@ -1,7 +1,8 @@
 /**
  * The sample plugin registry: plugin `reports` (route `reports`) offered on every sample
- * platform, with a v1 bundle and one deployment key for local development. Replaces whatever
- * the plugin tables held; run inside the caller's transaction when it has one.
+ * platform, with a v1 bundle, a v2 bundle on the portal preview's emulated CDN and one
+ * deployment key for local development. Replaces whatever the plugin tables held; run inside
+ * the caller's transaction when it has one.
  */
 import type postgres from 'postgres';
 import { hashApiKey } from '../../shared/plugins/api-keys';
@@ -17,6 +18,13 @@ export const SAMPLE_PLUGIN = { code: 'reports', route: 'reports', title: 'Report
 
 /** The seeded v1 bundle; `{bundle}` is the placeholder the portal substitutes. */
 export const SAMPLE_PLUGIN_V1_BUNDLE_URL = 'https://cdn.example.com/eu/reports/{bundle}';
+
+/**
+ * The seeded v2 bundle: the reference plugin on the CDN the portal preview emulates at the
+ * default ports (docs/preview.md). `npm start` deploys the bundle of its own preview origin over
+ * it once the API is up, so a preview on other ports loads its own.
+ */
+export const SAMPLE_PLUGIN_V2_BUNDLE_URL = 'http://localhost:3001/cdn/eu/reports/{bundle}';
 
 /** Every platformId of the sample owners' restaurants. */
 export const SAMPLE_PLATFORM_IDS: readonly string[] = [
@@ -34,7 +42,8 @@ export const seedPlugins = async (sql: postgres.ISql): Promise<void> => {
   await sql`insert into plugin_platforms (plugin_code, platform_id)
             select ${code}, unnest(${[...SAMPLE_PLATFORM_IDS]}::text[])`;
   await sql`insert into plugin_versions (plugin_code, portal_version, bundle_url)
-            values (${code}, 'v1', ${SAMPLE_PLUGIN_V1_BUNDLE_URL})`;
+            values (${code}, 'v1', ${SAMPLE_PLUGIN_V1_BUNDLE_URL}),
+                   (${code}, 'v2', ${SAMPLE_PLUGIN_V2_BUNDLE_URL})`;
   await sql`insert into plugin_api_keys (plugin_code, key_sha256, label)
             values (${code}, ${hashApiKey(LOCAL_PLUGIN_API_KEY)}, 'local development')`;
 };

@@ -15,6 +15,8 @@ export interface ReadyDocument {
   /** The API, `http://localhost:PORT`. */
   readonly url: string;
   readonly port: number;
+  /** The portal preview (docs/preview.md), `http://localhost:PREVIEW_PORT/`. */
+  readonly previewUrl: string;
   /** The process of `npm start` (scripts/start.ts). */
   readonly pid: number;
   /** A token of the sample owner from the local issuer, valid 12 h from `readyAt`. */
@@ -61,7 +63,15 @@ export const parseReadyDocument = (text: string): ReadyDocument | Error => {
   }
   if (!isRecord(value)) return new Error('not a JSON object');
   if (value.version !== 1) return new Error(`version ${JSON.stringify(value.version)}, not 1`);
-  const strings = ['url', 'token', 'sampleUrl', 'database', 'keySetUrl', 'readyAt'] as const;
+  const strings = [
+    'url',
+    'previewUrl',
+    'token',
+    'sampleUrl',
+    'database',
+    'keySetUrl',
+    'readyAt',
+  ] as const;
   const numbers = ['port', 'pid', 'probeStatus'] as const;
   const wrong = [
     ...strings.filter((name) => typeof value[name] !== 'string' || value[name] === ''),

@@ -12,6 +12,7 @@ import { SAMPLE_OWNERS, type SampleOwner } from '../../../scripts/db/sample-data
 import {
   LOCAL_PLUGIN_API_KEY,
   SAMPLE_PLUGIN_V1_BUNDLE_URL,
+  SAMPLE_PLUGIN_V2_BUNDLE_URL,
   seedPlugins,
 } from '../../../scripts/db/seed-plugins';
 import { createIssuer } from '../../../scripts/local/issuer';
@@ -73,7 +74,7 @@ type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyResu
 const invoke = (handler: unknown, event: unknown) => (handler as Handler)(event, lambdaContext());
 
 /**
- * The seeded registry (plugin `reports` on every sample platform, v1 only) plus: `orders` on
+ * The seeded registry (plugin `reports` on every sample platform, v1 and v2) plus: `orders` on
  * HS_AE with v1 and v2 bundles and its own key, `beta` on TB_AE for v2 only, `dashboard` on
  * owner-2's FD_DE for v1 only, and a revoked key of `reports`.
  */
@@ -158,6 +159,7 @@ const refused = (
 ) => ({ statusCode, headers: { ...headers, ...extraHeaders }, body: JSON.stringify(body) });
 
 const reportsV1 = { code: 'reports', route: 'reports', bundleUrl: SAMPLE_PLUGIN_V1_BUNDLE_URL };
+const reportsV2 = { code: 'reports', route: 'reports', bundleUrl: SAMPLE_PLUGIN_V2_BUNDLE_URL };
 const ordersV1 = { code: 'orders', route: 'orders', bundleUrl: ORDERS_V1 };
 const ordersV2 = { code: 'orders', route: 'orders', bundleUrl: ORDERS_V2 };
 const betaV2 = { code: 'beta', route: 'beta', bundleUrl: BETA_V2 };
@@ -183,7 +185,7 @@ describe('GET /v1/plugins (spec 2.1, 4.4)', () => {
     const result = await list(token, 'v2');
 
     // Assess
-    expect(result).toStrictEqual(ok([betaV2, ordersV2], LIST_HEADERS));
+    expect(result).toStrictEqual(ok([betaV2, ordersV2, reportsV2], LIST_HEADERS));
   });
 
   it("answers another owner the plugins of that owner's platforms", async () => {
@@ -208,7 +210,7 @@ describe('GET /v1/plugins (spec 2.1, 4.4)', () => {
     const result = await list(token, 'v2');
 
     // Assess
-    expect(result).toStrictEqual(ok([ordersV2], LIST_HEADERS));
+    expect(result).toStrictEqual(ok([ordersV2, reportsV2], LIST_HEADERS));
   });
 
   it.each([
@@ -385,6 +387,7 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
       { code: 'orders', version: 'v1', url: ORDERS_V1 },
       { code: 'orders', version: 'v2', url: ORDERS_V2 },
       { code: 'reports', version: 'v1', url: second },
+      { code: 'reports', version: 'v2', url: SAMPLE_PLUGIN_V2_BUNDLE_URL },
     ]);
   });
 
@@ -596,7 +599,7 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
 });
 
 describe('the sample registry', () => {
-  it('is restored by seedPlugins: reports on every sample platform, v1 only', async () => {
+  it('is restored by seedPlugins: reports on every sample platform, v1 and v2', async () => {
     // Prepare
     await resetRegistry(false);
     const token = await tokenFor(owner2);
@@ -606,6 +609,6 @@ describe('the sample registry', () => {
 
     // Assess
     expect(jsonBody(v1)).toEqual([reportsV1]);
-    expect(jsonBody(v2)).toEqual([]);
+    expect(jsonBody(v2)).toEqual([reportsV2]);
   });
 });

@@ -13,6 +13,7 @@ const DOCUMENT: ReadyDocument = {
   version: 1,
   url: 'http://localhost:3000',
   port: 3000,
+  previewUrl: 'http://localhost:3001/',
   pid: 4242,
   token: 'header.payload.signature',
   sampleUrl: 'http://localhost:3000/v1/restaurants/R-1001/reports/orders/day?from=a&to=b',

@@ -1,0 +1,74 @@
+/**
+ * npm run preview:screenshots — the pictures of docs/preview.md, regenerated: `npm start` on free
+ * ports (its embedded database and local issuer), the portal preview in headless Chromium
+ * (Debian's package, as the browser suite drives it), signed in as the sample owner, and one
+ * 1200×800 PNG per shot in docs/images/. The dates in them are those of the day it runs.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { launchChromium } from '../../tests/support/browser';
+import { freePort, startService } from './service';
+
+const ROOT = join(import.meta.dirname, '../..');
+const OUT_DIR = join(ROOT, 'docs/images');
+const VIEWPORT = { width: 1200, height: 800 };
+
+interface Shot {
+  readonly file: string;
+  readonly locale: string;
+  readonly report: string;
+  readonly compare: boolean;
+}
+
+const SHOTS: readonly Shot[] = [
+  { file: 'preview-en-US.png', locale: 'en-US', report: 'orders-per-day', compare: true },
+  { file: 'preview-ar-AE.png', locale: 'ar-AE', report: 'dishes', compare: false },
+];
+
+/** Waits until the table is drawn with its currency header (the currency comes separately). */
+const tableDrawn = (page: Page) =>
+  page.waitForFunction(
+    `(() => {
+      const headers = [...document.querySelectorAll('[data-testid="reports-header"]')];
+      return headers.length > 0 && headers.some((h) => h.textContent.includes('('))
+        && !document.querySelector('[data-testid="reports-loading"]');
+    })()`,
+    undefined,
+    { timeout: 30_000 },
+  );
+
+const service = await startService({
+  name: 'screenshots',
+  env: { PREVIEW_PORT: String(await freePort()) },
+});
+try {
+  const browser = await launchChromium();
+  try {
+    await mkdir(OUT_DIR, { recursive: true });
+    for (const shot of SHOTS) {
+      const context = await browser.newContext({
+        locale: shot.locale,
+        timezoneId: 'Asia/Dubai',
+        viewport: VIEWPORT,
+      });
+      const page = await context.newPage();
+      await page.goto(service.ready.previewUrl);
+      await page.getByTestId('sign-in').click();
+      await page.waitForSelector('[data-testid="portal"][data-state="ready"]', {
+        timeout: 30_000,
+      });
+      await page.getByTestId('reports-picker').selectOption(shot.report);
+      if (shot.compare) await page.getByTestId('reports-compare-toggle').check();
+      await tableDrawn(page);
+      const file = join(OUT_DIR, shot.file);
+      await page.screenshot({ path: file });
+      process.stdout.write(`${file}\n`);
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
+} finally {
+  await service.stop();
+}
