@@ -66,7 +66,7 @@ const RangeInputs = ({ report, range, onChange, testId, label }: RangeInputsProp
   return (
     <span class="rp-range" role="group" aria-label={label}>
       <label>
-        {label === 'Period' ? 'From' : 'Compare from'}{' '}
+        {label === 'Period' ? 'From' : 'from'}{' '}
         <input
           type={type}
           data-testid={`${testId}-from`}
