@@ -11,10 +11,12 @@
  * One `npm start` and one browser for the whole file; a fresh context (locale) per test.
  */
 import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { CURRENCIES, SAMPLE_OWNERS } from '../../scripts/db/sample-data';
 import { addDays, todayIn } from '../../scripts/dates';
 import { launchChromium } from '../support/browser';
+import { freePort } from '../support/processes';
 import { startService, type RunningService } from '../support/service';
 
 let service: RunningService;
@@ -406,6 +408,14 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     expect(await page.getByTestId('current-restaurant').getAttribute('data-restaurant-id')).toBe(
       'R-1001',
     );
+
+    // Signing out unmounts the plugin: its view and its sticky content are gone.
+    await page.getByTestId('sign-out').click();
+
+    expect(await page.getByTestId('reports-root').count()).toBe(0);
+    expect(await page.getByTestId('reports-controls').count()).toBe(0);
+    expect(await page.getByTestId('portal').getAttribute('data-state')).toBe('signed-out');
+    expect(await page.getByTestId('token-input').isVisible()).toBe(true);
     expect(problems).toEqual([]);
   });
 
@@ -619,4 +629,86 @@ describe('the portal preview of npm start, in headless Chromium', () => {
       );
     }
   });
+});
+
+describe("the preview's server", () => {
+  it('signs tokens for the sample owners only, with the asked restaurant first', async () => {
+    const post = (body: string) =>
+      fetch(new URL('/sign-in', preview), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+    const restaurantsOf = (token: string) => {
+      const payload = JSON.parse(
+        Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'),
+      ) as { sub: string; authSchema: string };
+      const schema = JSON.parse(payload.authSchema) as { restaurants: { id: string }[] };
+      return { sub: payload.sub, ids: schema.restaurants.map(({ id }) => id) };
+    };
+
+    const refused = await Promise.all(
+      [
+        '{"sub":"owner-9"}',
+        '{"sub":"owner-1","restaurant":"R-2001"}',
+        '{"sub":1}',
+        'not json',
+        JSON.stringify({ sub: 'owner-1', pad: 'x'.repeat(2000) }),
+      ].map(async (body) => (await post(body)).status),
+    );
+
+    expect(refused).toEqual([400, 400, 400, 400, 400]);
+    expect(restaurantsOf(await tokenFor('owner-1', 'R-1002'))).toEqual({
+      sub: 'owner-1',
+      ids: ['R-1002', 'R-1001'],
+    });
+    expect(restaurantsOf(await tokenFor('owner-3', 'R-3001'))).toEqual({
+      sub: 'owner-3',
+      ids: ['R-3001', 'R-3002'],
+    });
+  });
+
+  it('serves the built bundle on its emulated CDN, and nothing outside it', async () => {
+    const get = async (path: string) => {
+      const response = await fetch(new URL(path, preview));
+      return { status: response.status, type: response.headers.get('content-type') };
+    };
+
+    expect(await get('/cdn/eu/reports/index.js')).toEqual({
+      status: 200,
+      type: 'text/javascript; charset=utf-8',
+    });
+    expect(await get('/cdn/other-region/reports/index.js')).toMatchObject({ status: 200 });
+    for (const path of [
+      '/cdn/eu/reports/missing.js',
+      '/cdn/eu/reports/..%2F..%2Fpackage.json',
+      '/cdn/eu/reports/../../package.json',
+      '/cdn/eu/orders/index.js',
+      '/portal/preview.ts',
+    ]) {
+      expect({ path, ...(await get(path)) }).toMatchObject({ path, status: 404 });
+    }
+  });
+
+  it('refuses a PREVIEW_PORT something else answers on, before starting anything', async () => {
+    const holder: Server = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => holder.listen(port, 'localhost', resolve));
+    try {
+      const started = startService('preview-port-taken', { PREVIEW_PORT: String(port) });
+
+      await expect(started).rejects.toThrow(
+        new RegExp(
+          `exited with 2 before it was ready:[\\s\\S]*Port ${port} is in use on localhost: ` +
+            'stop what uses it, or set PREVIEW_PORT',
+        ),
+      );
+    } finally {
+      await new Promise<void>((resolve) =>
+        holder.close(() => {
+          resolve();
+        }),
+      );
+    }
+  }, 60_000);
 });
