@@ -23,7 +23,7 @@ interface Shot {
 
 const SHOTS: readonly Shot[] = [
   { file: 'preview-en-US.png', locale: 'en-US', report: 'orders-per-day', compare: true },
-  { file: 'preview-ar-AE.png', locale: 'ar-AE', report: 'dishes', compare: false },
+  { file: 'preview-ar-AE.png', locale: 'ar-AE', report: 'revenue', compare: false },
 ];
 
 /** Waits until the table is drawn with its currency header (the currency comes separately). */
