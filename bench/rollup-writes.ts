@@ -9,6 +9,9 @@
  * Medians and p95 per operation; the replica database's rollups checked against a recompute.
  *
  * Run: npx tsx bench/rollup-writes.ts  (BENCH_ADMIN_DATABASE_URL, BENCH_WRITE_ROUNDS)
+ * Other pairs of migrations: BENCH_WRITE_BEFORE, BENCH_WRITE_AFTER (the last migration file of
+ * each database, e.g. 006_order_external_ids.sql and 007_report_rollups_deferred.sql; defaults
+ * 004 and 005); the replica-mode database is migrated as the second.
  */
 import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,10 +23,13 @@ import { migrate, MIGRATIONS_DIR } from '../scripts/db/migrate';
 const ADMIN_URL =
   process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = Number(process.env.BENCH_WRITE_ROUNDS ?? 2000);
+const BEFORE = process.env.BENCH_WRITE_BEFORE ?? '004_report_rollup_locks.sql';
+const AFTER = process.env.BENCH_WRITE_AFTER ?? '005_report_rollups_replicated.sql';
+const prefix = (migration: string): string => migration.slice(0, 3);
 const DATABASES = {
-  before: 'portal_bench_writes_004',
-  after: 'portal_bench_writes_005',
-  replica: 'portal_bench_writes_005_replica',
+  before: `portal_bench_writes_${prefix(BEFORE)}`,
+  after: `portal_bench_writes_${prefix(AFTER)}`,
+  replica: `portal_bench_writes_${prefix(AFTER)}_replica`,
 } as const;
 
 const urlOf = (database: string): string => {
@@ -97,11 +103,12 @@ const quantile = (values: readonly number[], q: number): number => {
 };
 
 const main = async (): Promise<void> => {
-  const before = await prepare(DATABASES.before, '004_report_rollup_locks.sql');
-  const after = await prepare(DATABASES.after, '005_report_rollups_replicated.sql');
+  console.log(`before: migrated to ${BEFORE}; after: migrated to ${AFTER}`);
+  const before = await prepare(DATABASES.before, BEFORE);
+  const after = await prepare(DATABASES.after, AFTER);
   // Replica-mode writes in a database of their own, so that the two compared above keep the
   // same history of writes (dead rows included).
-  const replica = await prepare(DATABASES.replica, '005_report_rollups_replicated.sql');
+  const replica = await prepare(DATABASES.replica, AFTER);
   const samples = new Map<string, number[]>();
   const record = (key: string, ms: number): void => {
     samples.set(key, [...(samples.get(key) ?? []), ms]);
@@ -147,7 +154,7 @@ const main = async (): Promise<void> => {
              report_local_day(o.placed_at, r.time_zone), count(*)::int, sum(o.total)
       from orders o join restaurants r on r.id = o.restaurant_id
       where report_counts(o.state) group by 1, 2, 3, 4) d`;
-  console.log('rollup rows differing from the source after the run (005):', check[0]?.drift);
+  console.log(`rollup rows differing from the source after the run (${AFTER}):`, check[0]?.drift);
   await before.end();
   await after.end();
   await replica.end();

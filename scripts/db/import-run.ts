@@ -143,6 +143,11 @@ export const runImport = async (
   try {
     await sql.begin(async (tx) => {
       await tx`set local statement_timeout = 0`;
+      // The staging and matching tables of a large file in memory (PostgreSQL's default of
+      // 8 MB sends a million orders' temporary tables through the kernel page by page). It
+      // can only change before the session's first temporary table: a new connection's.
+      await tx`select set_config('temp_buffers', '512MB', true)
+               where pg_my_temp_schema() = 0`;
       const reference = await loadReference(tx);
 
       const declarations: Declaration[] = [];
