@@ -15,7 +15,9 @@
  *   does not let a browser send) the API takes the token's first platform as the active one
  *   (spec 5, point 5), so the page asks for such a token when the user switches restaurant.
  *
- * It listens on the loopback addresses only (127.0.0.1 and, where there is one, ::1).
+ * It listens on the loopback addresses only (127.0.0.1 and, where there is one, ::1), and answers
+ * only requests whose Host is a loopback name with its port (403 otherwise), so that a page
+ * elsewhere that rebinds its own host name to 127.0.0.1 cannot read a signed token.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -222,6 +224,10 @@ export const startPreview = async (options: PreviewOptions): Promise<PreviewServ
   };
 
   const listener = (request: IncomingMessage, response: ServerResponse) => {
+    if (!hosts.has((request.headers.host ?? '').toLowerCase())) {
+      send(response, 403, 'text/plain; charset=utf-8', 'unknown Host\n');
+      return;
+    }
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) {
         send(response, 500, 'text/plain; charset=utf-8', `${String(error)}\n`);
@@ -229,8 +235,11 @@ export const startPreview = async (options: PreviewOptions): Promise<PreviewServ
     });
   };
 
+  /** The Host headers answered, once the port is known. */
+  const hosts = new Set<string>();
   const servers: Server[] = [createServer(listener)];
   const port = await listen(servers[0] as Server, options.port, '127.0.0.1');
+  for (const name of ['localhost', '127.0.0.1', '[::1]']) hosts.add(`${name}:${port}`);
   // localhost may resolve to ::1 first: answer there too, where the machine has IPv6.
   const ipv6 = createServer(listener);
   try {

@@ -11,7 +11,7 @@
  * One `npm start` and one browser for the whole file; a fresh context (locale) per test.
  */
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { CURRENCIES, SAMPLE_OWNERS } from '../../scripts/db/sample-data';
 import { addDays, todayIn } from '../../scripts/dates';
@@ -688,6 +688,27 @@ describe("the preview's server", () => {
     ]) {
       expect({ path, ...(await get(path)) }).toMatchObject({ path, status: 404 });
     }
+  });
+
+  it('answers only requests to a loopback host name (no DNS rebinding)', async () => {
+    const { port } = new URL(preview);
+    const statusFor = (host: string) =>
+      new Promise<number | undefined>((resolve, reject) => {
+        const request = httpRequest(
+          { host: '127.0.0.1', port, path: '/', method: 'GET', headers: { Host: host } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode);
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      });
+
+    expect(await statusFor(`localhost:${port}`)).toBe(200);
+    expect(await statusFor(`127.0.0.1:${port}`)).toBe(200);
+    expect(await statusFor(`attacker.example:${port}`)).toBe(403);
+    expect(await statusFor('localhost')).toBe(403);
   });
 
   it('refuses a PREVIEW_PORT something else answers on, before starting anything', async () => {
