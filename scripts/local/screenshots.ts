@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchChromium } from '../../tests/support/browser';
+import { launchChromium } from './chromium';
 import { freePort, startService } from './service';
 
 const ROOT = join(import.meta.dirname, '../..');

@@ -82,7 +82,8 @@ const running = (child: ChildProcess) => child.exitCode === null && child.signal
 
 export const startService = async (options: ServiceOptions): Promise<RunningService> => {
   const workFolder = `.esbuild-${options.name}-${process.pid}`;
-  const [port, lambdaPort] = [await freePort(), await freePort()];
+  // The portal preview too (PREVIEW_PORT, else PORT + 1, which something may hold).
+  const [port, lambdaPort, previewPort] = [await freePort(), await freePort(), await freePort()];
   const readyFolder = await mkdtemp(join(tmpdir(), 'portal-ready-'));
   const readyFile = join(readyFolder, 'ready.json');
   const child = spawn(process.execPath, [TSX, 'scripts/start.ts'], {
@@ -91,6 +92,7 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
       ESBUILD_WORK_FOLDER: workFolder,
       PORT: String(port),
       LAMBDA_PORT: String(lambdaPort),
+      PREVIEW_PORT: String(previewPort),
       ...options.env,
       [READY_FILE_VARIABLE]: readyFile,
     }),

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { IsoDate } from '../../shared/dates';
 import { addDays, todayIn } from '../../scripts/dates';
-import { launchChromium } from '../support/browser';
+import { launchChromium } from '../../scripts/local/chromium';
 import { startService, type RunningService } from '../support/service';
 
 /** What the page's script could read of a response. */

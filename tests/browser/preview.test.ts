@@ -15,7 +15,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { CURRENCIES, SAMPLE_OWNERS } from '../../scripts/db/sample-data';
 import { addDays, todayIn } from '../../scripts/dates';
-import { launchChromium } from '../support/browser';
+import { launchChromium } from '../../scripts/local/chromium';
 import { freePort } from '../support/processes';
 import { startService, type RunningService } from '../support/service';
 

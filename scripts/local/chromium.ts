@@ -1,7 +1,8 @@
 /**
- * A real browser for tests: Debian's `chromium` package driven by playwright-core. No browser is
- * ever downloaded; `chromium.launch` gives every launch a fresh temporary user-data directory
- * (deleted again by `close()`), so no cache, cookie or preflight answer survives between runs.
+ * A real browser, for the browser suite and `npm run preview:screenshots`: Debian's `chromium`
+ * package driven by playwright-core. No browser is ever downloaded; `chromium.launch` gives
+ * every launch a fresh temporary user-data directory (deleted again by `close()`), so no cache,
+ * cookie or preflight answer survives between runs.
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
