@@ -3,7 +3,7 @@
  * local issuer unless DATABASE_URL / JWKS_URL point elsewhere), then serverless-offline with
  * the functions on exactly the spec's paths at http://localhost:$PORT, and prints a curl; and
  * the portal preview (scripts/local/preview.ts, docs/preview.md) on its own origin,
- * http://localhost:$PREVIEW_PORT (default PORT + 1).
+ * http://localhost:$PREVIEW_PORT (default PORT + 1, or PORT + 2 when that is LAMBDA_PORT).
  *
  * The preview: once the API answers, the reference reports plugin is built with the API's URL
  * baked in (scripts/plugin/build.ts, into a temporary folder of this process that the preview's
@@ -60,9 +60,13 @@ if (!isPort(port)) {
   process.stderr.write('PORT must be a TCP port number\n');
   process.exit(2);
 }
-const previewPort = Number(process.env.PREVIEW_PORT || String(port + 1));
-if (!isPort(previewPort) || previewPort === port) {
-  process.stderr.write('PREVIEW_PORT must be a TCP port number other than PORT\n');
+// serverless-offline's Lambda API (serverless.yml: LAMBDA_PORT, default 3002) binds after us.
+const lambdaPort = Number(process.env.LAMBDA_PORT || '3002');
+const previewPort = Number(
+  process.env.PREVIEW_PORT || String(port + 1 === lambdaPort ? port + 2 : port + 1),
+);
+if (!isPort(previewPort) || previewPort === port || previewPort === lambdaPort) {
+  process.stderr.write('PREVIEW_PORT must be a TCP port number other than PORT and LAMBDA_PORT\n');
   process.exit(2);
 }
 const readyFile = process.env[READY_FILE_VARIABLE] || undefined;

@@ -711,6 +711,18 @@ describe("the preview's server", () => {
     expect(await statusFor('localhost')).toBe(403);
   });
 
+  it("refuses a PREVIEW_PORT that is serverless-offline's LAMBDA_PORT, before starting anything", async () => {
+    const port = await freePort();
+    const started = startService('preview-port-lambda', {
+      PREVIEW_PORT: String(port),
+      LAMBDA_PORT: String(port),
+    });
+
+    await expect(started).rejects.toThrow(
+      /exited with 2 before it was ready:[\s\S]*PREVIEW_PORT must be a TCP port number other than PORT and LAMBDA_PORT/,
+    );
+  }, 60_000);
+
   it('refuses a PREVIEW_PORT something else answers on, before starting anything', async () => {
     const holder: Server = createServer();
     const port = await freePort();
