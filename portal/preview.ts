@@ -20,17 +20,7 @@ import type {
   RestaurantData,
   RestaurantPlatform,
 } from './sdk';
-
-/** What scripts/local/preview.ts puts in the page (its PreviewSettings). */
-interface Settings {
-  readonly apiUrl: string;
-  readonly signIn: boolean;
-  readonly owners: readonly {
-    readonly sub: string;
-    readonly name: string;
-    readonly restaurants: readonly { readonly id: string; readonly name: string }[];
-  }[];
-}
+import type { PreviewSettings } from './settings';
 
 /** A Plugin Object of spec 2.1, as the registry answers it. */
 interface PluginObject {
@@ -74,7 +64,7 @@ const element = (testId: string): HTMLElement => {
 };
 
 const settingsText = document.getElementById('preview-settings')?.textContent ?? '{}';
-const settings = JSON.parse(settingsText) as Settings;
+const settings = JSON.parse(settingsText) as PreviewSettings;
 
 const ui = {
   form: element('sign-in-form') as HTMLFormElement,

@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { claimsFor, SAMPLE_OWNERS } from '../db/sample-data';
 import type { LocalIssuer } from './issuer';
+import type { PreviewSettings } from '../../portal/settings';
 
 const ROOT = join(import.meta.dirname, '../..');
 const PAGE = join(ROOT, 'portal/index.html');
@@ -36,18 +37,6 @@ const MAX_SIGN_IN_BYTES = 1024;
 /** A signed-in preview session lasts as long as the curl token of `npm start`. */
 const TOKEN_LIFETIME = '12h';
 const CDN_FILE = /^\/cdn\/[A-Za-z0-9][A-Za-z0-9._-]*\/reports\/([A-Za-z0-9][A-Za-z0-9._-]*)$/;
-
-/** What the page learns from the server: portal/preview.ts reads the same shape. */
-export interface PreviewSettings {
-  readonly apiUrl: string;
-  /** Whether `POST /sign-in` signs tokens (the local issuer is in use). */
-  readonly signIn: boolean;
-  readonly owners: readonly {
-    readonly sub: string;
-    readonly name: string;
-    readonly restaurants: readonly { readonly id: string; readonly name: string }[];
-  }[];
-}
 
 export interface PreviewOptions {
   /** The port to listen on (0: any free one). */
