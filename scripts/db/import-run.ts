@@ -225,7 +225,9 @@ export const runImport = async (
             } else {
               seen.set(key, lineNo);
               // Without --skip-invalid, a refused line means nothing is written: stop staging.
-              if (options.skipInvalid || refused === 0) await staging.add(lineNo, order);
+              if ((options.skipInvalid || refused === 0) && staging.add(lineNo, order)) {
+                await staging.send();
+              }
             }
           }
           progress.update(ordersRead, orderLines.bytes());

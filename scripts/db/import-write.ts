@@ -11,6 +11,7 @@ import type postgres from 'postgres';
 import type {
   Declaration,
   DeclarationContext,
+  ImportLine,
   ImportOrder,
   KnownRestaurant,
 } from './import-validate';
@@ -199,8 +200,8 @@ export const copyText = (value: string): string =>
  * the COPY on its own core while this process parses.
  */
 export class Staging {
-  private orderRows: string[] = [];
-  private lineRows: string[] = [];
+  private orderRows = '';
+  private lineRows = '';
   private orderJson: object[] = [];
   private lineJson: object[] = [];
   private buffered = 0;
@@ -213,16 +214,17 @@ export class Staging {
     private readonly batchSize = method === 'copy' ? 20_000 : 2_000,
   ) {}
 
-  /** Adds the order of input line `n`; sends the batch when it is full. */
-  async add(n: number, order: ImportOrder): Promise<void> {
+  /**
+   * Adds the order of input line `n`. Returns true when the batch is full: the caller then
+   * awaits send() (synchronous otherwise, so that a million orders are not a million awaits).
+   */
+  add(n: number, order: ImportOrder): boolean {
     if (this.method === 'copy') {
-      this.orderRows.push(
-        `${String(n)}\t${copyText(order.restaurantId)}\t${copyText(order.platformId)}\t${copyText(order.orderId)}\t${order.placedAt}\t${order.state}\t${order.total}\n`,
-      );
-      for (const [i, line] of order.lines.entries()) {
-        this.lineRows.push(
-          `${String(n)}\t${String(i + 1)}\t${copyText(line.dish)}\t${String(line.quantity)}\t${line.unitPrice}\n`,
-        );
+      this.orderRows += `${String(n)}\t${copyText(order.restaurantId)}\t${copyText(order.platformId)}\t${copyText(order.orderId)}\t${order.placedAt}\t${order.state}\t${order.total}\n`;
+      const lines = order.lines;
+      for (let i = 0; i < lines.length; i += 1) {
+        const line = lines[i] as ImportLine;
+        this.lineRows += `${String(n)}\t${String(i + 1)}\t${copyText(line.dish)}\t${String(line.quantity)}\t${line.unitPrice}\n`;
       }
     } else {
       this.orderJson.push({
@@ -246,7 +248,7 @@ export class Staging {
     }
     this.buffered += 1;
     this.staged += 1;
-    if (this.buffered >= this.batchSize) await this.send();
+    return this.buffered >= this.batchSize;
   }
 
   /** Sends what is buffered and waits until every batch is in the staging tables. */
@@ -256,16 +258,16 @@ export class Staging {
   }
 
   /** Waits for the batch in flight (its failure surfaces here), then starts the next. */
-  private async send(): Promise<void> {
+  async send(): Promise<void> {
     await this.inFlight;
     if (this.buffered === 0) return;
     this.buffered = 0;
     let batch: Promise<void>;
     if (this.method === 'copy') {
-      const orders = this.orderRows.join('');
-      const lines = this.lineRows.join('');
-      this.orderRows = [];
-      this.lineRows = [];
+      const orders = this.orderRows;
+      const lines = this.lineRows;
+      this.orderRows = '';
+      this.lineRows = '';
       batch = this.copy(orders, lines);
     } else {
       const orders = JSON.stringify(this.orderJson);
@@ -302,6 +304,186 @@ export class Staging {
   }
 }
 
+/** The DDL that takes a table's secondary structure off and puts it back, from the catalog. */
+interface Structure {
+  readonly drop: string;
+  readonly create: string;
+}
+
+/**
+ * What a bulk load takes off orders and order_lines and puts back: every index and every
+ * primary-key, unique, exclusion and foreign-key constraint, except the primary key of orders
+ * (the order ids are generated in its order, and it is what the lines' foreign key names).
+ * Read from the catalog, so that a later migration's index is put back as it was written.
+ */
+const secondaryStructure = async (tx: Tx): Promise<Structure[]> =>
+  tx<Structure[]>`
+    select format('alter table %s drop constraint %I', c.conrelid::regclass, c.conname) as drop,
+           format('alter table %s add constraint %I %s',
+                  c.conrelid::regclass, c.conname, pg_get_constraintdef(c.oid)) as create
+    from pg_constraint c
+    where c.conrelid in ('orders'::regclass, 'order_lines'::regclass)
+      and c.contype in ('p', 'u', 'f', 'x')
+      and not (c.conrelid = 'orders'::regclass and c.contype = 'p')
+    union all
+    select format('drop index %s', i.indexrelid::regclass), pg_get_indexdef(i.indexrelid)
+    from pg_index i
+    where i.indrelid in ('orders'::regclass, 'order_lines'::regclass)
+      and not exists (
+        select 1 from pg_constraint c
+        where c.conindid = i.indexrelid and c.conrelid = i.indrelid
+          and c.contype in ('p', 'u', 'x'))
+    order by 1`;
+
+/** The catalog's description of both tables' indexes and constraints, to compare. */
+const structureSignature = async (tx: Tx): Promise<string> => {
+  const [row] = await tx<{ signature: string }[]>`
+    select string_agg(d, E'\n' order by d) as signature
+    from (
+      select c.conrelid::regclass || ' ' || c.conname || ' ' || pg_get_constraintdef(c.oid) as d
+      from pg_constraint c
+      where c.conrelid in ('orders'::regclass, 'order_lines'::regclass)
+      union all
+      select pg_get_indexdef(i.indexrelid)
+      from pg_index i
+      where i.indrelid in ('orders'::regclass, 'order_lines'::regclass)
+    ) s`;
+  return row?.signature ?? '';
+};
+
+/** Puts back what beginBulkLoad took off. */
+export interface BulkLoad {
+  readonly restore: () => Promise<void>;
+}
+
+/**
+ * A first import into an empty database loads in bulk, as pg_restore does: when orders and
+ * order_lines hold no row and the import's user owns both, it locks them (ACCESS EXCLUSIVE,
+ * waiting at most `lockTimeout` for the readers under way), takes their secondary indexes and
+ * constraints off (secondaryStructure), and restore() builds them back once the rows are in:
+ * one sorted build per index and one validating query per foreign key instead of an index
+ * insertion and a key lookup per row. The tables stay locked until the import commits (the
+ * reports of an empty database wait for it); nothing changes for a database that holds orders.
+ * Returns undefined, having changed nothing, when the database holds orders, the user does not
+ * own the tables, or the lock was not granted in time.
+ */
+export const beginBulkLoad = async (tx: Tx, lockTimeout = '5s'): Promise<BulkLoad | undefined> => {
+  const [owner] = await tx<{ owns: boolean }[]>`
+    select bool_and(pg_has_role(c.relowner, 'USAGE')) as owns
+    from pg_class c
+    where c.oid in ('orders'::regclass, 'order_lines'::regclass)`;
+  if (owner?.owns !== true) return undefined;
+  // A database that holds orders is never locked, not even to look: a lock request waiting
+  // for a reader would queue every later reader behind it.
+  const [empty] = await tx<{ empty: boolean }[]>`
+    select not exists (select 1 from orders) and not exists (select 1 from order_lines) as empty`;
+  if (empty?.empty !== true) return undefined;
+  const notEligible = new Error('not eligible for a bulk load');
+  try {
+    // In a savepoint: rolled back, it also releases the lock.
+    return await tx.savepoint(async (sp) => {
+      const [previous] = await sp<{ value: string }[]>`
+        select current_setting('lock_timeout') as value`;
+      await sp`select set_config('lock_timeout', ${lockTimeout}, true)`;
+      try {
+        await sp`lock table orders, order_lines in access exclusive mode`;
+      } catch (error) {
+        // lock_not_available: readers held the tables longer than the timeout.
+        if ((error as { code?: string }).code === '55P03') throw notEligible;
+        throw error;
+      }
+      await sp`select set_config('lock_timeout', ${previous?.value ?? '0'}, true)`;
+      // Again under the lock, which no writer passes before the commit.
+      const [rows] = await sp<{ empty: boolean }[]>`
+        select not exists (select 1 from orders) and not exists (select 1 from order_lines)
+               as empty`;
+      if (rows?.empty !== true) throw notEligible;
+      const before = await structureSignature(sp);
+      const structure = await secondaryStructure(sp);
+      const keys = structure.filter((s) => / foreign key /i.test(s.create));
+      const others = structure.filter((s) => !keys.includes(s));
+      try {
+        for (const { drop } of [...keys, ...others]) await sp.unsafe(drop);
+      } catch (error) {
+        // dependent_objects_still_exist: another table's foreign key needs one of these.
+        if ((error as { code?: string }).code === '2BP01') throw notEligible;
+        throw error;
+      }
+      return {
+        restore: async () => {
+          await tx`set local maintenance_work_mem = '512MB'`;
+          // Indexes and unique constraints first, then the foreign keys that may need them.
+          for (const { create } of [...others, ...keys]) await tx.unsafe(create);
+          if ((await structureSignature(tx)) !== before) {
+            // Never commit a schema other than the one found: the import is rolled back.
+            throw new Error('the bulk load did not restore the indexes and constraints of orders');
+          }
+        },
+      };
+    });
+  } catch (error) {
+    if (error === notEligible) return undefined;
+    throw error;
+  }
+};
+
+/**
+ * The rollups of the days of these hours recomputed (report_rollups_refresh, migration 007).
+ * `hours` selects (restaurant_id, platform_id, hour): each order named by the first and last
+ * instant of its UTC hour. A day boundary is crossed at most once in an hour and days are
+ * consecutive ranges of instants, so the two days cover the order's, and a file of a million
+ * orders names ~70,000 hours, not a million instants. (Refreshing a day no order of the file
+ * lies in is harmless: exact either way.)
+ */
+const refreshRollups = async (tx: Tx, hours: postgres.PendingQuery<postgres.Row[]>) => {
+  await tx`
+    select report_rollups_refresh(
+      array_agg(e.restaurant_id), array_agg(e.platform_id), array_agg(e.instant))
+    from (${hours}) h
+    cross join lateral (
+      values (h.restaurant_id, h.platform_id, h.hour),
+             (h.restaurant_id, h.platform_id, h.hour + interval '1 hour' - interval '1 microsecond')
+    ) e (restaurant_id, platform_id, instant)`;
+};
+
+/**
+ * A bulk load's writes (beginBulkLoad): every staged order is new and no other writer can
+ * reach the locked tables, so the orders are inserted without a conflict clause, with ids
+ * chosen here (the sequence's next value plus the input line number, distinct for every
+ * order), and their lines with those ids, without a look-up of their order; then the indexes
+ * and constraints are built back and the rollups of the orders' days recomputed.
+ */
+const writeBulk = async (tx: Tx, bulk: BulkLoad): Promise<Counts> => {
+  const [sequence] = await tx<{ base: string }[]>`
+    select nextval(pg_get_serial_sequence('orders', 'id'))::text as base`;
+  const base = sequence?.base ?? '0';
+  await tx`
+    insert into orders (id, restaurant_id, platform_id, external_id, placed_at, state, total)
+    overriding system value
+    select ${base}::bigint + n, restaurant_id, platform_id, external_id, placed_at, state, total
+    from import_orders`;
+  await tx`
+    insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+    select ${base}::bigint + n, line_no, dish_name, quantity, unit_price
+    from import_lines`;
+  // Later orders' ids continue after the last one chosen.
+  await tx`
+    select setval(pg_get_serial_sequence('orders', 'id'),
+                  ${base}::bigint + (select coalesce(max(n), 0) from import_orders))`;
+  await bulk.restore();
+  await tx`analyze orders`;
+  await tx`analyze order_lines`;
+  await refreshRollups(
+    tx,
+    tx`select distinct restaurant_id, platform_id,
+              date_trunc('hour', placed_at at time zone 'UTC') at time zone 'UTC' as hour
+       from import_orders`,
+  );
+  const [row] = await tx<{ inserted: number }[]>`
+    select count(*)::int as inserted from import_orders`;
+  return { inserted: row?.inserted ?? 0, updated: 0, unchanged: 0 };
+};
+
 /**
  * Writes the staged orders: inserts the new ones and updates those whose state, total or
  * instant differ (INSERT ... ON CONFLICT DO UPDATE ... WHERE IS DISTINCT FROM); then replaces
@@ -318,6 +500,9 @@ export const writeStagedOrders = async (tx: Tx): Promise<Counts> => {
   await tx`select report_rollups_defer()`;
   await tx`analyze import_orders`;
   await tx`analyze import_lines`;
+  // A first import into an empty database: indexes and foreign keys built once, after.
+  const bulk = await beginBulkLoad(tx);
+  if (bulk !== undefined) return writeBulk(tx, bulk);
   // The staged orders already present, and whether their row differs.
   await tx`
     create temporary table import_ids on commit drop as
@@ -403,30 +588,20 @@ export const writeStagedOrders = async (tx: Tx): Promise<Counts> => {
   }
   // The days of the orders inserted and of those whose lines changed, recomputed from the
   // rows under the restaurants' lock; the orders updated were re-filed by their row trigger.
-  // Each order is named by the first and last instant of its UTC hour: a day boundary is
-  // crossed at most once in an hour and days are consecutive ranges of instants, so the two
-  // days cover the order's, and a file of a million orders names ~70,000 hours, not a million
-  // instants. (Refreshing a day no order of the file lies in is harmless: exact either way.)
-  await tx`
-    select report_rollups_refresh(
-      array_agg(e.restaurant_id), array_agg(e.platform_id), array_agg(e.instant))
-    from (
-      select s.restaurant_id, s.platform_id,
-             date_trunc('hour', s.placed_at at time zone 'UTC') at time zone 'UTC' as hour
-      from import_ids i
-      join import_orders s on s.n = i.n
-      where i.inserted
-      union
-      select o.restaurant_id, o.platform_id,
-             date_trunc('hour', o.placed_at at time zone 'UTC') at time zone 'UTC'
-      from import_relined r
-      join orders o on o.id = r.id
-      where not r.inserted
-    ) h
-    cross join lateral (
-      values (h.restaurant_id, h.platform_id, h.hour),
-             (h.restaurant_id, h.platform_id, h.hour + interval '1 hour' - interval '1 microsecond')
-    ) e (restaurant_id, platform_id, instant)`;
+  await refreshRollups(
+    tx,
+    tx`select s.restaurant_id, s.platform_id,
+              date_trunc('hour', s.placed_at at time zone 'UTC') at time zone 'UTC' as hour
+       from import_ids i
+       join import_orders s on s.n = i.n
+       where i.inserted
+       union
+       select o.restaurant_id, o.platform_id,
+              date_trunc('hour', o.placed_at at time zone 'UTC') at time zone 'UTC'
+       from import_relined r
+       join orders o on o.id = r.id
+       where not r.inserted`,
+  );
   const [row] = await tx<{ staged: number; inserted: number; updated: number }[]>`
     select (select count(*) from import_orders)::int as staged,
            (select count(*) from import_written where inserted)::int as inserted,

@@ -100,6 +100,23 @@ describe('checkOrder', () => {
       'line 7: lines[0].unitPrice: "1.00" has 2 decimal places; KWD amounts have 3',
     ],
     [
+      line({ lines: [{ dish: 'Tea', quantity: 1, unitPrice: '1.000' }, 5] }),
+      'line 7: lines[1]: 5 is not an object',
+    ],
+    [
+      line({ lines: [{ dish: 'Tea', quantity: 1, unitPrice: '1.000' }, { dish: '\u3000\t' }] }),
+      'line 7: lines[1].dish: is empty',
+    ],
+    [
+      line({
+        lines: [
+          { dish: 'Tea', quantity: 1, unitPrice: '1.000' },
+          { dish: 'Tea', quantity: 2 },
+        ],
+      }),
+      'line 7: lines[1].unitPrice: missing',
+    ],
+    [
       '{"restaurantId":',
       `line 7: not JSON: ${(() => {
         try {
