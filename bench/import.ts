@@ -5,9 +5,12 @@
  * its restaurant declarations, then per repetition (BENCH_IMPORT_REPS, default 3): recreates
  * the scratch database import_bench on the server of BENCH_ADMIN_DATABASE_URL (default
  * postgres://postgres@127.0.0.1:5432/postgres), migrates it, and runs the real command line
- * (tsx scripts/db/import.ts) twice: the first import (every order inserted) and a re-import of
- * the same file (every order unchanged). Prints the load average at the start, each run's wall
- * time and orders/s, and checks the rollups against a full recompute after each repetition.
+ * (tsx scripts/db/import.ts) three times: the first import into the empty database (every order
+ * inserted: the bulk load of docs/import.md), a re-import of the same file (every order
+ * unchanged), and a further file of new orders (a fifth as many, over the same days: the
+ * ordinary path, into days that hold orders and rollup rows). Prints the load average at the
+ * start, each run's wall time and orders/s, and checks the rollups against a full recompute
+ * after each repetition.
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -44,37 +47,20 @@ const random = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 
-const generate = async (dir: string): Promise<{ orders: string; restaurants: string }> => {
-  const restaurants = join(dir, 'restaurants.ndjson');
-  await writeFile(
-    restaurants,
-    RESTAURANTS.map((r) =>
-      JSON.stringify({
-        restaurantId: r.id,
-        name: `Bench ${r.id}`,
-        timeZone: r.zone,
-        currency: r.currency,
-        minorUnits: r.minor,
-        platforms: PLATFORMS.map((p) => ({
-          platformId: `${p}_X`,
-          platformRestaurantId: `${p}-${r.id}`,
-        })),
-      }),
-    ).join('\n') + '\n',
-  );
-  const orders = join(dir, 'orders.ndjson');
-  const out = createWriteStream(orders);
-  const next = random(42);
+/** Writes `count` orders numbered from `first` (brand ids O-<n>), one JSON object a line. */
+const writeOrders = async (path: string, first: number, count: number, seed: number) => {
+  const out = createWriteStream(path);
+  const next = random(seed);
   const start = Date.UTC(2025, 11, 1);
   let chunk = '';
-  for (let n = 0; n < ORDERS; n += 1) {
+  for (let n = first; n < first + count; n += 1) {
     const r = RESTAURANTS[n % RESTAURANTS.length] ?? RESTAURANTS[0];
     const platform = PLATFORMS[Math.floor(n / RESTAURANTS.length) % PLATFORMS.length] ?? 'TB';
     const scale = 10 ** r.minor;
     const lines = [];
     let total = 0;
-    const count = 1 + Math.floor(next() * 3);
-    for (let i = 0; i < count; i += 1) {
+    const lineCount = 1 + Math.floor(next() * 3);
+    for (let i = 0; i < lineCount; i += 1) {
       const price = Math.floor(next() * 30 * scale);
       const quantity = 1 + Math.floor(next() * 3);
       total += price * quantity;
@@ -111,7 +97,34 @@ const generate = async (dir: string): Promise<{ orders: string; restaurants: str
       resolve();
     }),
   );
-  return { orders, restaurants };
+};
+
+const generate = async (
+  dir: string,
+): Promise<{ orders: string; further: string; restaurants: string }> => {
+  const restaurants = join(dir, 'restaurants.ndjson');
+  await writeFile(
+    restaurants,
+    RESTAURANTS.map((r) =>
+      JSON.stringify({
+        restaurantId: r.id,
+        name: `Bench ${r.id}`,
+        timeZone: r.zone,
+        currency: r.currency,
+        minorUnits: r.minor,
+        platforms: PLATFORMS.map((p) => ({
+          platformId: `${p}_X`,
+          platformRestaurantId: `${p}-${r.id}`,
+        })),
+      }),
+    ).join('\n') + '\n',
+  );
+  const orders = join(dir, 'orders.ndjson');
+  await writeOrders(orders, 0, ORDERS, 42);
+  // A further export: as many new orders as a fifth of the first, over the same days.
+  const further = join(dir, 'further.ndjson');
+  await writeOrders(further, ORDERS, Math.ceil(ORDERS / 5), 43);
+  return { orders, further, restaurants };
 };
 
 const runImport = (url: string, args: readonly string[]) =>
@@ -159,10 +172,15 @@ const main = async () => {
         await migrate(sql);
         const declared = await runImport(url, ['--restaurants', files.restaurants]);
         if (declared.code !== 0) throw new Error(`declarations failed: ${declared.stderr}`);
-        for (const run of ['first import', 're-import'] as const) {
-          const result = await runImport(url, ['--file', files.orders]);
+        const runs = [
+          { run: 'first import', file: files.orders, orders: ORDERS },
+          { run: 're-import', file: files.orders, orders: ORDERS },
+          { run: 'further file', file: files.further, orders: Math.ceil(ORDERS / 5) },
+        ] as const;
+        for (const { run, file, orders } of runs) {
+          const result = await runImport(url, ['--file', file]);
           if (result.code !== 0) throw new Error(`${run} failed: ${result.stderr}`);
-          const rate = Math.round(ORDERS / result.seconds);
+          const rate = Math.round(orders / result.seconds);
           const line = `rep ${String(rep)} ${run}: ${result.seconds.toFixed(1)} s, ${String(rate)} orders/s — ${result.stdout.trim()}`;
           process.stdout.write(`${line}\n`);
         }
