@@ -7,14 +7,13 @@
  */
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type postgres from 'postgres';
 import { readsOrders, type ImportOptions } from './import-args';
 import { createProgress, formatRate, type ProgressSink } from './import-progress';
+import { checkFileInWorker, fileLines, OrderReader } from './import-check';
 import {
   checkDeclaration,
-  checkOrder,
   IDENTITY_STATES,
   parseStateMap,
   type Declaration,
@@ -40,7 +39,19 @@ export interface ImportIo {
   readonly err: ProgressSink;
   /** Overrides the staging method chosen for the server (tests). */
   readonly staging?: StagingMethod;
+  /**
+   * Checks the orders on a worker thread (true) or on this one (false) when they are staged by
+   * COPY; by default on a worker for a file of WORKER_MIN_BYTES or more (tests set it).
+   */
+  readonly checkInWorker?: boolean;
 }
+
+/** The file size from which the orders are checked on a worker thread (its start is ~0.5 s). */
+export const WORKER_MIN_BYTES = 4 * 1024 * 1024;
+
+/** Lines per batch the worker sends, and batches it may send ahead of the staging. */
+const WORKER_BATCH = 2_000;
+const WORKER_IN_FLIGHT = 4;
 
 /** A problem with the run itself (a file that cannot be read): exit 2. */
 export class ImportUsageError extends Error {}
@@ -49,15 +60,6 @@ class Refused extends Error {}
 
 const describe = (path: string | undefined): string =>
   path === undefined || path === '-' ? 'standard input' : path;
-
-/** The lines, the first without a UTF-8 byte-order mark (some exporters write one). */
-async function* withoutBom(lines: AsyncIterable<string>): AsyncIterable<string> {
-  let first = true;
-  for await (const line of lines) {
-    yield first && line.startsWith('\uFEFF') ? line.slice(1) : line;
-    first = false;
-  }
-}
 
 interface LineSource {
   /** Opens the input (only now: a stream read before its lines are iterated loses them). */
@@ -89,7 +91,7 @@ const lineSource = async (
       input.on('data', (chunk: Buffer | string) => {
         bytes += chunk.length;
       });
-      return withoutBom(createInterface({ input, crlfDelay: Infinity }));
+      return fileLines(input);
     },
     bytes: () => bytes,
     size,
@@ -203,34 +205,44 @@ export const runImport = async (
       if (orderLines !== undefined) {
         await createStaging(tx);
         const context = { restaurants, states };
-        const seen = new Map<string, number>();
-        let lineNo = 0;
-        for await (const line of orderLines.open()) {
-          lineNo += 1;
-          if (line.trim() === '') continue;
-          ordersRead += 1;
-          const result = checkOrder(line, lineNo, context);
-          if ('error' in result) {
-            ordersRefused += 1;
-            refuse(result.error);
-          } else {
-            const order = result.value;
-            const key = `${order.restaurantId}\u0000${order.platformId}\u0000${order.orderId}`;
-            const first = seen.get(key);
-            if (first !== undefined) {
-              ordersRefused += 1;
-              refuse(
-                `line ${String(lineNo)}: orderId: ${order.orderId} of ${order.restaurantId} on ${order.platformId} is also on line ${String(first)}`,
-              );
-            } else {
-              seen.set(key, lineNo);
-              // Without --skip-invalid, a refused line means nothing is written: stop staging.
-              if ((options.skipInvalid || refused === 0) && staging.add(lineNo, order)) {
-                await staging.send();
-              }
-            }
+        // The worker reads the file itself and answers with COPY rows: a file, staged by COPY.
+        const path = options.file === '-' ? undefined : options.file;
+        const inWorker =
+          path !== undefined &&
+          staging.method === 'copy' &&
+          (io.checkInWorker ?? (orderLines.size ?? 0) >= WORKER_MIN_BYTES);
+        if (inWorker) {
+          const batches = checkFileInWorker(
+            {
+              path,
+              context,
+              skipInvalid: options.skipInvalid,
+              refusedBefore: refused,
+              batchLines: WORKER_BATCH,
+            },
+            WORKER_IN_FLIGHT,
+          );
+          for await (const batch of batches) {
+            for (const message of batch.refusals) refuse(message);
+            ordersRead = batch.read;
+            ordersRefused = batch.refused;
+            if (staging.addBatch(batch.rows, batch.staged)) await staging.send();
+            progress.update(ordersRead, batch.bytes);
           }
-          progress.update(ordersRead, orderLines.bytes());
+        } else {
+          const reader = new OrderReader(context, options.skipInvalid, refused);
+          let lineNo = 0;
+          for await (const text of orderLines.open()) {
+            lineNo += 1;
+            const outcome = reader.line(lineNo, text);
+            if (outcome.kind === 'refused') refuse(outcome.message);
+            else if (outcome.kind === 'order' && outcome.stage) {
+              if (staging.add(lineNo, outcome.order)) await staging.send();
+            }
+            ordersRead = reader.read;
+            ordersRefused = reader.refused;
+            progress.update(ordersRead, orderLines.bytes());
+          }
         }
         await staging.flush();
       }

@@ -194,6 +194,26 @@ export const copyText = (value: string): string =>
       )
     : value;
 
+/** An order's rows in COPY's text format: its row, and its lines' rows (maybe ''). */
+export interface CopyRows {
+  readonly order: string;
+  readonly lines: string;
+}
+
+/** The COPY rows of the order of input line `n` (the staging tables' columns, in order). */
+export const copyRowsOf = (n: number, order: ImportOrder): CopyRows => {
+  const number = String(n);
+  let lines = '';
+  for (let i = 0; i < order.lines.length; i += 1) {
+    const line = order.lines[i] as ImportLine;
+    lines += `${number}\t${String(i + 1)}\t${copyText(line.dish)}\t${String(line.quantity)}\t${line.unitPrice}\n`;
+  }
+  return {
+    order: `${number}\t${copyText(order.restaurantId)}\t${copyText(order.platformId)}\t${copyText(order.orderId)}\t${order.placedAt}\t${order.state}\t${order.total}\n`,
+    lines,
+  };
+};
+
 /**
  * Buffers validated orders and sends them to the staging tables batch by batch. A batch is
  * written while the next one is read and validated (at most one in flight): the server takes
@@ -219,35 +239,42 @@ export class Staging {
    * awaits send() (synchronous otherwise, so that a million orders are not a million awaits).
    */
   add(n: number, order: ImportOrder): boolean {
-    if (this.method === 'copy') {
-      this.orderRows += `${String(n)}\t${copyText(order.restaurantId)}\t${copyText(order.platformId)}\t${copyText(order.orderId)}\t${order.placedAt}\t${order.state}\t${order.total}\n`;
-      const lines = order.lines;
-      for (let i = 0; i < lines.length; i += 1) {
-        const line = lines[i] as ImportLine;
-        this.lineRows += `${String(n)}\t${String(i + 1)}\t${copyText(line.dish)}\t${String(line.quantity)}\t${line.unitPrice}\n`;
-      }
-    } else {
-      this.orderJson.push({
+    if (this.method === 'copy') return this.addBatch(copyRowsOf(n, order), 1);
+    this.orderJson.push({
+      n,
+      restaurant_id: order.restaurantId,
+      platform_id: order.platformId,
+      external_id: order.orderId,
+      placed_at: order.placedAt,
+      state: order.state,
+      total: order.total,
+    });
+    for (const [i, line] of order.lines.entries()) {
+      this.lineJson.push({
         n,
-        restaurant_id: order.restaurantId,
-        platform_id: order.platformId,
-        external_id: order.orderId,
-        placed_at: order.placedAt,
-        state: order.state,
-        total: order.total,
+        line_no: i + 1,
+        dish_name: line.dish,
+        quantity: line.quantity,
+        unit_price: line.unitPrice,
       });
-      for (const [i, line] of order.lines.entries()) {
-        this.lineJson.push({
-          n,
-          line_no: i + 1,
-          dish_name: line.dish,
-          quantity: line.quantity,
-          unit_price: line.unitPrice,
-        });
-      }
     }
-    this.buffered += 1;
-    this.staged += 1;
+    return this.counted();
+  }
+
+  /**
+   * Adds `count` orders as their COPY rows (copyRowsOf, concatenated); as add(), true when the
+   * batch is full.
+   */
+  addBatch(rows: CopyRows, count: number): boolean {
+    if (this.method !== 'copy') throw new Error('COPY rows need the copy staging method');
+    this.orderRows += rows.order;
+    this.lineRows += rows.lines;
+    return this.counted(count);
+  }
+
+  private counted(count = 1): boolean {
+    this.buffered += count;
+    this.staged += count;
     return this.buffered >= this.batchSize;
   }
 

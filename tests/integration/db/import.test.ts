@@ -52,6 +52,7 @@ const OPTIONS: ImportOptions = {
 const importWith = async (
   options: Partial<ImportOptions>,
   staging?: StagingMethod,
+  checkInWorker?: boolean,
 ): Promise<{ code: number; out: string[]; err: string[] }> => {
   const out: string[] = [];
   let err = '';
@@ -63,6 +64,7 @@ const importWith = async (
       out: (line) => out.push(line),
       err: { isTTY: false, write: (text) => (err += text) },
       ...(staging ? { staging } : {}),
+      ...(checkInWorker === undefined ? {} : { checkInWorker }),
     },
   );
   return { code, out, err: err.split('\n').filter((line) => line !== '') };
@@ -452,6 +454,49 @@ describe('npm run import', () => {
       expect(copied.out.map(summary)).toEqual([
         `orders from ${path}: 0 inserted, 0 updated, 2 unchanged, 0 refused`,
       ]);
+    });
+
+    // Batches of 2,000 lines go to the worker: these files span three, with refusals in each
+    // and an order repeated across batches.
+    const manyWithRefusals = (prefix: string): (string | object)[] => {
+      const lines: (string | object)[] = [];
+      for (let n = 1; n <= 4_500; n += 1) lines.push(order(`${prefix}-${String(n)}`));
+      lines[0] = '{"restaurantId": ';
+      lines[2_499] = order(`${prefix}-2500`, { total: '4.50' });
+      lines[2_999] = '';
+      lines[4_399] = order(`${prefix}-10`, { total: '9.000' });
+      lines[4_499] = order(`${prefix}-4500`, { placedAt: '2026-11-20T12:34:56' });
+      return lines;
+    };
+
+    it('checks the orders on a worker thread with the refusals, in line order, of this one', async () => {
+      const path = file('worker-bad.ndjson', manyWithRefusals('W'));
+      const before = await ourOrders();
+      const here = await importWith({ file: path }, 'copy', false);
+      const worker = await importWith({ file: path }, 'copy', true);
+      expect(worker).toEqual(here);
+      expect(worker.code).toBe(1);
+      expect(worker.err.slice(1)).toEqual([
+        'line 2500: total: "4.50" has 2 decimal places; KWD amounts have 3',
+        `line 4400: orderId: W-10 of ${KW} on ${TB} is also on line 10`,
+        'line 4500: placedAt: "2026-11-20T12:34:56" has no time-zone offset',
+        'nothing written: 4 lines refused (--skip-invalid writes the others)',
+      ]);
+      expect(worker.err[0]).toMatch(/^line 1: not JSON: /);
+      expect(await ourOrders()).toBe(before);
+    });
+
+    it('writes from a worker thread the rows this thread writes (--skip-invalid)', async () => {
+      const path = file('worker-skip.ndjson', manyWithRefusals('X'));
+      const worker = await importWith({ file: path, skipInvalid: true }, 'copy', true);
+      expect(worker.out.map(summary)).toEqual([
+        `orders from ${path}: 4495 inserted, 0 updated, 0 unchanged, 4 refused`,
+      ]);
+      const here = await importWith({ file: path, skipInvalid: true }, 'copy', false);
+      expect(here.out.map(summary)).toEqual([
+        `orders from ${path}: 0 inserted, 0 updated, 4495 unchanged, 4 refused`,
+      ]);
+      await expectExactRollups();
     });
   }
 });
