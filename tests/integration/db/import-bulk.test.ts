@@ -12,7 +12,7 @@
  * write the rollups equal a full recompute (scripts/db/drift.ts).
  * Skipped on the embedded PGlite (no CREATE DATABASE, no second server connection).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -21,6 +21,7 @@ import { findDrift } from '../../../scripts/db/drift';
 import type { ImportOptions } from '../../../scripts/db/import-args';
 import { runImport } from '../../../scripts/db/import-run';
 import { migrate } from '../../../scripts/db/migrate';
+import { ndjsonFile, withoutTiming } from '../../support/import-files';
 
 const POSTGRESQL = process.env.TEST_DATABASE_KIND === 'postgresql';
 const maybe = POSTGRESQL ? describe : describe.skip;
@@ -53,15 +54,8 @@ let admin: postgres.Sql;
 let sql: postgres.Sql;
 let dir: string;
 
-/** A file of these lines ('' is a blank line), its path. */
-const file = (name: string, lines: readonly (string | object)[]): string => {
-  const path = join(dir, name);
-  writeFileSync(
-    path,
-    lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n',
-  );
-  return path;
-};
+const file = (name: string, lines: readonly (string | object)[]): string =>
+  ndjsonFile(dir, name, lines);
 
 interface Outcome {
   readonly code: number;
@@ -85,9 +79,7 @@ const importWith = async (db: postgres.Sql, options: Partial<ImportOptions>): Pr
   return { code, out, err: err.split('\n').filter((line) => line !== '') };
 };
 
-/** Without the run's time and rate. */
-const summary = (line: string | undefined): string =>
-  (line ?? '').replace(/ \(\d+\.\d s, \d+ orders\/s\)$/, '');
+const summary = withoutTiming;
 
 const DECLARATIONS = [
   {

@@ -20,6 +20,7 @@ import type { ImportOptions } from '../../../scripts/db/import-args';
 import { runImport } from '../../../scripts/db/import-run';
 import type { StagingMethod } from '../../../scripts/db/import-write';
 import { ROOT } from '../../support/processes';
+import { ndjsonFile, withoutTiming } from '../../support/import-files';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
 const TAG = `IMP${String(process.pid)}`;
@@ -32,14 +33,8 @@ const POSTGRESQL = process.env.TEST_DATABASE_KIND === 'postgresql';
 let sql: postgres.Sql;
 let dir: string;
 
-const file = (name: string, lines: readonly (string | object)[]): string => {
-  const path = join(dir, name);
-  writeFileSync(
-    path,
-    lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n',
-  );
-  return path;
-};
+const file = (name: string, lines: readonly (string | object)[]): string =>
+  ndjsonFile(dir, name, lines);
 
 const OPTIONS: ImportOptions = {
   file: undefined,
@@ -92,9 +87,7 @@ const cli = (
     child.stdin.end(input);
   });
 
-/** Without the run's time and rate. */
-const summary = (line: string | undefined): string =>
-  (line ?? '').replace(/ \(\d+\.\d s, \d+ orders\/s\)$/, '');
+const summary = withoutTiming;
 
 const order = (
   orderId: string,
