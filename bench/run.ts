@@ -156,6 +156,14 @@ const main = async (): Promise<void> => {
       };
       goal('ours / floor B', f.floorGoal);
       goal('ours / naive', f.naiveGoal);
+      const floorToNaive = f.repetitions.map((r) => r.floorToNaive);
+      rows.push([
+        '1 cold',
+        `${on}: floor B / naive, median [min–max] (goal 1b asks ours for 0.5× naive)`,
+        `${round(median(floorToNaive))}× [${Math.min(...floorToNaive)}–${Math.max(...floorToNaive)}×]`,
+        'info',
+        '',
+      ]);
       const eager = f.repetitions.map((r) => r.eagerToFloor);
       rows.push([
         '1 cold',
