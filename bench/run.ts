@@ -156,22 +156,23 @@ const main = async (): Promise<void> => {
       };
       goal('ours / floor B', f.floorGoal);
       goal('ours / naive', f.naiveGoal);
-      const floorToNaive = f.repetitions.map((r) => r.floorToNaive);
-      rows.push([
-        '1 cold',
-        `${on}: floor B / naive, median [min–max] (goal 1b asks ours for 0.5× naive)`,
-        `${round(median(floorToNaive))}× [${Math.min(...floorToNaive)}–${Math.max(...floorToNaive)}×]`,
-        'info',
-        '',
-      ]);
-      const eager = f.repetitions.map((r) => r.eagerToFloor);
-      rows.push([
-        '1 cold',
-        `${on}: ours without the esbuild plugins (Middy's streams eager) / floor B`,
-        `${round(median(eager))}× [${Math.min(...eager)}–${Math.max(...eager)}×]`,
-        'info',
-        '',
-      ]);
+      const spread = (name: string, ratios: readonly number[]) => {
+        rows.push([
+          '1 cold',
+          `${on}: ${name}`,
+          `${round(median(ratios))}× [${Math.min(...ratios)}–${Math.max(...ratios)}×]`,
+          'info',
+          '',
+        ]);
+      };
+      spread(
+        'floor B / naive, median [min–max] (goal 1b asks ours for 0.5× naive)',
+        f.repetitions.map((r) => r.floorToNaive),
+      );
+      spread(
+        "ours without the esbuild plugins (Middy's streams eager) / floor B",
+        f.repetitions.map((r) => r.eagerToFloor),
+      );
     }
   }
   if (!isError(warm)) {
