@@ -122,6 +122,27 @@ const main = async (): Promise<void> => {
 
   const rows: string[][] = [['Section', 'Figure', 'Value', 'Goal', 'Met']];
   const yes = (met: boolean): string => (met ? 'yes' : 'NO');
+  /** A goal's row: the median ratio of the repetitions, their spread, met in every one. */
+  const goalRow = (section_: string, figure: string, g: RatioGoal, deployed: boolean) => {
+    const median_ = round(median(g.ratios));
+    rows.push([
+      section_,
+      `${figure}, median [min–max] of ${g.ratios.length}`,
+      `${median_}× [${g.min}–${g.max}×] (${round(median_ / g.goal, 2)} of the goal)`,
+      `≤ ${g.goal}× every rep`,
+      deployed ? yes(g.met) : `(${yes(g.met)})`,
+    ]);
+  };
+  /** An information row: the median ratio of the repetitions and their spread. */
+  const infoRow = (section_: string, figure: string, values: readonly number[]) => {
+    rows.push([
+      section_,
+      `${figure}, median [min–max]`,
+      `${round(median(values))}× [${Math.min(...values)}–${Math.max(...values)}×]`,
+      'info',
+      '',
+    ]);
+  };
   if (!isError(cold)) {
     const c: ColdResult = cold;
     for (const b of c.bundles) {
@@ -144,33 +165,17 @@ const main = async (): Promise<void> => {
           '',
         ]);
       }
-      const goal = (name: string, g: RatioGoal) => {
-        const median_ = round(median(g.ratios));
-        rows.push([
-          '1 cold',
-          `${on}: first 200 ${name}, median [min–max] of ${g.ratios.length}`,
-          `${median_}× [${g.min}–${g.max}×] (${round(median_ / g.goal, 2)} of the goal)`,
-          `≤ ${g.goal}× every rep`,
-          f.runtime.deployed ? yes(g.met) : `(${yes(g.met)})`,
-        ]);
-      };
-      goal('ours / floor B', f.floorGoal);
-      goal('ours / naive', f.naiveGoal);
-      const spread = (name: string, ratios: readonly number[]) => {
-        rows.push([
-          '1 cold',
-          `${on}: ${name}`,
-          `${round(median(ratios))}× [${Math.min(...ratios)}–${Math.max(...ratios)}×]`,
-          'info',
-          '',
-        ]);
-      };
-      spread(
-        'floor B / naive, median [min–max] (goal 1b asks ours for 0.5× naive)',
+      const deployed = f.runtime.deployed;
+      goalRow('1 cold', `${on}: first 200 ours / floor B`, f.floorGoal, deployed);
+      goalRow('1 cold', `${on}: first 200 ours / naive`, f.naiveGoal, deployed);
+      infoRow(
+        '1 cold',
+        `${on}: floor B / naive (goal 1b asks ours for 0.5× naive)`,
         f.repetitions.map((r) => r.floorToNaive),
       );
-      spread(
-        "ours without the esbuild plugins (Middy's streams eager) / floor B",
+      infoRow(
+        '1 cold',
+        `${on}: ours without the esbuild plugins (Middy's streams eager) / floor B`,
         f.repetitions.map((r) => r.eagerToFloor),
       );
     }
@@ -198,23 +203,10 @@ const main = async (): Promise<void> => {
         ]);
       }
       const goal = (section_: string, name: string, g: RatioGoal) => {
-        const median_ = round(median(g.ratios));
-        rows.push([
-          section_,
-          `${on}: ${name}, median [min–max] of ${g.ratios.length}`,
-          `${median_}× [${g.min}–${g.max}×] (${round(median_ / g.goal, 2)} of the goal)`,
-          `≤ ${g.goal}× every rep`,
-          run.deployed ? yes(g.met) : `(${yes(g.met)})`,
-        ]);
+        goalRow(section_, `${on}: ${name}`, g, run.deployed);
       };
-      const info = (section_: string, name: string, values: number[]) => {
-        rows.push([
-          section_,
-          `${on}: ${name}, median [min–max]`,
-          `${round(median(values))}× [${Math.min(...values)}–${Math.max(...values)}×]`,
-          'info',
-          '',
-        ]);
+      const info = (section_: string, name: string, values: readonly number[]) => {
+        infoRow(section_, `${on}: ${name}`, values);
       };
       const ratios = run.repetitions.map((r) => r.ratios);
       goal('2 fresh', 'chain / jose jwtVerify', run.freshGoal);
