@@ -4,8 +4,9 @@
  *
  * 1. Check every region's settings (regions.ts): every missing one is reported, one line per
  *    region and variable, and nothing is packaged.
- * 2. Package each region: `serverless package --stage S --region R --package <out>/<R>`; one line
- *    per region; serverless's own output only when it fails, which stops the run.
+ * 2. Package each region: `serverless package --stage S --region R --package <out>/<R>`, each
+ *    built in a fresh esbuild work folder (ESBUILD_WORK_FOLDER) removed afterwards; one line per
+ *    region; serverless's own output only when it fails, which stops the run.
  * 3. deploy only, once every region is packaged: `serverless deploy --stage S --region R
  *    --package <out>/<R>` for each, serverless's output shown, stopping at the first failure;
  *    the regions deployed and not deployed are listed at the end.
@@ -119,6 +120,14 @@ const sources = ({ variables }: RegionSettings) =>
     .filter(Boolean)
     .join(', ');
 
+/**
+ * serverless-esbuild's work folder for one package (custom.esbuild.outputWorkFolder, relative to
+ * the project), fresh for each region: the plugin zips every file of its build folder into each
+ * function's zip, so a bundle left in the default `.esbuild/` (by `npm start`, or of a function
+ * since removed) would ship with every function.
+ */
+const buildFolder = (region: string) => `.esbuild-release-${String(process.pid)}-${region}`;
+
 /** `<out>/<region>` emptied for a new package: refused when it holds anything but a package. */
 const prepareFolder = (folder: string) => {
   if (!existsSync(folder)) return;
@@ -196,11 +205,13 @@ export const runRelease = async (
     const folder = join(out, region);
     const started = performance.now();
     let failure = '';
+    const work = join(ROOT, buildFolder(region));
     try {
       prepareFolder(folder);
+      rmSync(work, { recursive: true, force: true });
       const result = await runServerless(
         ['package', '--stage', stage, '--region', region, '--package', folder],
-        env,
+        { ...env, ESBUILD_WORK_FOLDER: buildFolder(region) },
         { timeoutMs: PACKAGE_TIMEOUT_MS },
       );
       if (result.code !== 0) {
@@ -211,6 +222,8 @@ export const runRelease = async (
     } catch (error) {
       if (!(error instanceof ReleaseUsageError)) throw error;
       failure = `${error.message}\n`;
+    } finally {
+      rmSync(work, { recursive: true, force: true });
     }
     if (failure) {
       io.stderr(`  ${column(region)}NOT packaged: ${failure}`);

@@ -7,14 +7,19 @@
  * responses. The database variables themselves are tested in database-secret.test.ts, the
  * operations (alarms, stage, aliases) in operations.test.ts. cfn-lint finds no error in any
  * template packaged (skipped, and shown as skipped, when cfn-lint is not on PATH).
+ *
+ * `npm run package` (scripts/release/) ships in each function's zip its own bundle and source
+ * map only, whatever an earlier build (`npm start`, a function since removed) left in the
+ * esbuild work folders.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { aliasLogicalId } from '../../../build/operations';
 import { catalogue } from '../../../shared/catalogue';
 import { CFN_LINT_AVAILABLE, lintTemplate } from '../../support/cfn-lint';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
+import { zipEntries } from '../../support/zip';
 
 /** The secret of each AWS region packaged: its own, or a replica of one, named by its ARN there. */
 const secretIn = (region: string) =>
@@ -218,4 +223,85 @@ describe('serverless package', () => {
       'AWS region "us-east-1" serves no portal region',
     );
   });
+});
+
+/**
+ * Writes `file`, creating its folders; the returned function removes the file and every folder
+ * it created, leaving what was there before.
+ */
+const plant = (file: string, content: string): (() => void) => {
+  let created = dirname(file);
+  while (!existsSync(dirname(created))) created = dirname(created);
+  const firstNew = existsSync(created) ? undefined : created;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, content, { flag: 'wx' });
+  return () => {
+    rmSync(firstNew ?? file, { recursive: true, force: true });
+  };
+};
+
+describe('npm run package: what each zip holds', () => {
+  it("ships each function's own bundle and its map only, never a bundle left in a work folder", async () => {
+    // Arrange: the bundle of a removed report, left in the default work folder (what `npm start`
+    // leaves in .esbuild/) and in the one ESBUILD_WORK_FOLDER names.
+    const out = mkdtempSync(join(tmpdir(), 'portal-release-zips-'));
+    const stray = join('.build', 'functions', 'removed-report.cjs');
+    const strays = [join(ROOT, '.esbuild', stray), join(ROOT, workFolder, stray)];
+    const cleanups: (() => void)[] = [];
+    try {
+      for (const file of strays.filter((path) => !existsSync(path))) {
+        cleanups.push(plant(file, 'exports.handler = async () => "removed";\n'));
+        cleanups.push(plant(`${file}.map`, '{"version":3,"sources":[],"mappings":""}\n'));
+      }
+
+      // Act
+      const result = await run(
+        ['--import', 'tsx', 'scripts/release/main.ts', 'package', '--stage', 'dev', '--out', out],
+        {
+          JWKS_URL: 'https://keys.example/dev/v2/jwks.json',
+          JWT_ISSUER: '',
+          DATABASE_URL: 'postgres://db.example:5432/reports',
+          DATABASE_SECRET_ARN: '',
+          VPC_SUBNET_IDS: '',
+          VPC_SECURITY_GROUP_IDS: '',
+          PORTAL_SERVERLESS_BIN: '',
+          ESBUILD_WORK_FOLDER: workFolder,
+        },
+      );
+
+      // Assess
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+      const packaged = join(out, 'eu-west-1');
+      const template = readTemplate(packaged);
+      const zips = Object.entries(template.Resources)
+        .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
+        .map(([logicalId, { Properties }]) => {
+          const zip = basename((Properties.Code as { S3Key: string }).S3Key);
+          return {
+            logicalId,
+            handler: String(Properties.Handler),
+            entries: zipEntries(join(packaged, zip)),
+          };
+        });
+      expect(zips.map(({ logicalId }) => logicalId).sort()).toEqual(
+        ENDPOINTS.map(({ lambda }) => lambda).sort(),
+      );
+      for (const endpoint of catalogue) {
+        const bundle = endpoint.handlerFile.replace(/\.ts$/, '.cjs');
+        const lambda = ENDPOINTS[catalogue.indexOf(endpoint)]?.lambda;
+        expect(zips.find((zip) => zip.logicalId === lambda)).toEqual({
+          logicalId: lambda,
+          handler: endpoint.handlerFile.replace(/\.ts$/, '.handler'),
+          entries: [bundle, `${bundle}.map`],
+        });
+      }
+      // Work folders the release did not make are left as they were.
+      expect(
+        strays.map((file) => ({ file: relative(ROOT, file), exists: existsSync(file) })),
+      ).toEqual(strays.map((file) => ({ file: relative(ROOT, file), exists: true })));
+    } finally {
+      for (const cleanup of cleanups.reverse()) cleanup();
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
