@@ -25,9 +25,8 @@
  *   request answered 500 because no key set could be had (a failed fetch, or the back-off after
  *   one) is counted by `Requests` with `StatusClass` 5xx and its line says `"failure":"keySet"`.
  * - `DatabaseErrors` (Count): 1 on the access-log line of a request answered 500 because of the
- *   database (`failureKind`), 0 on every other request line, and 1 on each
- *   `database warm-up failed` line (the pool's warm-up at initialisation, which serves no
- *   request, so no failure is counted twice); dimension set `[Service]`.
+ *   database (`failureKind`), 0 on every other request line; dimension set `[Service]`. The
+ *   warm-up of initialisation counts nothing: a request retries what it could not do.
  *
  * The metrics are written on log lines, at those lines' levels: the request metrics need
  * LOG_LEVEL `info` or lower (the default), the background failures `warn` or lower (a
@@ -68,8 +67,6 @@ export interface Metrics {
   readonly requestDirectives: (answered: boolean, timed: boolean) => MetricDirectives;
   /** A `key set fetch failed` line: `KeySetFailures` = 1. */
   readonly keySetFailure: MetricLine;
-  /** A `database warm-up failed` line: `DatabaseErrors` = 1. */
-  readonly databaseFailure: MetricLine;
 }
 
 const count = (name: string): MetricDefinition => ({ Name: name, Unit: 'Count' });
@@ -121,7 +118,6 @@ export const createMetrics = ({ namespace, service }: MetricsConfig): Metrics =>
       return timed ? variants.timed : variants.untimed;
     },
     keySetFailure: background('KeySetFailures'),
-    databaseFailure: background('DatabaseErrors'),
   };
 };
 

@@ -37,9 +37,9 @@ export interface Dependencies {
  * request finds them ready: two, the most queries one request
  * runs at once (a report beside its compare range). When the pool has no more slots than that
  * (DB_POOL_MAX defaults to 2), the first queries wait for these rather than open others.
- * A warm-up that fails (the database down) is logged as a warning by name and code, a line
- * that also counts the `DatabaseErrors` metric (shared/metrics.ts); queries then connect as
- * usual.
+ * A warm-up that fails (the database down, or the environment frozen after initialisation) is
+ * one info line by name and code, with no metric: queries then connect, and read the secret,
+ * as usual, and only their own failures count `DatabaseErrors`. The key-set prefetch likewise.
  */
 export const INIT_CONNECTIONS = 2;
 
@@ -64,13 +64,7 @@ export const createDependencies = (
     .warmUp(Math.min(config.database.poolMax, INIT_CONNECTIONS))
     .then((failure) => {
       if (failure !== undefined) {
-        const { fields, directives } = metrics.databaseFailure;
-        logger.log(
-          'warn',
-          'database warm-up failed',
-          { ...describeError(failure), ...fields },
-          directives,
-        );
+        logger.log('info', 'database warm-up failed', describeError(failure));
       }
     });
   return {

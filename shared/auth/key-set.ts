@@ -17,6 +17,10 @@
  * - Each failed fetch writes one `key set fetch failed` line; given the container's `metrics`,
  *   that line is also the `KeySetFailures` metric (1), the metric's only source: requests
  *   answered 500 for want of a key set do not count it again (shared/metrics.ts).
+ * - The prefetch of initialisation is a head start, never a verdict: Lambda may freeze an
+ *   environment between initialisation and its first request, past the fetch's timeout. Its
+ *   failure is one info line, `key set prefetch failed`, with no metric and no back-off, and a
+ *   lookup that was waiting for it fetches again itself.
  */
 import { fetchKeySetBody } from './fetch-key-set';
 import {
@@ -137,6 +141,8 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
   const failureMetric = settings.metrics?.keySetFailure;
   let loaded: Loaded | undefined;
   let inflight: Promise<Loaded> | undefined;
+  /** The fetch in flight is initialisation's prefetch. */
+  let prefetching = false;
   let lastAttempt = Number.NEGATIVE_INFINITY;
   let lastFailure = Number.NEGATIVE_INFINITY;
   const listeners = new Set<KeysRemovedListener>();
@@ -156,7 +162,7 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
     }
   };
 
-  const load = async (): Promise<Loaded> => {
+  const load = async (prefetch: boolean): Promise<Loaded> => {
     lastAttempt = now();
     try {
       // GET under fetch-key-set.ts's guarantees (timeout, no redirects, size cap).
@@ -183,6 +189,10 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
       if (previous) announce(removedBetween(previous, next));
       return next;
     } catch (error) {
+      if (prefetch) {
+        logger.log('info', 'key set prefetch failed', describeError(error));
+        throw new KeySetUnavailableError('key set prefetch failed', { cause: error });
+      }
       const usable = loaded !== undefined && now() - loaded.fetchedAt < settings.staleMs;
       logger.log(
         usable ? 'warn' : 'error',
@@ -196,12 +206,20 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
     }
   };
 
-  const refresh = (): Promise<Loaded> => {
-    inflight ??= load().finally(() => {
-      inflight = undefined;
-    });
+  const refresh = (prefetch = false): Promise<Loaded> => {
+    if (inflight === undefined) {
+      prefetching = prefetch;
+      inflight = load(prefetch).finally(() => {
+        inflight = undefined;
+        prefetching = false;
+      });
+    }
     return inflight;
   };
+
+  /** The fetch in flight, as a request awaits it: a failed prefetch is fetched again. */
+  const awaitInflight = (pending: Promise<Loaded>): Promise<Loaded> =>
+    prefetching ? pending.catch(() => refresh()) : pending;
 
   const coolingDown = (): boolean => now() - lastAttempt < settings.cooldownMs;
 
@@ -214,7 +232,7 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
   };
 
   const current = async (): Promise<Loaded> => {
-    if (inflight) return inflight;
+    if (inflight) return awaitInflight(inflight);
     if (!loaded) return refreshUnlessBackingOff();
     const age = now() - loaded.fetchedAt;
     if (age >= settings.staleMs) return refreshUnlessBackingOff();
@@ -230,7 +248,7 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
     // A newer set may be on its way or already here (another invocation's refetch):
     // use it; start a refetch only outside the cooldown window.
     const newer = unknownKid
-      ? (inflight ??
+      ? ((inflight && awaitInflight(inflight)) ??
         (loaded && loaded !== set ? Promise.resolve(loaded) : undefined) ??
         (coolingDown() ? undefined : refresh()))
       : undefined;
@@ -240,7 +258,7 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
   return {
     keysFor,
     prefetch() {
-      const settled = loaded ? undefined : (inflight ?? refresh());
+      const settled = loaded ? undefined : (inflight ?? refresh(true));
       return (settled ?? Promise.resolve()).then(
         () => undefined,
         () => undefined,

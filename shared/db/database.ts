@@ -13,6 +13,11 @@
  * REREAD_INTERVAL_MS, so a password the database keeps refusing (a rotation half done, a
  * wrong secret) costs one read, not one per request. A query is retried only after a refused
  * login, which means it never reached the database: every query may run again.
+ *
+ * The warm-up of initialisation is a head start, never a verdict: Lambda may freeze an
+ * environment between initialisation and its first request (the Parameters and Secrets
+ * extension answers only from the first request on), so a query that was waiting for the
+ * warm-up's secret read when it failed reads the secret again itself.
  */
 import type { Logger } from '../logger';
 import { createSql, openConnections, type PoolOptions, type Sql } from './client';
@@ -106,6 +111,8 @@ export const createDatabase = (
   let credentials: DatabaseCredentials | undefined;
   let reading: Promise<DatabaseCredentials> | undefined;
   let lastReread = Number.NEGATIVE_INFINITY;
+  /** Pools being opened by the warm-up: a query retries the opening when one fails. */
+  const openedByWarmUp = new WeakSet<Promise<Pool>>();
 
   const readCredentials = (): Promise<DatabaseCredentials> => {
     if (!('readSecret' in source)) throw new TypeError('no secret to read');
@@ -137,7 +144,7 @@ export const createDatabase = (
   });
 
   /** The pool, opened on first use; a failed secret read is tried again by the next call. */
-  const current = (): Promise<Pool> => {
+  const current = (byWarmUp = false): Promise<Pool> => {
     if (pool !== undefined) return pool;
     if ('url' in source) {
       pool = Promise.resolve({ sql: createSql({ ...options, url: source.url }) });
@@ -148,6 +155,7 @@ export const createDatabase = (
       return open(read);
     });
     pool = opening;
+    if (byWarmUp) openedByWarmUp.add(opening);
     opening.catch(() => {
       if (pool === opening) pool = undefined;
     });
@@ -185,8 +193,19 @@ export const createDatabase = (
     return next;
   };
 
-  const run = async <T>(work: (sql: Sql) => Promise<T>): Promise<T> => {
-    const used = await current();
+  /** The pool for a query: when the warm-up's opening failed, opened once more. */
+  const poolForQuery = async (): Promise<Pool> => {
+    const pending = current();
+    try {
+      return await pending;
+    } catch (error) {
+      if (!openedByWarmUp.has(pending)) throw error;
+      return current();
+    }
+  };
+
+  const run = async <T>(work: (sql: Sql) => Promise<T>, byWarmUp = false): Promise<T> => {
+    const used = await (byWarmUp ? current(true) : poolForQuery());
     const attempted = credentials;
     try {
       return await work(used.sql);
@@ -199,7 +218,7 @@ export const createDatabase = (
   };
 
   const database: Database = {
-    run,
+    run: (work) => run(work),
     bind: (make) => bindTo(database, make),
     warmUp: async (connections) => {
       try {
@@ -207,7 +226,7 @@ export const createDatabase = (
           const failure = await openConnections(sql, connections);
           // openConnections resolves with a query's rejection: postgres.js rejects with Errors.
           if (failure !== undefined) throw failure as Error;
-        });
+        }, true);
         return undefined;
       } catch (error) {
         return error;

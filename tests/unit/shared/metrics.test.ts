@@ -96,7 +96,6 @@ describe('createMetrics', () => {
         [true, false].flatMap((timed) => metrics.requestDirectives(answered, timed)),
       ),
       ...metrics.keySetFailure.directives,
-      ...metrics.databaseFailure.directives,
     ];
 
     // Assess
@@ -108,9 +107,8 @@ describe('createMetrics', () => {
     }
   });
 
-  it.each<[string, 'keySetFailure' | 'databaseFailure', string]>([
+  it.each<[string, 'keySetFailure', string]>([
     ['key set fetch failed', 'keySetFailure', 'KeySetFailures'],
-    ['database warm-up failed', 'databaseFailure', 'DatabaseErrors'],
   ])('makes "%s" a valid EMF line counting %s = 1', (message, kind, name) => {
     // Prepare
     const { fields, directives } = createMetrics(CONFIG)[kind];

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createKeySet, KeySetUnavailableError } from '../../../../shared/auth/key-set';
 import { createMetrics } from '../../../../shared/metrics';
 import { collectingLogger } from '../../middleware/fixtures';
@@ -14,7 +16,7 @@ describe('createKeySet: a failed fetch is the KeySetFailures metric', () => {
     const keySet = createKeySet({ url: UNFETCHABLE, logger: log.logger, metrics: METRICS });
 
     // Act
-    await keySet.prefetch();
+    await expect(keySet.keysFor('RS256', 'k1')).rejects.toBeInstanceOf(KeySetUnavailableError);
 
     // Assess
     expect(log.lines).toHaveLength(1);
@@ -74,7 +76,7 @@ describe('createKeySet: a failed fetch is the KeySetFailures metric', () => {
     const keySet = createKeySet({ url: UNFETCHABLE, logger: log.logger });
 
     // Act
-    await keySet.prefetch();
+    await expect(keySet.keysFor('RS256', 'k1')).rejects.toBeInstanceOf(KeySetUnavailableError);
 
     // Assess
     expect(log.untimed()).toEqual([
@@ -86,5 +88,66 @@ describe('createKeySet: a failed fetch is the KeySetFailures metric', () => {
         servingStale: false,
       },
     ]);
+  });
+});
+
+describe('createKeySet: the prefetch of initialisation is a head start, never a verdict', () => {
+  it('logs a failed prefetch as one info line, with no metric, and sets no back-off', async () => {
+    // Prepare
+    const log = collectingLogger();
+    const keySet = createKeySet({ url: UNFETCHABLE, logger: log.logger, metrics: METRICS });
+
+    // Act: the prefetch fails; a lookup right after it fetches again (no back-off)
+    await keySet.prefetch();
+    await expect(keySet.keysFor('RS256', 'k1')).rejects.toBeInstanceOf(KeySetUnavailableError);
+
+    // Assess
+    const lines = log.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(
+      lines.map(({ level, message, KeySetFailures }) => ({ level, message, KeySetFailures })),
+    ).toEqual([
+      { level: 'info', message: 'key set prefetch failed', KeySetFailures: undefined },
+      { level: 'error', message: 'key set fetch failed', KeySetFailures: 1 },
+    ]);
+  });
+
+  it('lets a lookup waiting for a prefetch that fails fetch once more itself, and answers from that fetch', async () => {
+    // Prepare: a host whose first answer fails and whose later ones serve the set
+    const log = collectingLogger();
+    const publicKey = { kty: 'EC', crv: 'P-256', kid: 'k1', use: 'sig', alg: 'ES256',
+      x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+      y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }; // prettier-ignore
+    let calls = 0;
+    const server = createServer((_request, response) => {
+      calls += 1;
+      if (calls === 1) {
+        response.writeHead(500).end();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ keys: [publicKey] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const keySet = createKeySet({
+        url: new URL(`http://127.0.0.1:${port}/jwks.json`),
+        logger: log.logger,
+        metrics: METRICS,
+      });
+
+      // Act: the lookup starts while the prefetch is in flight
+      const prefetched = keySet.prefetch();
+      const keys = await keySet.keysFor('ES256', 'k1');
+      await prefetched;
+
+      // Assess
+      expect(keys).toHaveLength(1);
+      expect(calls).toBe(2);
+      const messages = log.lines.map((line) => (JSON.parse(line) as { message: string }).message);
+      expect(messages).toEqual(['key set prefetch failed', 'key set loaded']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -197,6 +197,43 @@ describe('createDatabase', () => {
       expect(outcome).toBe(failure);
     });
 
+    it("lets a query that waited for the warm-up's secret read, which failed, read the secret once more itself", async () => {
+      // Prepare: the first read (the warm-up's, at initialisation) fails once a query waits for it
+      let failFirst: (error: Error) => void = () => undefined;
+      const readSecret = jest.fn((): Promise<string> =>
+        readSecret.mock.calls.length === 1
+          ? new Promise((_resolve, reject) => {
+              failFirst = reject;
+            })
+          : Promise.resolve(GOOD_SECRET),
+      );
+      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+
+      // Act
+      const warming = database.warmUp(1);
+      const query = database.run(() => Promise.resolve('answered'));
+      failFirst(new Error('the extension is not ready'));
+
+      // Assess
+      await expect(query).resolves.toBe('answered');
+      expect(readSecret).toHaveBeenCalledTimes(2);
+      expect(await warming).toBeInstanceOf(Error);
+    });
+
+    it('fails a query whose own secret read fails, without reading again', async () => {
+      // Prepare
+      const failure = new Error('the secrets extension refused the read');
+      const readSecret = jest.fn((): Promise<string> => Promise.reject(failure));
+      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+
+      // Act
+      const query = database.run(() => Promise.resolve('answered'));
+
+      // Assess
+      await expect(query).rejects.toBe(failure);
+      expect(readSecret).toHaveBeenCalledTimes(1);
+    });
+
     it('resolves warmUp with the SecretShapeError of a malformed secret', async () => {
       // Prepare
       const database = track(
