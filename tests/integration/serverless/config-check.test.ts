@@ -171,7 +171,7 @@ describe('scripts/serverless/config-check.cjs', () => {
     DATABASE_SECRET_ARN: SECRET_ARN,
     DB_POOL_MAX: '2',
     DB_TLS: 'verify-full',
-    DB_CA_FILE: '/var/task/certificates/rds-global.pem',
+    DB_CA: '/var/task/certificates/rds-global.pem',
     LOG_LEVEL: 'info',
   };
   /** The check with shared/config.ts's loadConfig, as packaging runs it (there through tsx). */
@@ -192,6 +192,7 @@ describe('scripts/serverless/config-check.cjs', () => {
     [{ DATABASE_SECRET_ARN: '', DATABASE_URL: 'not a url' }, 'DATABASE_URL is not a URL'],
     [{ DATABASE_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:1:secret:x' }, 'DATABASE_SECRET_ARN'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ DB_CA: 'rds-prox' }, 'DB_CA must be one of rds, rds-proxy, node or a path to a PEM file'],
   ])('fails on %j, naming the variable', async (change, message) => {
     await expect(check({ ...FUNCTION_ENV, ...change })).rejects.toThrow(message);
   });

@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ConfigError,
   isLoopbackDatabase,
-  LAMBDA_CA_FILE,
   loadConfig,
   loadMetricsConfig,
   type ServiceConfig,
@@ -46,9 +45,7 @@ describe('loadConfig', () => {
         statementTimeoutMs: 5000,
         connectTimeoutSeconds: 5,
         prepare: true,
-        tls: existsSync(LAMBDA_CA_FILE)
-          ? { mode: 'verify-full', caFile: LAMBDA_CA_FILE }
-          : { mode: 'verify-full' },
+        tls: { mode: 'verify-full', ca: 'rds' },
       },
       logLevel: 'info',
       metrics: { namespace: 'PortalServiceApi', service: 'portal-service-api' },
@@ -198,11 +195,15 @@ describe('loadConfig', () => {
     });
   });
 
-  describe('DB_TLS and DB_CA_FILE', () => {
+  describe('DB_TLS and DB_CA', () => {
     let dir = '';
     beforeAll(() => {
       dir = mkdtempSync(join(tmpdir(), 'portal-config-'));
-      writeFileSync(join(dir, 'ca.pem'), '');
+      writeFileSync(
+        join(dir, 'ca.pem'),
+        '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+      );
+      writeFileSync(join(dir, 'empty.pem'), '');
     });
     afterAll(() => {
       rmSync(dir, { recursive: true, force: true });
@@ -221,11 +222,11 @@ describe('loadConfig', () => {
 
     it('verifies a remote database by default, and leaves one on this machine plain', () => {
       // Act
-      const remote = loadConfig({ ...minimalEnv(), DB_CA_FILE: join(dir, 'ca.pem') });
+      const remote = loadConfig({ ...minimalEnv(), DB_CA: '' });
       const local = loadConfig({ ...minimalEnv(), DATABASE_URL: 'postgres://u@127.0.0.1/x' });
 
       // Assess
-      expect(remote.database.tls).toEqual({ mode: 'verify-full', caFile: join(dir, 'ca.pem') });
+      expect(remote.database.tls).toEqual({ mode: 'verify-full', ca: 'rds' });
       expect(local.database.tls).toEqual({ mode: 'disable' });
     });
 
@@ -253,18 +254,44 @@ describe('loadConfig', () => {
       },
     );
 
-    it('trusts the built-in roots for DB_CA_FILE=node', () => {
-      expect(loadConfig({ ...minimalEnv(), DB_CA_FILE: ' node ' }).database.tls).toEqual({
+    it.each(['rds', ' rds-proxy ', 'node'])('reads DB_CA %j as a named list', (value) => {
+      expect(loadConfig({ ...minimalEnv(), DB_CA: value }).database.tls).toEqual({
         mode: 'verify-full',
+        ca: value.trim(),
       });
     });
 
-    it('refuses a DB_CA_FILE that is not a file, naming it', () => {
-      expect(configErrorOf({ ...minimalEnv(), DB_CA_FILE: join(dir, 'missing.pem') }).message).toBe(
-        'DB_CA_FILE is not a readable file',
+    it('reads a DB_CA holding a / as the path of a PEM file', () => {
+      expect(loadConfig({ ...minimalEnv(), DB_CA: join(dir, 'ca.pem') }).database.tls).toEqual({
+        mode: 'verify-full',
+        ca: { file: join(dir, 'ca.pem') },
+      });
+    });
+
+    it('reads DB_CA only to verify', () => {
+      expect(
+        loadConfig({ ...minimalEnv(), DB_TLS: 'require', DB_CA: 'missing' }).database.tls,
+      ).toEqual({ mode: 'require' });
+    });
+
+    it.each([
+      ['RDS', 'DB_CA must be one of rds, rds-proxy, node or a path to a PEM file'],
+      ['ca.pem', 'DB_CA must be one of rds, rds-proxy, node or a path to a PEM file'],
+      ['/no/such/ca.pem', 'DB_CA is not a readable file'],
+      ['/', 'DB_CA is not a readable file'],
+    ])('refuses DB_CA=%j, naming it', (value, message) => {
+      expect(configErrorOf({ ...minimalEnv(), DB_CA: value }).message).toBe(message);
+    });
+
+    it('refuses a DB_CA file without a certificate', () => {
+      expect(configErrorOf({ ...minimalEnv(), DB_CA: join(dir, 'empty.pem') }).message).toBe(
+        'DB_CA holds no PEM certificate',
       );
-      expect(configErrorOf({ ...minimalEnv(), DB_CA_FILE: dir }).message).toBe(
-        'DB_CA_FILE is not a readable file',
+    });
+
+    it('refuses DB_CA_FILE, which is no longer read, pointing to DB_CA', () => {
+      expect(configErrorOf({ ...minimalEnv(), DB_CA_FILE: join(dir, 'ca.pem') }).message).toMatch(
+        /^DB_CA_FILE is no longer read: set DB_CA/,
       );
     });
   });
@@ -497,9 +524,7 @@ describe('loadConfig with DATABASE_SECRET_ARN', () => {
     'arn:aws:secretsmanager:eu-central-1:123456789012:secret:rds!db-0123abcd-4567-89ef-0123-456789abcdef-AbC123';
   const SESSION_TOKEN = 'session-token-of-the-function';
   const PASSWORD = 'Zq9!distinctive-PASSWORD-7781';
-  const verifyFull = existsSync(LAMBDA_CA_FILE)
-    ? { mode: 'verify-full', caFile: LAMBDA_CA_FILE }
-    : { mode: 'verify-full' };
+  const verifyFull = { mode: 'verify-full', ca: 'rds' };
 
   /** The smallest environment the service starts with on a secret. */
   const secretEnv = (): Env => ({

@@ -20,9 +20,9 @@ describe('tlsOptions', () => {
     });
   });
 
-  it('verifies a host name through SNI, against the built-in roots without DB_CA_FILE', () => {
+  it("verifies a host name through SNI, against Node's built-in roots for DB_CA=node", () => {
     expect(
-      tlsOptions({ mode: 'verify-full' }, urlHost('postgres://u:p@db.internal:5432/x')),
+      tlsOptions({ mode: 'verify-full', ca: 'node' }, urlHost('postgres://u:p@db.internal:5432/x')),
     ).toEqual({
       rejectUnauthorized: true,
       servername: 'db.internal',
@@ -33,14 +33,14 @@ describe('tlsOptions', () => {
     ['postgres://10.0.0.5/x', '10.0.0.5'],
     ['postgres://[fd00::5]:5432/x', 'fd00::5'],
   ])('verifies an IP address (%s) as the host, without SNI', (url, host) => {
-    expect(tlsOptions({ mode: 'verify-full' }, urlHost(url))).toEqual({
+    expect(tlsOptions({ mode: 'verify-full', ca: 'node' }, urlHost(url))).toEqual({
       rejectUnauthorized: true,
       host,
       servername: undefined,
     });
   });
 
-  it('loads DB_CA_FILE into one secure context for the pool', () => {
+  it('loads a DB_CA file into a secure context', () => {
     // Arrange
     const dir = mkdtempSync(join(tmpdir(), 'portal-tls-options-'));
     try {
@@ -51,7 +51,7 @@ describe('tlsOptions', () => {
 
       // Act
       const options = tlsOptions(
-        { mode: 'verify-full', caFile: join(dir, 'ca.crt') },
+        { mode: 'verify-full', ca: { file: join(dir, 'ca.crt') } },
         'db.internal',
       );
 
