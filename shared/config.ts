@@ -72,6 +72,18 @@ const integer = (env: Env, name: string, fallback: number, min: number, max: num
   return value;
 };
 
+/** One of `values`; unset or blank, the first. */
+const oneOf = <T extends string>(env: Env, name: string, values: readonly [T, ...T[]]): T => {
+  const raw = env[name]?.trim();
+  if (!raw) return values[0];
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${values.join(', ')}`);
+  }
+  return raw as T;
+};
+
+const STATEMENT_TIMEOUT_VIA = ['startup', 'role'] as const;
+
 const boolean = (env: Env, name: string, fallback: boolean): boolean => {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
@@ -276,6 +288,7 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
       ...source,
       poolMax: integer(env, 'DB_POOL_MAX', 2, 1, 20),
       statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 60000),
+      statementTimeoutVia: oneOf(env, 'DB_STATEMENT_TIMEOUT_VIA', STATEMENT_TIMEOUT_VIA),
       connectTimeoutSeconds: integer(env, 'DB_CONNECT_TIMEOUT_SECONDS', 5, 1, 60),
       prepare: boolean(env, 'DB_PREPARE', true),
       tls: databaseTls(env, env.DATABASE_URL?.trim() ?? ''),

@@ -36,7 +36,15 @@ export interface DatabaseServer {
 /** What a pool is, whoever it connects as. */
 export interface PoolOptions {
   readonly poolMax: number;
+  /** The limit on one statement (PostgreSQL's `statement_timeout`). */
   readonly statementTimeoutMs: number;
+  /**
+   * Where that limit is set. `startup` (default): sent as a startup parameter when connecting.
+   * `role`: not sent, so that a proxy that refuses unknown startup parameters (RDS Proxy,
+   * PgBouncer without `ignore_startup_parameters`) lets the connection in; the database role's
+   * own `statement_timeout` applies (`npm run db:migrate -- --service-role`).
+   */
+  readonly statementTimeoutVia?: 'startup' | 'role';
   readonly connectTimeoutSeconds: number;
   /**
    * Named prepared statements, postgres.js's default (true). A proxy that pools by transaction
@@ -296,7 +304,9 @@ export const createSql = (options: DatabaseOptions): Sql => {
     connect_timeout: options.connectTimeoutSeconds,
     connection: {
       application_name: 'portal-service-api',
-      statement_timeout: options.statementTimeoutMs,
+      ...(options.statementTimeoutVia === 'role'
+        ? {}
+        : { statement_timeout: options.statementTimeoutMs }),
     },
     types: { date: keepText, textArray },
     fetch_types: false,

@@ -13,6 +13,10 @@
  * Runs wherever the tests run on PostgreSQL (TEST_DATABASE_URL, as in .ci/run); on the embedded
  * PGlite there is no server to put PgBouncer in front of, and the suite is skipped. On
  * PostgreSQL a missing pgbouncer binary fails it.
+ *
+ * PgBouncer runs without `ignore_startup_parameters`, so it refuses an unknown startup
+ * parameter as RDS Proxy does: the statement timeout reaches the database through the role
+ * (DB_STATEMENT_TIMEOUT_VIA=role), never as a startup parameter.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +26,11 @@ import postgres from 'postgres';
 import { reportEndpoint, serviceEndpoint } from '../../../middleware/compose';
 import { addDays, todayIn } from '../../../scripts/dates';
 import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
+import {
+  roleStatementTimeout,
+  setRoleStatementTimeout,
+  toMilliseconds,
+} from '../../../scripts/db/service-role';
 import { catalogue } from '../../../shared/catalogue';
 import { loadConfig } from '../../../shared/config';
 import type { IsoDate } from '../../../shared/dates';
@@ -44,6 +53,11 @@ let bouncer: ChildProcess | undefined;
 let bouncerLog = '';
 let dir = '';
 let proxiedUrl = '';
+let bouncerPort = 0;
+/** PgBouncer's name for the database when it logs in as the client's own role. */
+const AS_CLIENT = 'as_client';
+const TIMEOUT_ROLE = 'portal_proxy_timeout_test';
+const ROLE_TIMEOUT_MS = 1000;
 const built: Dependencies[] = [];
 const pools: postgres.Sql[] = [];
 
@@ -80,19 +94,25 @@ const startPgBouncer = async (): Promise<void> => {
   // pgbouncer refuses to run as root: it is started as `postgres` then (-u), and reads its files
   // and writes its log as that user.
   chmodSync(dir, 0o777);
-  const server = [
+  const location = [
     `host=${target.hostname}`,
     `port=${target.port || '5432'}`,
     `dbname=${database}`,
-    `user=${user}`,
-    ...(password ? [`password=${password}`] : []),
-  ].join(' ');
-  writeFileSync(join(dir, 'userlist.txt'), `"${user}" ""\n`, { mode: 0o644 });
+  ];
+  const server = [...location, `user=${user}`, ...(password ? [`password=${password}`] : [])].join(
+    ' ',
+  );
+  // With auth_type = trust PgBouncer still admits only the users of its auth_file.
+  writeFileSync(join(dir, 'userlist.txt'), `"${user}" ""\n"${TIMEOUT_ROLE}" ""\n`, {
+    mode: 0o644,
+  });
   writeFileSync(
     join(dir, 'pgbouncer.ini'),
     [
       '[databases]',
       `${database} = ${server}`,
+      // The same database as whoever the client logs in as (the role's own settings apply).
+      `${AS_CLIENT} = ${location.join(' ')}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,
@@ -105,8 +125,6 @@ const startPgBouncer = async (): Promise<void> => {
       'min_pool_size = 0',
       'reserve_pool_size = 0',
       'max_client_conn = 200',
-      // The service's startup parameters PgBouncer does not track (docs/deployment.md).
-      'ignore_startup_parameters = statement_timeout',
       `logfile = ${join(dir, 'pgbouncer.log')}`,
       '',
     ].join('\n'),
@@ -119,6 +137,7 @@ const startPgBouncer = async (): Promise<void> => {
   bouncer.stdout?.on('data', (chunk: Buffer) => (bouncerLog += chunk.toString()));
   bouncer.stderr?.on('data', (chunk: Buffer) => (bouncerLog += chunk.toString()));
   proxiedUrl = `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+  bouncerPort = port;
   const probe = postgres(proxiedUrl, { max: 1, prepare: false, onnotice: () => undefined });
   try {
     for (let attempt = 0; ; attempt += 1) {
@@ -272,7 +291,7 @@ afterAll(async () => {
       // Prepare
       const direct = container(databaseUrl().href);
       const proxied = Array.from({ length: CONTAINERS }, () =>
-        container(proxiedUrl, { DB_PREPARE: 'false' }),
+        container(proxiedUrl, { DB_PREPARE: 'false', DB_STATEMENT_TIMEOUT_VIA: 'role' }),
       );
       const admin = pool(proxiedUrl.replace(/\/[^/]*$/, '/pgbouncer'), {
         max: 1,
@@ -318,6 +337,72 @@ afterAll(async () => {
         SERVER_CONNECTIONS,
       );
       expect(Math.max(...seen.map(({ clients }) => clients))).toBeGreaterThan(SERVER_CONNECTIONS);
+    });
+
+    it('refuses a connection that sends statement_timeout as a startup parameter, as RDS Proxy does: DB_STATEMENT_TIMEOUT_VIA=startup fails, role connects', async () => {
+      // Prepare
+      const viaStartup = container(proxiedUrl, { DB_PREPARE: 'false' });
+      const viaRole = container(proxiedUrl, {
+        DB_PREPARE: 'false',
+        DB_STATEMENT_TIMEOUT_VIA: 'role',
+      });
+
+      // Act
+      const refused = await viaStartup.database
+        .run((sql) => sql`select 1 as one`)
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      const [row] = await viaRole.database.run((sql) => sql<{ one: number }[]>`select 1 as one`);
+
+      // Assess
+      expect(String((refused as Error | undefined)?.message)).toMatch(
+        /unsupported startup parameter/i,
+      );
+      expect(row?.one).toBe(1);
+    });
+
+    it("applies the role's statement_timeout through the proxy: every report answers 200, and a query over the limit is cancelled (57014)", async () => {
+      // Prepare: a login role of the service's own, its timeout set as db:migrate sets it
+      const admin = pool(databaseUrl().href, { max: 1 });
+      await admin.unsafe(`drop role if exists ${TIMEOUT_ROLE}`);
+      await admin.unsafe(`create role ${TIMEOUT_ROLE} login in role postgres`);
+      try {
+        await setRoleStatementTimeout(admin, TIMEOUT_ROLE, ROLE_TIMEOUT_MS);
+        const url = `postgres://${TIMEOUT_ROLE}@127.0.0.1:${bouncerPort}/${AS_CLIENT}`;
+        const deps = container(url, { DB_PREPARE: 'false', DB_STATEMENT_TIMEOUT_VIA: 'role' });
+        const all = await requests();
+
+        // Act
+        const statuses = await Promise.all(
+          all.map(
+            async ({ endpoint, event }) => (await answer(endpoint.build(deps), event)).status,
+          ),
+        );
+        const [setting] = await deps.database.run(
+          (sql) =>
+            sql<{ timeout: string }[]>`select current_setting('statement_timeout') as timeout`,
+        );
+        const started = performance.now();
+        const slow = await deps.database
+          .run((sql) => sql`select pg_sleep(${(ROLE_TIMEOUT_MS * 4) / 1000})`)
+          .then(
+            () => undefined,
+            (error: unknown) => error as { code?: string },
+          );
+        const elapsed = performance.now() - started;
+
+        // Assess
+        expect(await roleStatementTimeout(admin, TIMEOUT_ROLE)).toBe(ROLE_TIMEOUT_MS);
+        expect(statuses).toEqual(all.map(() => 200));
+        expect(toMilliseconds(setting?.timeout ?? '')).toBe(ROLE_TIMEOUT_MS);
+        expect(slow?.code).toBe('57014');
+        expect(elapsed).toBeLessThan(ROLE_TIMEOUT_MS * 3);
+      } finally {
+        await Promise.allSettled(built.splice(0).map((deps) => deps.close()));
+        await admin.unsafe(`drop role if exists ${TIMEOUT_ROLE}`);
+      }
     });
 
     it.each([

@@ -43,6 +43,7 @@ describe('loadConfig', () => {
         url: DATABASE_URL,
         poolMax: 2,
         statementTimeoutMs: 5000,
+        statementTimeoutVia: 'startup',
         connectTimeoutSeconds: 5,
         prepare: true,
         tls: { mode: 'verify-full', ca: 'rds' },
@@ -65,6 +66,7 @@ describe('loadConfig', () => {
       LEGACY_PLATFORM_KEYS_SUNSET: '2026-06-30',
       DB_POOL_MAX: '20',
       DB_STATEMENT_TIMEOUT_MS: '100',
+      DB_STATEMENT_TIMEOUT_VIA: 'role',
       DB_CONNECT_TIMEOUT_SECONDS: '60',
       DB_PREPARE: 'false',
       DB_TLS: 'require',
@@ -86,6 +88,7 @@ describe('loadConfig', () => {
         url: DATABASE_URL,
         poolMax: 20,
         statementTimeoutMs: 100,
+        statementTimeoutVia: 'role',
         connectTimeoutSeconds: 60,
         prepare: false,
         tls: { mode: 'require' },
@@ -319,6 +322,19 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('DB_STATEMENT_TIMEOUT_VIA', () => {
+    it.each(['ROLE', 'session', 'off', 'none'])(
+      'refuses %j, naming DB_STATEMENT_TIMEOUT_VIA',
+      (value) => {
+        // Act
+        const error = configErrorOf({ ...minimalEnv(), DB_STATEMENT_TIMEOUT_VIA: value });
+
+        // Assess
+        expect(error.message).toBe('DB_STATEMENT_TIMEOUT_VIA must be one of startup, role');
+      },
+    );
+  });
+
   describe.each([
     { name: 'DB_POOL_MAX', min: 1, max: 20, read: (c: ServiceConfig) => c.database.poolMax },
     {
@@ -550,6 +566,7 @@ describe('loadConfig with DATABASE_SECRET_ARN', () => {
       secretsExtension: { port: 2773, sessionToken: SESSION_TOKEN, timeoutMs: 3000 },
       poolMax: 2,
       statementTimeoutMs: 5000,
+      statementTimeoutVia: 'startup',
       connectTimeoutSeconds: 5,
       prepare: true,
       tls: verifyFull,

@@ -1,0 +1,67 @@
+/**
+ * The statement timeout of the role the functions log in as, kept on the role itself
+ * (`alter role … set statement_timeout`): the one place a proxy that refuses startup
+ * parameters (RDS Proxy, PgBouncer) still applies it, with DB_STATEMENT_TIMEOUT_VIA=role.
+ * `npm run db:migrate -- --service-role NAME` sets it; `npm run db:check -- --service-role NAME`
+ * checks it.
+ */
+import type { Sql } from '../../shared/db/client';
+
+/** PostgreSQL's own name rules for a role the tools will name in DDL. */
+const ROLE_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
+
+export const isRoleName = (name: string): boolean => ROLE_NAME.test(name);
+
+/** Sets `role`'s statement_timeout (in every database) to `ms` milliseconds. */
+export const setRoleStatementTimeout = async (
+  sql: Sql,
+  role: string,
+  ms: number,
+): Promise<void> => {
+  if (!isRoleName(role)) throw new TypeError('not a role name');
+  if (!Number.isInteger(ms) || ms <= 0) throw new RangeError('not a positive whole number of ms');
+  await sql.unsafe(`alter role "${role}" set statement_timeout = ${ms}`);
+};
+
+/**
+ * The statement_timeout a new connection of `role` to the current database starts with, in
+ * milliseconds, from the role's settings (this database's before every database's); undefined
+ * when the role has none, and null when there is no such role.
+ */
+export const roleStatementTimeout = async (
+  sql: Sql,
+  role: string,
+): Promise<number | undefined | null> => {
+  const rows = await sql<{ known: boolean; setting: string | null }[]>`
+    select exists (select from pg_roles where rolname = ${role}) as known,
+      (select split_part(option, '=', 2)
+         from pg_db_role_setting s
+         join pg_roles r on r.oid = s.setrole
+         cross join lateral unnest(s.setconfig) as option
+        where r.rolname = ${role}
+          and s.setdatabase in (0, (select oid from pg_database where datname = current_database()))
+          and option like 'statement\\_timeout=%'
+        order by s.setdatabase desc
+        limit 1) as setting`;
+  const row = rows[0];
+  if (!row?.known) return null;
+  if (row.setting === null) return undefined;
+  return toMilliseconds(row.setting);
+};
+
+const UNITS: Readonly<Record<string, number>> = {
+  us: 0.001,
+  ms: 1,
+  s: 1000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** A statement_timeout value as stored ("5000", "5s", "1min"), in milliseconds. */
+export const toMilliseconds = (setting: string): number | undefined => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/.exec(setting);
+  const unit = UNITS[match?.[2] || 'ms'];
+  if (!match || unit === undefined) return undefined;
+  return Number(match[1]) * unit;
+};
