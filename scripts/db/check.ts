@@ -1,14 +1,15 @@
 /**
- * npm run db:check — compares the daily rollups with their source rows at DATABASE_URL, per
- * restaurant, platform and day (scripts/db/drift.ts; docs/data.md "The drift check"):
+ * npm run db:check — compares the daily rollups with their source rows at DATABASE_URL (or
+ * DATABASE_SECRET_ARN; scripts/db/connection.ts), per restaurant, platform and day
+ * (scripts/db/drift.ts; docs/data.md "The drift check"):
  *   --from YYYY-MM-DD --to YYYY-MM-DD   range days compared (default: every day)
  *   --restaurant ID                     one restaurant (default: every restaurant)
  *   --repair                            recompute the drifted restaurants, one per transaction
  *   --metrics                           print the RollupDrift metric as one EMF line
  * Exit status: 0 the rollups equal their source rows (after the repair, with --repair), 1 they
- * differ, 2 bad arguments or no DATABASE_URL.
+ * differ or the database was not reached, 2 bad arguments or database settings.
  */
-import { createSql } from '../../shared/db/client';
+import { exitOnToolError, hasDatabase, openToolDatabase } from './connection';
 import { CHECK_USAGE, parseCheckArgs, runCheck } from './drift';
 
 const parsed = parseCheckArgs(process.argv.slice(2));
@@ -16,12 +17,13 @@ if ('error' in parsed) {
   process.stderr.write(`${parsed.error}\n${CHECK_USAGE}\n`);
   process.exit(2);
 }
-const url = process.env.DATABASE_URL?.trim();
-if (!url) {
+if (!hasDatabase(process.env)) {
   process.stderr.write(`DATABASE_URL is not set.\n${CHECK_USAGE}\n`);
   process.exit(2);
 }
-const sql = createSql({ url, poolMax: 1, statementTimeoutMs: 600_000, connectTimeoutSeconds: 10 });
+const sql = await openToolDatabase(process.env, { statementTimeoutMs: 600_000 }).catch(
+  exitOnToolError,
+);
 try {
   process.exitCode = await runCheck(sql, parsed.options, (line) => {
     process.stdout.write(`${line}\n`);

@@ -1,15 +1,16 @@
 /**
  * npm run import — loads restaurant declarations and a brand's orders (NDJSON) into the
- * database at DATABASE_URL (scripts/db/import-run.ts; docs/import.md):
+ * database at DATABASE_URL or DATABASE_SECRET_ARN (scripts/db/connection.ts;
+ * scripts/db/import-run.ts; docs/import.md):
  *   --file FILE|-               the orders (default: standard input, unless only --restaurants)
  *   --restaurants FILE|-        restaurant declarations, upserted before the orders
  *   --states FILE               the brand's order states mapped onto ours (a JSON object)
  *   --skip-invalid              write the good lines, list the bad ones
  * Exit status: 0 every line written, 1 a line refused (nothing written, or with --skip-invalid
- * the good lines) or the write failed, 2 bad arguments, an unreadable file, a bad --states
- * file or no DATABASE_URL.
+ * the good lines), the write failed or the database was not reached, 2 bad arguments, an
+ * unreadable file, a bad --states file or bad database settings.
  */
-import { createSql } from '../../shared/db/client';
+import { exitOnToolError, hasDatabase, openToolDatabase } from './connection';
 import { IMPORT_USAGE, parseImportArgs } from './import-args';
 import { ImportUsageError, runImport } from './import-run';
 
@@ -18,12 +19,11 @@ if ('error' in parsed) {
   process.stderr.write(`${parsed.error}\n${IMPORT_USAGE}\n`);
   process.exit(2);
 }
-const url = process.env.DATABASE_URL?.trim();
-if (!url) {
+if (!hasDatabase(process.env)) {
   process.stderr.write(`DATABASE_URL is not set.\n${IMPORT_USAGE}\n`);
   process.exit(2);
 }
-const sql = createSql({ url, poolMax: 1, statementTimeoutMs: 0, connectTimeoutSeconds: 10 });
+const sql = await openToolDatabase(process.env, { statementTimeoutMs: 0 }).catch(exitOnToolError);
 try {
   process.exitCode = await runImport(sql, parsed.options, {
     stdin: process.stdin,

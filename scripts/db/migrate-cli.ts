@@ -1,15 +1,19 @@
-/** npm run db:migrate — applies the migrations to the database at DATABASE_URL. */
-import { createSql } from '../../shared/db/client';
+/**
+ * npm run db:migrate — applies the migrations to the database of DATABASE_URL (or
+ * DATABASE_SECRET_ARN), over TLS as the functions connect (scripts/db/connection.ts).
+ */
+import { exitOnToolError, hasDatabase, openToolDatabase } from './connection';
 import { migrate } from './migrate';
 
-const url = process.env.DATABASE_URL?.trim();
-if (!url) {
+if (!hasDatabase(process.env)) {
   process.stderr.write(
     'DATABASE_URL is not set. (npm start migrates and seeds its embedded database by itself.)\n',
   );
   process.exit(2);
 }
-const sql = createSql({ url, poolMax: 1, statementTimeoutMs: 600_000, connectTimeoutSeconds: 10 });
+const sql = await openToolDatabase(process.env, { statementTimeoutMs: 600_000 }).catch(
+  exitOnToolError,
+);
 try {
   const applied = await migrate(sql);
   process.stdout.write(

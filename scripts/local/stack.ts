@@ -4,6 +4,7 @@
  * issuer's). Used by `npm start`, `serverless invoke local`, and the tests.
  */
 import { createSql } from '../../shared/db/client';
+import { openToolDatabase } from '../db/connection';
 import { migrate } from '../db/migrate';
 import { SAMPLE_LEGACY_KEY, SAMPLE_LEGACY_PLATFORM } from '../db/sample-data';
 import { seed } from '../db/seed';
@@ -51,12 +52,18 @@ export const startLocalStack = async (options: StackOptions = {}): Promise<Local
       closers.push(database.close);
       databaseUrl = database.url;
     }
-    const sql = createSql({
-      url: databaseUrl,
-      poolMax: 1,
-      statementTimeoutMs: 60_000,
-      connectTimeoutSeconds: 10,
-    });
+    // A configured database is reached as the tools reach it: DB_TLS and DB_CA (connection.ts).
+    const sql = embedded
+      ? createSql({
+          url: databaseUrl,
+          poolMax: 1,
+          statementTimeoutMs: 60_000,
+          connectTimeoutSeconds: 10,
+        })
+      : await openToolDatabase(
+          { ...process.env, DATABASE_URL: databaseUrl, DATABASE_SECRET_ARN: '' },
+          { statementTimeoutMs: 60_000 },
+        );
     try {
       await migrate(sql);
       if (embedded || options.seed) await seed(sql);

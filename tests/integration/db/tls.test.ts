@@ -17,9 +17,11 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { reportEndpoint } from '../../../middleware/compose';
 import { migrate } from '../../../scripts/db/migrate';
@@ -41,6 +43,11 @@ import {
 import { tokenFor } from '../../support/tokens';
 
 const describeWithServer = POSTGRES_BIN ? describe : describe.skip;
+
+/** npm's own command line, as `npm run` under this test run (or beside this node). */
+const NPM_CLI =
+  process.env.npm_execpath ??
+  join(dirname(process.execPath), '../lib/node_modules/npm/bin/npm-cli.js');
 
 /** A production eu-west-1 packaging environment. */
 const PRODUCTION_ENV = {
@@ -271,6 +278,234 @@ describeWithServer('TLS to the database', () => {
       ]);
     },
   );
+});
+
+/** `npm run -s <script> -- <args>` as a user runs it, in this environment (nothing inherited). */
+const npmRun = (script: string, args: readonly string[], env: Record<string, string>) =>
+  run([NPM_CLI, 'run', '-s', script, '--', ...args], {
+    DATABASE_URL: '',
+    DATABASE_SECRET_ARN: '',
+    DB_TLS: '',
+    DB_CA: '',
+    DB_CA_FILE: '',
+    DB_TLS_ALLOW_UNVERIFIED: '',
+    ...env,
+  });
+
+/** A tool's failure: exactly one line on stderr, no stack, no password. */
+const expectOneLineFailure = (
+  result: { code: number | null; stdout: string; stderr: string },
+  code: number,
+  pattern: RegExp,
+): void => {
+  expect({ code: result.code, stderr: result.stderr }).toEqual({
+    code,
+    stderr: expect.stringMatching(pattern) as unknown,
+  });
+  expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(result.stdout + result.stderr).not.toMatch(/\n\s+at |Error:/);
+  expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+  expect(result.stdout + result.stderr).not.toContain(encodeURIComponent(PASSWORD));
+};
+
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/tools-AbC123';
+
+/**
+ * A Secrets Manager stand-in speaking its JSON protocol (POST / with X-Amz-Target
+ * secretsmanager.GetSecretValue), holding SECRET_ARN's value; records each request.
+ */
+const startSecretsManager = async (secretString: string) => {
+  const requests: { target: string; authorization: string; body: Record<string, unknown> }[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const parsed = JSON.parse(body || '{}') as Record<string, unknown>;
+      requests.push({
+        target: String(request.headers['x-amz-target']),
+        authorization: String(request.headers.authorization),
+        body: parsed,
+      });
+      const known =
+        request.method === 'POST' &&
+        request.url === '/' &&
+        request.headers['x-amz-target'] === 'secretsmanager.GetSecretValue' &&
+        parsed.SecretId === SECRET_ARN;
+      response.writeHead(known ? 200 : 400, { 'content-type': 'application/x-amz-json-1.1' });
+      response.end(
+        JSON.stringify(
+          known
+            ? { ARN: SECRET_ARN, Name: 'portal/tools', VersionId: 'v1', SecretString: secretString }
+            : {
+                __type: 'ResourceNotFoundException',
+                message: "Secrets Manager can't find the specified secret.",
+              },
+        ),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: smPort } = server.address() as AddressInfo;
+  return {
+    env: {
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${smPort}`,
+      AWS_ACCESS_KEY_ID: 'AKIDTOOLSTEST',
+      AWS_SECRET_ACCESS_KEY: 'tools-test-secret-key',
+      AWS_SESSION_TOKEN: '',
+      AWS_PROFILE: '',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      // The SDK's own notice on Node 20 (it will need Node 22 from 2027), not the tool's output.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+    requests,
+    close: () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  };
+};
+
+describeWithServer('the tools over TLS (scripts/db/connection.ts)', () => {
+  const caEnv = () => ({ DB_TLS: 'verify-full', DB_CA: join(serverDir(), 'ca.crt') });
+  const toolsUrl = (host: string, database: string) =>
+    url(host).replace(/\/reports$/, `/${database}`);
+
+  it('npm run db:migrate applies the migrations over verified TLS with the CA file, then finds none', async () => {
+    // Arrange
+    server?.createDatabase('tools_url');
+    const env = { ...caEnv(), DATABASE_URL: toolsUrl('127.0.0.1', 'tools_url') };
+
+    // Act
+    const first = await npmRun('db:migrate', [], env);
+    const second = await npmRun('db:migrate', [], env);
+
+    // Assess
+    expect({ code: first.code, stdout: first.stdout, stderr: first.stderr }).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(
+        /^applied: 001_reports_schema\.sql, .*008_\w+\.sql\n$/,
+      ) as unknown,
+      stderr: '',
+    });
+    expect({ code: second.code, stdout: second.stdout }).toEqual({
+      code: 0,
+      stdout: 'database is up to date\n',
+    });
+  }, 60_000);
+
+  it('npm run db:check reaches the seeded database over verified TLS', async () => {
+    const result = await npmRun('db:check', [], { ...caEnv(), DATABASE_URL: url('localhost') });
+
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  }, 60_000);
+
+  it('without TLS settings, verifies a host not on this machine against the RDS CAs and fails in one line', async () => {
+    // Act: 127.0.0.2 is not one of the names taken for this machine, so DB_TLS defaults to verify-full.
+    const result = await npmRun('db:migrate', [], { DATABASE_URL: url('127.0.0.2') });
+
+    // Assess
+    expectOneLineFailure(
+      result,
+      1,
+      /^cannot connect to the database at 127\.0\.0\.2:\d+: .*UNABLE_TO_VERIFY_LEAF_SIGNATURE\)?\n$/,
+    );
+  }, 60_000);
+
+  it.each([
+    ['db:migrate', []],
+    ['db:check', []],
+    ['import', ['--restaurants', '/dev/null']],
+  ])(
+    'npm run %s refuses DB_TLS=disable to a host not on this machine (exit 2, one line)',
+    async (script, args) => {
+      const result = await npmRun(script, args, {
+        DATABASE_URL: url('127.0.0.2'),
+        DB_TLS: 'disable',
+      });
+
+      expectOneLineFailure(
+        result,
+        2,
+        /^DB_TLS=disable does not verify the database at 127\.0\.0\.2: .*DB_TLS_ALLOW_UNVERIFIED=true/,
+      );
+    },
+    60_000,
+  );
+
+  it('connects unverified only with DB_TLS_ALLOW_UNVERIFIED=true: plain, which this server refuses in one line', async () => {
+    const result = await npmRun('db:migrate', [], {
+      DATABASE_URL: url('127.0.0.2'),
+      DB_TLS: 'disable',
+      DB_TLS_ALLOW_UNVERIFIED: 'true',
+    });
+
+    expectOneLineFailure(
+      result,
+      1,
+      /^cannot connect to the database at 127\.0\.0\.2:\d+: pg_hba\.conf .*no encryption \(28000\)\n$/,
+    );
+  }, 60_000);
+
+  it('npm run db:migrate reads DATABASE_SECRET_ARN from Secrets Manager (a local server, through the SDK) and migrates over verified TLS', async () => {
+    // Arrange
+    server?.createDatabase('tools_secret');
+    const secretsManager = await startSecretsManager(
+      JSON.stringify({
+        username: USER,
+        password: PASSWORD,
+        host: '127.0.0.1',
+        port: port,
+        dbname: 'tools_secret',
+      }),
+    );
+    try {
+      // Act
+      const result = await npmRun('db:migrate', [], {
+        ...secretsManager.env,
+        ...caEnv(),
+        DATABASE_SECRET_ARN: SECRET_ARN,
+      });
+
+      // Assess
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        code: 0,
+        stdout: expect.stringMatching(/^applied: 001_reports_schema\.sql, /) as unknown,
+        stderr: '',
+      });
+      expect(secretsManager.requests).toEqual([
+        {
+          target: 'secretsmanager.GetSecretValue',
+          authorization: expect.stringMatching(
+            /^AWS4-HMAC-SHA256 Credential=AKIDTOOLSTEST\/\d{8}\/eu-west-1\/secretsmanager\//,
+          ) as unknown,
+          body: { SecretId: SECRET_ARN },
+        },
+      ]);
+    } finally {
+      await secretsManager.close();
+    }
+  }, 60_000);
+
+  it('fails in one line when Secrets Manager refuses the read', async () => {
+    const secretsManager = await startSecretsManager('{}');
+    try {
+      const result = await npmRun('db:migrate', [], {
+        ...secretsManager.env,
+        ...caEnv(),
+        DATABASE_SECRET_ARN: SECRET_ARN.replace('tools', 'other'),
+      });
+
+      expectOneLineFailure(
+        result,
+        1,
+        /^cannot read DATABASE_SECRET_ARN: Secrets Manager can't find the specified secret\./,
+      );
+    } finally {
+      await secretsManager.close();
+    }
+  }, 60_000);
 });
 
 describe('packaging check (scripts/serverless/database-tls.cjs)', () => {
