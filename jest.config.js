@@ -19,8 +19,13 @@ export default {
   testMatch: ['<rootDir>/tests/**/*.test.ts'],
   // Suites with needs of their own run by their own scripts (and in .ci/run):
   // tests/faults needs a real PostgreSQL (npm run test:faults), tests/browser Debian's
-  // chromium (npm run test:browser).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/faults/', '<rootDir>/tests/browser/'],
+  // chromium (npm run test:browser), tests/lambda-runtime a built aws-lambda-ric (npm run test:lambda).
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    '<rootDir>/tests/faults/',
+    '<rootDir>/tests/browser/',
+    '<rootDir>/tests/lambda-runtime/',
+  ],
   setupFiles: ['<rootDir>/tests/support/env.ts'],
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
