@@ -1,7 +1,9 @@
 /**
- * The one error formatter (spec 2.6, 7), built on @middy/http-error-handler. A PortalError is
- * rendered as its body; anything else is logged by name and code only (no message, stack,
- * SQL or token) and answered 500 INTERNAL_ERROR / "Unknown error". What a 500 is put down to
+ * The one error formatter (spec 2.6, 7): @middy/http-error-handler, with a step before it that
+ * logs and classifies. A PortalError is already an HTTP error as the handler reads one
+ * (statusCode, expose, headers, its JSON body as message); anything else becomes
+ * INTERNAL_ERROR, which is not exposed, so the handler answers its fallback body. A failure is
+ * logged by name and code only (no message, stack, SQL or token). What a 500 is put down to
  * (the key set, the database: shared/metrics.ts `failureKind`) is kept on the invocation's
  * state for the access log and its metrics.
  */
@@ -16,22 +18,11 @@ export interface ErrorHandlerOptions {
   readonly logger: Logger;
 }
 
-/** The shape @middy/http-error-handler renders: an exposed status with a ready body. */
-class RenderedError extends Error {
-  readonly expose = true;
-  constructor(
-    readonly statusCode: number,
-    body: string,
-    readonly headers: Record<string, string>,
-  ) {
-    super(body);
-  }
-}
-
-const INTERNAL_BODY = JSON.stringify(internalError().toBody());
+/** The body of every 500, whatever failed. */
+const FALLBACK_BODY = internalError().message;
 
 export const errorHandler = ({ logger }: ErrorHandlerOptions): PortalMiddleware => {
-  const base = httpErrorHandler({ logger: false, fallbackMessage: INTERNAL_BODY });
+  const format = httpErrorHandler({ logger: false, fallbackMessage: FALLBACK_BODY });
 
   const errorHandlerOnError = async (request: PortalRequest) => {
     if (request.response) return;
@@ -53,11 +44,10 @@ export const errorHandler = ({ logger }: ErrorHandlerOptions): PortalMiddleware 
     } else {
       logger.log('debug', 'request refused', fields);
     }
-    request.error = new RenderedError(portal.statusCode, JSON.stringify(portal.toBody()), {
-      'Content-Type': 'application/json',
-      ...portal.headers,
-    });
-    await base.onError?.(request);
+    // Only a PortalError may reach the handler: another error's own statusCode and message
+    // would be shown as they are.
+    request.error = portal;
+    await format.onError?.(request);
   };
   return { onError: errorHandlerOnError };
 };

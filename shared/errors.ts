@@ -44,24 +44,32 @@ export const MESSAGES = {
   internal: 'Unknown error',
 } as const;
 
+/**
+ * A failure the client sees, shaped as `@middy/http-error-handler` renders errors: `statusCode`,
+ * `expose` (below 500 only), `headers`, and as `message` the spec 2.6 body in JSON. A 500 is
+ * never exposed: the handler answers its fallback, the INTERNAL_ERROR body.
+ */
 export class PortalError extends Error {
   override readonly name = 'PortalError';
+  readonly expose: boolean;
 
   constructor(
     readonly statusCode: number,
     readonly code: ErrorCode,
-    message: string,
+    text: string,
     readonly entries?: readonly ValidationEntry[],
     readonly headers: Readonly<Record<string, string>> = {},
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    const body: ErrorBody = { state: 'ERROR', code, message: text };
+    if (code === 'VALIDATION_ERROR') body.errors = [...(entries ?? [])];
+    super(JSON.stringify(body), options);
+    this.expose = statusCode < 500;
   }
 
+  /** The body, a fresh copy each time. */
   toBody(): ErrorBody {
-    const body: ErrorBody = { state: 'ERROR', code: this.code, message: this.message };
-    if (this.code === 'VALIDATION_ERROR') body.errors = [...(this.entries ?? [])];
-    return body;
+    return JSON.parse(this.message) as ErrorBody;
   }
 }
 

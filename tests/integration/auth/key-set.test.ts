@@ -202,7 +202,14 @@ const rejectionOf = async (promise: Promise<unknown>): Promise<unknown> =>
     (error: unknown) => error,
   );
 
-const INTERNAL = { statusCode: 500, code: 'INTERNAL_ERROR', message: MESSAGES.internal };
+/** A PortalError's message: its spec 2.6 body, as @middy/http-error-handler sends it. */
+const bodyOf = (code: string, message: string): string =>
+  JSON.stringify({ state: 'ERROR', code, message });
+const INTERNAL = {
+  statusCode: 500,
+  code: 'INTERNAL_ERROR',
+  message: bodyOf('INTERNAL_ERROR', MESSAGES.internal),
+};
 
 const START = Date.parse('2025-01-01T00:00:00Z');
 
@@ -532,7 +539,7 @@ describe('unknown kids', () => {
     expect(refusal).toMatchObject({
       statusCode: 401,
       code: 'TOKEN_INVALID',
-      message: MESSAGES.tokenUnverifiable,
+      message: bodyOf('TOKEN_INVALID', MESSAGES.tokenUnverifiable),
     });
     expect(server.requests).toHaveLength(1);
   });

@@ -77,7 +77,7 @@ describe('what the user is told, from the error body', () => {
   });
 
   it('400 OUT_OF_RANGE shows the body message (31 days, 12 months)', () => {
-    expect(describeFailure(...answer(outOfRange())).message).toBe(outOfRange().message);
+    expect(describeFailure(...answer(outOfRange())).message).toBe(outOfRange().toBody().message);
     expect(describeFailure(...answer(outOfMonthRange()))).toEqual({
       kind: 'range',
       status: 400,

@@ -30,8 +30,19 @@ const TOLERANCE = 30;
 const START = Date.parse('2025-01-01T00:00:00Z');
 const START_S = START / 1000;
 
-const INVALID = { statusCode: 401, code: 'TOKEN_INVALID', message: MESSAGES.tokenUnverifiable };
-const EXPIRED = { statusCode: 401, code: 'TOKEN_EXPIRED', message: MESSAGES.tokenExpired };
+/** A PortalError's message: its spec 2.6 body, as @middy/http-error-handler sends it. */
+const bodyOf = (code: string, message: string): string =>
+  JSON.stringify({ state: 'ERROR', code, message });
+const INVALID = {
+  statusCode: 401,
+  code: 'TOKEN_INVALID',
+  message: bodyOf('TOKEN_INVALID', MESSAGES.tokenUnverifiable),
+};
+const EXPIRED = {
+  statusCode: 401,
+  code: 'TOKEN_EXPIRED',
+  message: bodyOf('TOKEN_EXPIRED', MESSAGES.tokenExpired),
+};
 
 interface Signer {
   readonly kid: string;

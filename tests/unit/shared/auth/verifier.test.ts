@@ -29,8 +29,19 @@ import {
 const ISSUER = 'https://portal-auth.test';
 const TOLERANCE = 30;
 
-const INVALID = { statusCode: 401, code: 'TOKEN_INVALID', message: MESSAGES.tokenUnverifiable };
-const EXPIRED = { statusCode: 401, code: 'TOKEN_EXPIRED', message: MESSAGES.tokenExpired };
+/** A PortalError's message: its spec 2.6 body, as @middy/http-error-handler sends it. */
+const bodyOf = (code: string, message: string): string =>
+  JSON.stringify({ state: 'ERROR', code, message });
+const INVALID = {
+  statusCode: 401,
+  code: 'TOKEN_INVALID',
+  message: bodyOf('TOKEN_INVALID', MESSAGES.tokenUnverifiable),
+};
+const EXPIRED = {
+  statusCode: 401,
+  code: 'TOKEN_EXPIRED',
+  message: bodyOf('TOKEN_EXPIRED', MESSAGES.tokenExpired),
+};
 
 const RESTAURANTS = [
   { id: 'r-1', platforms: [{ restaurantId: 'p-1', platformId: 'TB_AE', platformKey: 'TB_AE' }] },
