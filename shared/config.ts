@@ -14,6 +14,8 @@ import { parseLegacyAliases, type LegacyPlatformKeys } from './platforms';
 export interface ServiceConfig {
   readonly jwksUrl: URL;
   readonly issuer?: string;
+  /** When set, every token's `aud` must name it. */
+  readonly audience?: string;
   readonly clockToleranceSeconds: number;
   readonly legacyPlatforms: LegacyPlatformKeys;
   readonly database: DatabaseConfig;
@@ -276,12 +278,14 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
     throw new ConfigError((error as Error).message);
   }
   const issuer = env.JWT_ISSUER?.trim();
+  const audience = env.JWT_AUDIENCE?.trim();
   const legacySunset = sunset(env);
   const source = databaseSource(env);
   const metrics = loadMetricsConfig(env);
   return {
     jwksUrl: keySetUrl(required(env, 'JWKS_URL')),
     ...(issuer ? { issuer } : {}),
+    ...(audience ? { audience } : {}),
     clockToleranceSeconds: integer(env, 'JWT_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
     legacyPlatforms: { aliases, ...(legacySunset ? { sunset: legacySunset } : {}) },
     database: {

@@ -73,6 +73,7 @@ export const createDependencies = (
       clockToleranceSeconds: config.clockToleranceSeconds,
       cache: TOKEN_CACHE_DEFAULTS,
       ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
+      ...(config.audience === undefined ? {} : { audience: config.audience }),
     }),
     ownership: {
       legacy: config.legacyPlatforms,

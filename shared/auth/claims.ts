@@ -4,7 +4,9 @@
  * cannot reach a log or a response.
  */
 import { tokenUnverifiable } from '../errors';
-import type { JsonObject } from './jws';
+
+/** A verified JWT claims set (jose's JWTPayload is one): members not yet read. */
+export type JsonObject = Readonly<Record<string, unknown>>;
 
 export interface PlatformGrant {
   readonly restaurantId: string;

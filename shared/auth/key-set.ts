@@ -9,8 +9,9 @@
  * - When a refresh fails while keys are held, the last good set keeps serving for up to
  *   `staleMs` and the failure is logged; with nothing usable the set is unavailable (a 500),
  *   and for `failureBackoffMs` after such a failure it answers so at once, without a fetch.
- * - Each refresh imports the set's keys once (keys.ts); a lookup selects among them as jose
- *   does and answers an empty list when none fits: refusing the token is the verifier's part.
+ * - Each refresh holds the set's public signature keys of usable strength (RSA of 2048 bits or
+ *   more) as a jose `createLocalJWKSet`, which selects the key for a token's `alg` and `kid`
+ *   and imports it once; no key, or several, is a jose error, the token's fault.
  * - A refresh that no longer holds a key the previous set held (dropped, or a kid re-used for
  *   other key material) tells the `onKeysRemoved` listeners, so caches of verified tokens can
  *   forget what that key verified.
@@ -22,14 +23,15 @@
  *   failure is one info line, `key set prefetch failed`, with no metric and no back-off, and a
  *   lookup that was waiting for it fetches again itself.
  */
-import { fetchKeySetBody } from './fetch-key-set';
 import {
-  importVerificationKey,
-  selectKeys,
-  type Jwk,
-  type KeyLookup,
-  type VerificationKey,
-} from './keys';
+  createLocalJWKSet,
+  errors,
+  type CryptoKey,
+  type FlattenedJWSInput,
+  type JSONWebKeySet,
+  type JWSHeaderParameters,
+} from 'jose';
+import { fetchKeySetBody } from './fetch-key-set';
 import { describeError, type Logger } from '../logger';
 import type { Metrics } from '../metrics';
 
@@ -62,16 +64,26 @@ export class KeySetUnavailableError extends Error {
   readonly code = 'ERR_KEY_SET_UNAVAILABLE';
 }
 
+/** A JSON Web Key as parsed from the key set: an object, members not yet checked. */
+export type Jwk = Readonly<Record<string, unknown>>;
+
 /** A published JSON Web Key, as parsed (members unchecked beyond being a signature key). */
 type PublishedKey = Jwk & { readonly kty: string; readonly kid?: unknown };
 
+/** jose's key resolver (`jwtVerify`'s second argument): the one key for a token's header. */
+export type KeyResolver = (
+  protectedHeader: JWSHeaderParameters,
+  token?: FlattenedJWSInput,
+) => Promise<CryptoKey>;
+
 export interface KeySet {
   /**
-   * The held keys that may verify a token with this `alg` and header `kid`, as keys.ts selects
-   * them; a kid the set does not hold triggers one refetch (outside the cooldown). Resolves to
-   * an empty list when no key fits; rejects with KeySetUnavailableError when no set is held.
+   * The held key for a token's `alg` and `kid`, chosen by jose's `createLocalJWKSet`; a kid the
+   * set does not hold triggers one refetch (outside the cooldown). Rejects with jose's
+   * JWKSNoMatchingKey or JWKSMultipleMatchingKeys when none or several fit, and with
+   * KeySetUnavailableError when no set is held.
    */
-  readonly keysFor: KeyLookup;
+  readonly getKey: KeyResolver;
   /**
    * Starts loading the set if nothing is held yet (container initialisation); resolves once
    * that load has settled, never rejects.
@@ -92,8 +104,8 @@ export interface RemovedKeys {
 export type KeysRemovedListener = (removed: RemovedKeys) => void;
 
 interface Loaded {
-  /** The set's usable keys, imported once per refresh. */
-  readonly keys: readonly VerificationKey[];
+  /** The set's usable keys, each imported by jose on first use. */
+  readonly resolve: KeyResolver;
   readonly kids: ReadonlySet<string>;
   /** Each key's canonical JSON, with its kid: tells a removed or re-keyed kid apart. */
   readonly fingerprints: ReadonlyMap<string, string | undefined>;
@@ -117,6 +129,44 @@ const removedBetween = (before: Loaded, after: Loaded): RemovedKeys => {
 
 const isSigningKey = (key: Jwk): key is PublishedKey =>
   typeof key.kty === 'string' && key.kty !== 'oct' && (key.use === undefined || key.use === 'sig');
+
+/** Members that make a JWK private (or symmetric): such a key never verifies a token. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k', 'priv'] as const;
+
+/** RFC 7518 3.3, 3.5: RSA keys under 2048 bits must not verify (jose throws a TypeError). */
+const MIN_RSA_BITS = 2048;
+
+/** Bits of a base64url big-endian modulus, leading zero bytes not counted. */
+const modulusBits = (n: string): number => {
+  const bytes = Buffer.from(n, 'base64url');
+  let start = 0;
+  while (start < bytes.length && bytes[start] === 0) start += 1;
+  if (start === bytes.length) return 0;
+  return (bytes.length - start - 1) * 8 + (bytes[start] ?? 0).toString(2).length;
+};
+
+/** A public key we may hold: no private members, and an RSA modulus of usable strength. */
+const isHeldKey = (key: PublishedKey): boolean =>
+  !PRIVATE_MEMBERS.some((member) => Object.hasOwn(key, member)) &&
+  (key.kty !== 'RSA' || (typeof key.n === 'string' && modulusBits(key.n) >= MIN_RSA_BITS));
+
+/**
+ * jose's resolver over these published keys (the set's own, or a test's). A key that cannot be
+ * imported (malformed material) refuses the token as jose's JWKSInvalid.
+ */
+export const keyResolver = (published: readonly Jwk[]): KeyResolver => {
+  const local = createLocalJWKSet({
+    keys: published.filter(isSigningKey).filter(isHeldKey),
+  } as JSONWebKeySet);
+  return async (protectedHeader, token) => {
+    try {
+      return await local(protectedHeader, token);
+    } catch (error) {
+      if (error instanceof errors.JOSEError) throw error;
+      throw new errors.JWKSInvalid('the key of the set cannot be imported', { cause: error });
+    }
+  };
+};
 
 /**
  * The set's signature keys (a symmetric key must never verify a token); a body without any is
@@ -179,7 +229,7 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
       );
       const previous = loaded;
       const next: Loaded = {
-        keys: published.flatMap((key) => importVerificationKey(key) ?? []),
+        resolve: keyResolver(published),
         kids,
         fingerprints,
         fetchedAt: now(),
@@ -240,23 +290,27 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
     return loaded;
   };
 
-  const keysFor: KeySet['keysFor'] = async (alg, kid) => {
+  const getKey: KeyResolver = async (protectedHeader, token) => {
     const set = await current();
-    const held = selectKeys(set.keys, alg, kid);
-    if (held.length > 0) return held;
-    const unknownKid = typeof kid === 'string' && !set.kids.has(kid);
-    // A newer set may be on its way or already here (another invocation's refetch):
-    // use it; start a refetch only outside the cooldown window.
-    const newer = unknownKid
-      ? ((inflight && awaitInflight(inflight)) ??
+    try {
+      return await set.resolve(protectedHeader, token);
+    } catch (error) {
+      const { kid } = protectedHeader;
+      const unknownKid = typeof kid === 'string' && !set.kids.has(kid);
+      if (!(error instanceof errors.JWKSNoMatchingKey) || !unknownKid) throw error;
+      // A newer set may be on its way or already here (another invocation's refetch):
+      // use it; start a refetch only outside the cooldown window.
+      const newer =
+        (inflight && awaitInflight(inflight)) ??
         (loaded && loaded !== set ? Promise.resolve(loaded) : undefined) ??
-        (coolingDown() ? undefined : refresh()))
-      : undefined;
-    return newer ? selectKeys((await newer).keys, alg, kid) : [];
+        (coolingDown() ? undefined : refresh());
+      if (newer === undefined) throw error;
+      return (await newer).resolve(protectedHeader, token);
+    }
   };
 
   return {
-    keysFor,
+    getKey,
     prefetch() {
       const settled = loaded ? undefined : (inflight ?? refresh(true));
       return (settled ?? Promise.resolve()).then(

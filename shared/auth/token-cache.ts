@@ -1,24 +1,31 @@
 /**
- * The container's cache of verified tokens (issue 5, goal 3): the portal fires several calls
- * with the same token, and a repeat need not pay for a second signature verification.
+ * The container's cache of verified tokens: the portal fires several calls with the same token,
+ * and a repeat need not pay for a second signature verification.
  *
  * - The key is the SHA-256 of the whole compact token (header, payload and signature), so two
  *   tokens that differ anywhere, the signature included, are different entries, and no one can
  *   craft a collision. The value is only what that token itself carries (its parsed claims),
  *   so nothing is shared between tokens, let alone tenants.
  * - Only successful verifications are stored; a refusal leaves no entry.
- * - An entry is served while `notBefore ≤ now < expiresAt`: the validity window its verification
- *   returned (jws.ts: jose's arithmetic, the clock tolerance included), cut short at the
- *   insertion time plus `maxAgeMs`. Nothing here recomputes it from the claims. A token outside
- *   that window when stored is not stored; an entry found outside it is dropped.
+ * - An entry is served while `notBefore ≤ now < expiresAt`: the validity window the verifier
+ *   computed from the verified payload (jose's arithmetic, the clock tolerance included), cut
+ *   short at the insertion time plus `maxAgeMs`. A token outside that window when stored is not
+ *   stored; an entry found outside it is dropped.
  * - At most `maxEntries` entries: the least recently inserted one makes room for a new one.
  * - `dropKeys` removes every entry a removed key may have verified (the verifier calls it when a
  *   key-set refresh removes keys); a verification that was under way across such a removal is
  *   not stored.
  */
 import { hash } from 'node:crypto';
-import type { ValidityWindow } from './jws';
 import type { RemovedKeys } from './key-set';
+
+/** Epoch milliseconds from which a verified token is accepted, and from which it is not. */
+export interface ValidityWindow {
+  /** The first instant its `nbf` allows (-Infinity without `nbf`). */
+  readonly notBefore: number;
+  /** The first instant it is expired. */
+  readonly expiresAt: number;
+}
 
 export interface TokenCacheOptions {
   /** Entries held at most (least recently inserted evicted first). */
@@ -33,7 +40,7 @@ export const TOKEN_CACHE_DEFAULTS = { maxEntries: 1_000, maxAgeMs: 60_000 } as c
 export interface VerifiedToken {
   /** The `kid` of the token's protected header (undefined when it has none). */
   readonly kid: string | undefined;
-  /** Epoch milliseconds in which the verifier accepts the token (jws.ts `verifyJws`). */
+  /** Epoch milliseconds in which the verifier accepts the token. */
   readonly window: ValidityWindow;
 }
 

@@ -2,33 +2,55 @@
  * Local verification of the portal's JWT (spec 5.1–5.3) against the environment's key set, with
  * the container's cache of verified tokens.
  *
- * - The token is verified by jws.ts's `verifyJws` on node:crypto (jose's rules, stricter where
- *   jose is lenient), with keys only from the key set, imported and selected by keys.ts (the
- *   token's own `jwk`, `jku`, `x5u` and `x5c` headers are never consulted); only asymmetric
- *   algorithms are accepted and the algorithm must fit the key; any `crit` header is refused;
- *   `exp` is required and `nbf` honoured. Its payload becomes the typed claims (claims.ts).
- * - Failures are mapped by their class, never by message text or a pattern over codes: a
- *   JwtVerificationError is the token's fault (ERR_JWT_EXPIRED → 401 TOKEN_EXPIRED, any other
- *   → 401 TOKEN_INVALID); anything else, KeySetUnavailableError included, is ours (500). The
- *   original error is kept as `cause`.
+ * - jose's `jwtVerify` verifies the token, its key resolved by the key set (key-set.ts: jose's
+ *   `createLocalJWKSet` over the held set; the token's own `jwk`, `jku`, `x5u` and `x5c` headers
+ *   are never consulted). Only asymmetric algorithms are accepted, checked before any key is
+ *   looked up; `exp` is required, `nbf` honoured, `iss` (and `aud`, when configured) checked.
+ *   Its payload becomes the typed claims (claims.ts).
+ * - Failures are mapped by their class, never by message text: JWTExpired → 401 TOKEN_EXPIRED,
+ *   any other JOSEError → 401 TOKEN_INVALID; anything else, KeySetUnavailableError included, is
+ *   ours (500). The original error is kept as `cause`.
  * - A token verified once is served from the cache (token-cache.ts; `cache` defaults to
- *   TOKEN_CACHE_DEFAULTS: 1,000 entries, 60 s) for the validity window `verifyJws` returned, at
- *   most the cache's maximum age; refusals are never cached; a key-set refresh that removes a
- *   key drops every entry that key may have verified (`keySet.onKeysRemoved`).
+ *   TOKEN_CACHE_DEFAULTS: 1,000 entries, 60 s) for the window in which jose would accept it
+ *   again, at most the cache's maximum age; refusals are never cached; a key-set refresh that
+ *   removes a key drops every entry that key may have verified (`keySet.onKeysRemoved`).
  * - `now` replaces the clock for both the claims checks and the cache (tests).
  */
+import { errors, jwtVerify, type JWTVerifyOptions } from 'jose';
 import { internalError, tokenExpired, tokenUnverifiable, type PortalError } from '../errors';
-import { parseClaims, type PortalClaims } from './claims';
-import { JwtVerificationError, verifyJws } from './jws';
+import { parseClaims, type JsonObject, type PortalClaims } from './claims';
 import type { KeySet } from './key-set';
-import { ASYMMETRIC_ALGORITHMS, isAsymmetricAlgorithm, type AsymmetricAlgorithm } from './keys';
-import { createTokenCache, TOKEN_CACHE_DEFAULTS, type TokenCacheOptions } from './token-cache';
+import {
+  createTokenCache,
+  TOKEN_CACHE_DEFAULTS,
+  type TokenCacheOptions,
+  type ValidityWindow,
+} from './token-cache';
 
-export { ASYMMETRIC_ALGORITHMS, type AsymmetricAlgorithm } from './keys';
+export const ASYMMETRIC_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
+
+export type AsymmetricAlgorithm = (typeof ASYMMETRIC_ALGORITHMS)[number];
+
+const isAsymmetricAlgorithm = (alg: string): alg is AsymmetricAlgorithm =>
+  (ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg);
 
 export interface VerifierOptions {
   readonly keySet: KeySet;
   readonly issuer?: string;
+  /** When set, the token's `aud` must name it. */
+  readonly audience?: string;
   /** A non-negative whole number of seconds, as jose's `clockTolerance`. */
   readonly clockToleranceSeconds: number;
   readonly algorithms?: readonly AsymmetricAlgorithm[];
@@ -41,8 +63,24 @@ export interface VerifierOptions {
 export type Verifier = (token: string) => Promise<PortalClaims>;
 
 const toPortalError = (error: unknown): PortalError => {
-  if (!(error instanceof JwtVerificationError)) return internalError(error);
-  return error.code === 'ERR_JWT_EXPIRED' ? tokenExpired(error) : tokenUnverifiable(error);
+  if (error instanceof errors.JWTExpired) return tokenExpired(error);
+  if (error instanceof errors.JOSEError) return tokenUnverifiable(error);
+  return internalError(error);
+};
+
+/**
+ * Where jose would accept the verified token again, in epoch milliseconds: it calls a token not
+ * yet valid when `nbf > now + tolerance` and expired when `exp <= now - tolerance`, `now` in
+ * whole seconds; with a whole-number tolerance those are `now < ceil(nbf) - tolerance` and
+ * `now >= ceil(exp) + tolerance`.
+ */
+const validityWindow = (payload: JsonObject, tolerance: number): ValidityWindow => {
+  const { nbf, exp } = payload;
+  return {
+    notBefore:
+      typeof nbf === 'number' ? (Math.ceil(nbf) - tolerance) * 1000 : Number.NEGATIVE_INFINITY,
+    expiresAt: typeof exp === 'number' ? (Math.ceil(exp) + tolerance) * 1000 : 0,
+  };
 };
 
 export const createVerifier = (options: VerifierOptions): Verifier => {
@@ -54,9 +92,15 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
   if (!Number.isSafeInteger(tolerance) || tolerance < 0) {
     throw new TypeError('clockToleranceSeconds must be a non-negative whole number of seconds');
   }
-  const algorithms = new Set<AsymmetricAlgorithm>(requested);
   const now = options.now ?? Date.now;
-  const { keySet, issuer } = options;
+  const { keySet, issuer, audience } = options;
+  const verifyOptions: JWTVerifyOptions = {
+    algorithms: [...requested],
+    requiredClaims: ['exp'],
+    clockTolerance: tolerance,
+    ...(issuer === undefined ? {} : { issuer }),
+    ...(audience === undefined ? {} : { audience }),
+  };
   const cache = createTokenCache<PortalClaims>(options.cache ?? TOKEN_CACHE_DEFAULTS);
   keySet.onKeysRemoved((removed) => {
     cache.dropKeys(removed);
@@ -66,16 +110,24 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
     const hit = cache.get(token, now());
     if (hit !== undefined) return hit;
     const generation = cache.generation();
-    const verified = await verifyJws(token, (alg, kid) => keySet.keysFor(alg, kid), {
-      algorithms,
-      clockToleranceSeconds: tolerance,
-      now: now(),
-      ...(issuer === undefined ? {} : { issuer }),
+    const { payload, protectedHeader } = await jwtVerify(token, keySet.getKey, {
+      ...verifyOptions,
+      currentDate: new Date(now()),
     }).catch((error: unknown) => {
       throw toPortalError(error);
     });
-    const claims = deepFreeze(parseClaims(verified.payload));
-    cache.set(token, claims, verified, now(), generation);
+    const claims = deepFreeze(parseClaims(payload));
+    const { kid } = protectedHeader;
+    cache.set(
+      token,
+      claims,
+      {
+        kid: typeof kid === 'string' ? kid : undefined,
+        window: validityWindow(payload, tolerance),
+      },
+      now(),
+      generation,
+    );
     return claims;
   };
 };

@@ -1,19 +1,42 @@
 /**
- * Stand-in key sets for unit tests: a fixed list of published keys, imported and selected
- * exactly as createKeySet does (keys.ts), without any fetching.
+ * Stand-in key sets for unit tests: a fixed list of published keys, held and resolved exactly
+ * as createKeySet does (key-set.ts `keyResolver`: jose's createLocalJWKSet), without any
+ * fetching.
  */
-import type { KeySet, KeysRemovedListener } from '../../shared/auth/key-set';
+import { errors, type CryptoKey } from 'jose';
 import {
-  importVerificationKey,
-  selectKeys,
+  keyResolver,
   type Jwk,
-  type KeyLookup,
-} from '../../shared/auth/keys';
+  type KeyResolver,
+  type KeySet,
+  type KeysRemovedListener,
+} from '../../shared/auth/key-set';
 
-/** A KeySet's `keysFor` over these keys: an empty list when none fits. */
-export const localKeysFor = (jwks: readonly Jwk[]): KeyLookup => {
-  const keys = jwks.flatMap((jwk) => importVerificationKey(jwk) ?? []);
-  return (alg, kid) => Promise.resolve(selectKeys(keys, alg, kid));
+/** A KeySet's `getKey` over these keys. */
+export const localGetKey = (jwks: readonly Jwk[]): KeyResolver => keyResolver(jwks);
+
+/**
+ * The keys `getKey` offers for a token with this `alg` and `kid`: one, none (jose's
+ * JWKSNoMatchingKey) or several (JWKSMultipleMatchingKeys, which lists them). Any other
+ * rejection passes through.
+ */
+export const keysFor = async (
+  keySet: Pick<KeySet, 'getKey'>,
+  alg: string,
+  kid?: unknown,
+): Promise<CryptoKey[]> => {
+  const header = { alg, ...(kid === undefined ? {} : { kid }) } as Parameters<KeyResolver>[0];
+  try {
+    return [await keySet.getKey(header)];
+  } catch (error) {
+    if (error instanceof errors.JWKSNoMatchingKey) return [];
+    if (error instanceof errors.JWKSMultipleMatchingKeys) {
+      const keys: CryptoKey[] = [];
+      for await (const key of error as unknown as AsyncIterable<CryptoKey>) keys.push(key);
+      return keys;
+    }
+    throw error;
+  }
 };
 
 export interface LocalKeySet extends KeySet {
@@ -24,10 +47,10 @@ export interface LocalKeySet extends KeySet {
 /** A whole KeySet over these keys, held from the start; `remove` plays a refresh. */
 export const localKeySet = (jwks: readonly Jwk[]): LocalKeySet => {
   let held = [...jwks];
-  let keysFor = localKeysFor(held);
+  let getKey = localGetKey(held);
   const listeners = new Set<KeysRemovedListener>();
   return {
-    keysFor: (alg, kid) => keysFor(alg, kid),
+    getKey: (header, token) => getKey(header, token),
     prefetch: () => Promise.resolve(), // the keys are held from the start
     onKeysRemoved(listener) {
       listeners.add(listener);
@@ -37,7 +60,7 @@ export const localKeySet = (jwks: readonly Jwk[]): LocalKeySet => {
     },
     remove(kids) {
       held = held.filter((key) => typeof key.kid !== 'string' || !kids.includes(key.kid));
-      keysFor = localKeysFor(held);
+      getKey = localGetKey(held);
       const removed = { kids: new Set(kids), withoutKid: false };
       for (const listener of listeners) listener(removed);
     },

@@ -66,7 +66,7 @@ let server: Server;
 let url: URL;
 let clock: number;
 let keySet: KeySet;
-let lookups: jest.Spied<KeySet['keysFor']>;
+let lookups: jest.Spied<KeySet['getKey']>;
 let verify: Verifier;
 
 beforeAll(async () => {
@@ -90,7 +90,7 @@ beforeEach(async () => {
     now: () => clock,
     timeoutMs: 500,
   });
-  lookups = jest.spyOn(keySet, 'keysFor');
+  lookups = jest.spyOn(keySet, 'getKey');
   verify = createVerifier({
     keySet,
     clockToleranceSeconds: TOLERANCE,

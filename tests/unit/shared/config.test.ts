@@ -106,6 +106,17 @@ describe('loadConfig', () => {
     expect(config).not.toHaveProperty('issuer');
   });
 
+  it('reads JWT_AUDIENCE trimmed, and treats it blank as not set', () => {
+    // Act
+    const set = loadConfig({ ...minimalEnv(), JWT_AUDIENCE: ' portal-reports ' });
+    const blank = loadConfig({ ...minimalEnv(), JWT_AUDIENCE: '  ' });
+
+    // Assess
+    expect(set.audience).toBe('portal-reports');
+    expect(blank).not.toHaveProperty('audience');
+    expect(loadConfig(minimalEnv())).not.toHaveProperty('audience');
+  });
+
   it('reads process.env when no environment is passed', () => {
     // Prepare
     const saved = { ...process.env };

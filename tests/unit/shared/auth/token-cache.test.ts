@@ -24,7 +24,7 @@ import {
 } from '../../../../shared/auth/token-cache';
 import { createVerifier, type Verifier } from '../../../../shared/auth/verifier';
 import { MESSAGES, PortalError } from '../../../../shared/errors';
-import { localKeySet, localKeysFor, type LocalKeySet } from '../../../support/local-keys';
+import { localKeySet, localGetKey, type LocalKeySet } from '../../../support/local-keys';
 
 const TOLERANCE = 30;
 const START = Date.parse('2025-01-01T00:00:00Z');
@@ -75,16 +75,16 @@ const tokenOf = (
     .setProtectedHeader({ alg: 'ES256', ...header })
     .sign(key.privateKey);
 
-type KeysFor = KeySet['keysFor'];
+type GetKey = KeySet['getKey'];
 
 interface StubKeySet extends LocalKeySet {
-  readonly lookups: jest.Mock<KeysFor>;
+  readonly lookups: jest.Mock<GetKey>;
 }
 
 const stubKeySet = (keys: readonly JWK[]): StubKeySet => {
   const local = localKeySet(keys);
-  const lookups = jest.fn<KeysFor>(local.keysFor);
-  return { ...local, keysFor: lookups, lookups };
+  const lookups = jest.fn<GetKey>(local.getKey);
+  return { ...local, getKey: lookups, lookups };
 };
 
 const refusalOf = async (verification: Promise<unknown>): Promise<PortalError> => {
@@ -455,10 +455,10 @@ describe('key removal', () => {
 
   it('a verification under way across a removal is not cached', async () => {
     const token = await tokenOf(keyB);
-    const local = localKeysFor([keyA.publicJwk, keyB.publicJwk]);
-    keySet.lookups.mockImplementationOnce((alg, kid) => {
+    const local = localGetKey([keyA.publicJwk, keyB.publicJwk]);
+    keySet.lookups.mockImplementationOnce((header, jws) => {
       keySet.remove([keyA.kid]);
-      return local(alg, kid);
+      return local(header, jws);
     });
     await verify(token);
     await verify(token);

@@ -1,11 +1,18 @@
 /**
  * createVerifier over a stand-in key set: real tokens signed with jose's own builder for what
  * must pass, hand-built tokens for the attacks, and how each failure is mapped to the spec's
- * errors (by class: a JwtVerificationError is the token's fault, anything else ours). jose
+ * errors (by class: a jose JOSEError is the token's fault, anything else ours). jose
  * reads the real clock, so times are chosen relative to now with margins far wider than the
  * clock tolerance. The cache has suites of its own (token-cache.test.ts).
  */
-import { createHmac, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
 import { jest } from '@jest/globals';
 import {
   exportJWK,
@@ -99,16 +106,16 @@ const signed = (
   payload: Record<string, unknown> = claims(),
 ): Promise<string> => new SignJWT(payload).setProtectedHeader(header).sign(key);
 
-type KeysFor = KeySet['keysFor'];
+type GetKey = KeySet['getKey'];
 
 interface StubKeySet extends KeySet {
-  readonly lookups: jest.Mock<KeysFor>;
+  readonly lookups: jest.Mock<GetKey>;
 }
 
 const stubKeySet = (keys: readonly JWK[]): StubKeySet => {
   const local = localKeySet(keys);
-  const lookups = jest.fn<KeysFor>(local.keysFor);
-  return { ...local, keysFor: lookups, lookups };
+  const lookups = jest.fn<GetKey>(local.getKey);
+  return { ...local, getKey: lookups, lookups };
 };
 
 /** The error a verification was refused with; fails the test when it was not a PortalError. */
@@ -422,6 +429,81 @@ describe('key selection', () => {
   });
 });
 
+describe('keys the set must not use', () => {
+  it('refuses, as 401, a token whose kid names an RSA key under 2048 bits', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const weak = { ...publicKey.export({ format: 'jwk' }), kid: 'weak-1', use: 'sig' };
+    const verifyWeak = createVerifier({
+      keySet: stubKeySet([weak, ec.publicJwk]),
+      clockToleranceSeconds: TOLERANCE,
+    });
+    const token = handSigned(
+      JSON.stringify({ alg: 'RS256', kid: 'weak-1' }),
+      JSON.stringify(claims()),
+      privateKey,
+    );
+
+    await expectInvalid(verifyWeak(token), NO_KEY);
+  });
+
+  it('refuses, as 401, a token whose kid names a key of malformed material', async () => {
+    const broken = { ...ec.publicJwk, kid: 'broken-1', x: 'AAAA' };
+    const verifyBroken = createVerifier({
+      keySet: stubKeySet([broken]),
+      clockToleranceSeconds: TOLERANCE,
+    });
+    const token = await signed({ alg: 'ES256', kid: 'broken-1' }, ec.privateKey);
+
+    await expectInvalid(verifyBroken(token), 'ERR_JWKS_INVALID');
+  });
+
+  it('never verifies with a published private key', async () => {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const leaked = { ...(await exportJWK(privateKey)), kid: 'leaked-1' };
+    const verifyLeaked = createVerifier({
+      keySet: stubKeySet([leaked]),
+      clockToleranceSeconds: TOLERANCE,
+    });
+    const token = await signed({ alg: 'ES256', kid: 'leaked-1' }, privateKey);
+
+    await expectInvalid(verifyLeaked(token), NO_KEY);
+  });
+});
+
+describe('audience', () => {
+  const withAudience = () =>
+    createVerifier({ keySet, clockToleranceSeconds: TOLERANCE, audience: 'portal-reports' });
+
+  it.each([
+    ['equal to it', 'portal-reports'],
+    ['a list holding it', ['portal-web', 'portal-reports']],
+  ])('accepts aud %s when an audience is configured', async (_what, aud) => {
+    const token = await signed({ alg: 'RS256', kid: rsa.kid }, rsa.privateKey, claims({ aud }));
+
+    await expect(withAudience()(token)).resolves.toMatchObject({ sub: 'owner-1' });
+  });
+
+  it.each([
+    ['another audience', 'portal-admin'],
+    ['a list without it', ['portal-web']],
+    ['none', undefined],
+  ])('refuses aud that is %s when an audience is configured', async (_what, aud) => {
+    const token = await signed({ alg: 'RS256', kid: rsa.kid }, rsa.privateKey, claims({ aud }));
+
+    await expectInvalid(withAudience()(token), CLAIM_INVALID);
+  });
+
+  it('accepts any aud, or none, when no audience is configured', async () => {
+    const token = await signed(
+      { alg: 'RS256', kid: rsa.kid },
+      rsa.privateKey,
+      claims({ aud: 'elsewhere' }),
+    );
+
+    await expect(verify(token)).resolves.toMatchObject({ sub: 'owner-1' });
+  });
+});
+
 describe('header parameters', () => {
   it('refuses an unknown critical header parameter', async () => {
     const header = rsaHeader({ crit: ['urn:example:policy'], 'urn:example:policy': 1 });
@@ -438,8 +520,8 @@ describe('header parameters', () => {
 
     expect(token.split('.')).toHaveLength(3);
 
-    // No JWS extension is implemented, b64 included: refused before any key is looked up.
-    await expectInvalid(verify(token), 'ERR_JOSE_NOT_SUPPORTED');
+    // jose reads b64 but refuses an unencoded payload for a JWT.
+    await expectInvalid(verify(token), 'ERR_JWT_INVALID');
   });
 
   it.each([
