@@ -86,6 +86,14 @@ const oneOf = <T extends string>(env: Env, name: string, values: readonly [T, ..
 
 const STATEMENT_TIMEOUT_VIA = ['startup', 'role'] as const;
 
+/** DB_STATEMENT_TIMEOUT_MS: the limit on one statement, 100–60000 ms (default 5000). */
+export const statementTimeoutMs = (env: Env): number =>
+  integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 60000);
+
+/** DB_STATEMENT_TIMEOUT_VIA: `startup` (default) or `role` (shared/db/client.ts PoolOptions). */
+export const statementTimeoutVia = (env: Env): 'startup' | 'role' =>
+  oneOf(env, 'DB_STATEMENT_TIMEOUT_VIA', STATEMENT_TIMEOUT_VIA);
+
 const boolean = (env: Env, name: string, fallback: boolean): boolean => {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
@@ -291,8 +299,8 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
     database: {
       ...source,
       poolMax: integer(env, 'DB_POOL_MAX', 2, 1, 20),
-      statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 60000),
-      statementTimeoutVia: oneOf(env, 'DB_STATEMENT_TIMEOUT_VIA', STATEMENT_TIMEOUT_VIA),
+      statementTimeoutMs: statementTimeoutMs(env),
+      statementTimeoutVia: statementTimeoutVia(env),
       connectTimeoutSeconds: integer(env, 'DB_CONNECT_TIMEOUT_SECONDS', 5, 1, 60),
       prepare: boolean(env, 'DB_PREPARE', true),
       tls: databaseTls(env, env.DATABASE_URL?.trim() ?? ''),

@@ -6,13 +6,18 @@
  *   --restaurant ID                     one restaurant (default: every restaurant)
  *   --repair                            recompute the drifted restaurants, one per transaction
  *   --metrics                           print the RollupDrift metric as one EMF line
+ *   --service-role NAME                 also check that role's statement_timeout (set by
+ *                                       npm run db:migrate -- --service-role NAME)
  * Exit status: 0 the rollups equal their source rows (after the repair, with --repair), 1 they
- * differ or the database was not reached, 2 bad arguments or database settings.
+ * differ, the service role has no statement timeout, or the database was not reached, 2 bad
+ * arguments or database settings.
  */
 import { exitOnToolError, hasDatabase, openToolDatabase } from './connection';
 import { CHECK_USAGE, parseCheckArgs, runCheck } from './drift';
+import { describeRoleTimeout, roleStatementTimeout, takeServiceRole } from './service-role';
 
-const parsed = parseCheckArgs(process.argv.slice(2));
+const withRole = takeServiceRole(process.argv.slice(2));
+const parsed = 'error' in withRole ? withRole : parseCheckArgs([...withRole.rest]);
 if ('error' in parsed) {
   process.stderr.write(`${parsed.error}\n${CHECK_USAGE}\n`);
   process.exit(2);
@@ -28,6 +33,11 @@ try {
   process.exitCode = await runCheck(sql, parsed.options, (line) => {
     process.stdout.write(`${line}\n`);
   });
+  if ('role' in withRole && withRole.role !== undefined) {
+    const role = describeRoleTimeout(withRole.role, await roleStatementTimeout(sql, withRole.role));
+    process.stdout.write(`${role.line}\n`);
+    if (!role.ok) process.exitCode = 1;
+  }
 } finally {
   await sql.end();
 }

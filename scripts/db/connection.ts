@@ -8,7 +8,13 @@
  * DB_TLS_ALLOW_UNVERIFIED=true.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ConfigError, databaseTls, databaseUrl, isLoopbackDatabase } from '../../shared/config';
+import {
+  ConfigError,
+  databaseTls,
+  databaseUrl,
+  isLoopbackDatabase,
+  statementTimeoutVia,
+} from '../../shared/config';
 import { createSql, type Sql } from '../../shared/db/client';
 import {
   locationOf,
@@ -111,7 +117,9 @@ export interface ToolPool {
 export const openToolDatabase = async (env: Env, pool: ToolPool): Promise<Sql> => {
   let tls;
   let where;
+  let via;
   try {
+    via = statementTimeoutVia(env);
     tls = databaseTls(env, env.DATABASE_URL?.trim() ?? '');
     where = await source(env);
   } catch (error) {
@@ -128,6 +136,8 @@ export const openToolDatabase = async (env: Env, pool: ToolPool): Promise<Sql> =
   const options = {
     poolMax: 1,
     statementTimeoutMs: pool.statementTimeoutMs,
+    // Behind a proxy that refuses it, no startup parameter: the tool's role's own limit applies.
+    statementTimeoutVia: via,
     connectTimeoutSeconds: 10,
     tls,
   };

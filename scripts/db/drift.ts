@@ -231,7 +231,7 @@ export interface CheckOptions extends DriftScope {
 }
 
 export const CHECK_USAGE =
-  'usage: npm run db:check -- [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--restaurant ID] [--repair] [--metrics]';
+  'usage: npm run db:check -- [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--restaurant ID] [--repair] [--metrics] [--service-role NAME]';
 
 /** The command line of npm run db:check, or what is wrong with it. */
 export const parseCheckArgs = (

@@ -65,3 +65,31 @@ export const toMilliseconds = (setting: string): number | undefined => {
   if (!match || unit === undefined) return undefined;
   return Number(match[1]) * unit;
 };
+
+/** `--service-role NAME` taken out of a tool's arguments; the others are left for the tool. */
+export const takeServiceRole = (
+  args: readonly string[],
+): { readonly role?: string; readonly rest: readonly string[] } | { readonly error: string } => {
+  const at = args.indexOf('--service-role');
+  if (at === -1) return { rest: args };
+  const role = args[at + 1];
+  if (role === undefined || !isRoleName(role)) {
+    return { error: '--service-role needs the name of the role the functions log in as' };
+  }
+  return { role, rest: [...args.slice(0, at), ...args.slice(at + 2)] };
+};
+
+/** One line on `role`'s statement timeout: whether the functions behind a proxy are bounded. */
+export const describeRoleTimeout = (
+  role: string,
+  timeout: number | undefined | null,
+): { readonly ok: boolean; readonly line: string } => {
+  if (timeout === null) return { ok: false, line: `service role ${role}: no such role` };
+  if (timeout === undefined || timeout === 0) {
+    return {
+      ok: false,
+      line: `service role ${role}: no statement_timeout (npm run db:migrate -- --service-role ${role})`,
+    };
+  }
+  return { ok: true, line: `service role ${role}: statement_timeout ${timeout} ms` };
+};

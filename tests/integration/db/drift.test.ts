@@ -101,7 +101,7 @@ describe('npm run db:check', () => {
       stdout: '',
       stderr:
         '--from must be a date YYYY-MM-DD, not "2024-02-30"\n' +
-        'usage: npm run db:check -- [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--restaurant ID] [--repair] [--metrics]\n',
+        'usage: npm run db:check -- [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--restaurant ID] [--repair] [--metrics] [--service-role NAME]\n',
     });
   });
 

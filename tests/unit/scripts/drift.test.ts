@@ -94,7 +94,7 @@ describe('parseCheckArgs', () => {
 
   it('has one usage line naming every option', () => {
     expect(CHECK_USAGE).toBe(
-      'usage: npm run db:check -- [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--restaurant ID] [--repair] [--metrics]',
+      'usage: npm run db:check -- [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--restaurant ID] [--repair] [--metrics] [--service-role NAME]',
     );
   });
 });
