@@ -8,43 +8,65 @@
  *   by the Deployment: per-stage throttling, X-Ray tracing, and JSON access logs to a log group
  *   of this stack.
  * - **Releases** through a `live` alias per function: API Gateway calls the alias, which points
- *   at the version this deployment published, so a release is rolled back by moving the alias.
+ *   at the version this deployment published, so a release is rolled back by moving the alias;
+ *   with DEPLOYMENT_PREFERENCE, CodeDeploy shifts it gradually (build/deployment.ts).
+ * - **A per-client limit**, a regional WAF web ACL on the stage (build/waf.ts), and an optional
+ *   **custom domain** (build/domain.ts).
  *
  * The settings are read when packaging (scripts/serverless/operations-settings.cjs) and checked
  * here: a bad value fails packaging with a message naming the variable it came from.
  */
+import { refOf, resourcesOfType, single, type Resource, type Template } from './cloudformation';
+import { booleanSetting, fail, numberSetting, type RawSetting } from './settings';
+
+import {
+  deploymentPreferenceSetting,
+  gradualDeployment,
+  type DeploymentPreference,
+} from './deployment';
+import { customDomain, domainSettings, type DomainSettings } from './domain';
+import { wafBlockedMetric, wafSettings, webAcl, type WafSettings } from './waf';
+
+export type { Resource, Template } from './cloudformation';
+export type { RawSetting } from './settings';
 
 /** The settings packaging reads, each an environment variable or serverless param. */
 export const OPERATIONS_VARIABLES = [
   'ALARMS',
   'ALARM_TOPIC_ARN',
   'ALARM_5XX_RATE',
+  'ALARM_4XX_RATE',
+  'ALARM_MIN_REQUESTS',
   'ALARM_P99_LATENCY_MS',
   'ALARM_THROTTLES',
   'ALARM_KEY_SET_FAILURES',
   'ALARM_DATABASE_ERRORS',
+  'ALARM_WAF_BLOCKED',
   'TRACING',
   'API_THROTTLE_RATE',
   'API_THROTTLE_BURST',
   'API_GATEWAY_CLOUDWATCH_ROLE',
   'METRICS_NAMESPACE',
+  'WAF',
+  'WAF_RATE_LIMIT',
+  'DEPLOYMENT_PREFERENCE',
+  'DOMAIN_NAME',
+  'DOMAIN_CERTIFICATE_ARN',
 ] as const;
 export type OperationsVariable = (typeof OPERATIONS_VARIABLES)[number];
 
-/** A value as packaging read it, with the variable it came from (a regional form, say). */
-export interface RawSetting {
-  readonly variable: string;
-  readonly value: string;
-}
 export type RawOperationsSettings = Readonly<Record<OperationsVariable, RawSetting>>;
 
 /** The defaults of the alarm thresholds. */
 export const ALARM_DEFAULTS = {
   fiveXxRate: 0.05,
+  fourXxRate: 0.5,
+  minRequests: 50,
   p99LatencyMs: 3000,
   throttles: 1,
   keySetFailures: 3,
   databaseErrors: 5,
+  wafBlocked: 100,
 } as const;
 
 /** A stage's throttling: the steady rate (requests per second) and the burst (requests). */
@@ -76,10 +98,16 @@ export interface AlarmSettings {
   /** The SNS topic told of every change to ALARM and back to OK, if any. */
   readonly topicArn?: string;
   readonly fiveXxRate: number;
+  /** The share of 4xx answers (every request a 401: a wrong issuer or key-set URL). */
+  readonly fourXxRate: number;
+  /** Requests in five minutes below which the rate and latency alarms judge nothing. */
+  readonly minRequests: number;
   readonly p99LatencyMs: number;
   readonly throttles: number;
   readonly keySetFailures: number;
   readonly databaseErrors: number;
+  /** Requests the web ACL's per-client rule blocked in five minutes. */
+  readonly wafBlocked: number;
 }
 
 export interface OperationsSettings {
@@ -95,34 +123,13 @@ export interface OperationsSettings {
    */
   readonly cloudWatchRole: 'existing' | 'create';
   readonly metricsNamespace: string;
+  /** The regional web ACL with its per-client rate rule (build/waf.ts). */
+  readonly waf: WafSettings;
+  /** How a new version reaches the `live` alias (build/deployment.ts). */
+  readonly deploymentPreference: DeploymentPreference;
+  /** The stage's custom domain, if any (build/domain.ts). */
+  readonly domain?: DomainSettings;
 }
-
-const fail = (variable: string, message: string): never => {
-  throw new TypeError(`${variable} ${message}`);
-};
-
-const booleanSetting = ({ variable, value }: RawSetting, fallback: boolean): boolean => {
-  if (value === '') return fallback;
-  if (value === 'true' || value === 'false') return value === 'true';
-  return fail(variable, `is "${value}": expected true or false`);
-};
-
-const numberSetting = (
-  { variable, value }: RawSetting,
-  fallback: number,
-  { min, max, whole }: { min: number; max: number; whole: boolean },
-): number => {
-  if (value === '') return fallback;
-  const pattern = whole ? /^\d+$/ : /^\d+(\.\d+)?$/;
-  const n = Number(value);
-  if (!pattern.test(value) || n < min || n > max) {
-    return fail(
-      variable,
-      `is "${value}": expected ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}`,
-    );
-  }
-  return n;
-};
 
 const TOPIC_ARN = /^arn:aws(-[a-z]+)*:sns:([a-z0-9-]+):(\d{12}):([A-Za-z0-9_-]{1,256})$/;
 
@@ -180,6 +187,7 @@ export const operationsSettings = (
   }
   const topicArn = topicSetting(raw.ALARM_TOPIC_ARN, region);
   const count = { min: 1, max: 1_000_000, whole: true };
+  const domain = domainSettings(raw, region);
   return {
     stage,
     region,
@@ -191,6 +199,12 @@ export const operationsSettings = (
         max: 1,
         whole: false,
       }),
+      fourXxRate: numberSetting(raw.ALARM_4XX_RATE, ALARM_DEFAULTS.fourXxRate, {
+        min: 0.01,
+        max: 1,
+        whole: false,
+      }),
+      minRequests: numberSetting(raw.ALARM_MIN_REQUESTS, ALARM_DEFAULTS.minRequests, count),
       p99LatencyMs: numberSetting(raw.ALARM_P99_LATENCY_MS, ALARM_DEFAULTS.p99LatencyMs, {
         min: 1,
         max: 29_000,
@@ -207,31 +221,21 @@ export const operationsSettings = (
         ALARM_DEFAULTS.databaseErrors,
         count,
       ),
+      wafBlocked: numberSetting(raw.ALARM_WAF_BLOCKED, ALARM_DEFAULTS.wafBlocked, count),
     },
     tracing: booleanSetting(raw.TRACING, true),
     throttle: { rate, burst },
     cloudWatchRole: role.value === 'create' ? 'create' : 'existing',
     metricsNamespace: namespaceSetting(raw.METRICS_NAMESPACE),
+    waf: wafSettings(raw, stage),
+    deploymentPreference: deploymentPreferenceSetting(raw.DEPLOYMENT_PREFERENCE, stage),
+    ...(domain === undefined ? {} : { domain }),
   };
 };
 
 /* ----------------------------------------------------------------------------------------- */
 /* The template                                                                               */
 /* ----------------------------------------------------------------------------------------- */
-
-export interface Resource {
-  readonly Type: string;
-  readonly Properties?: Record<string, unknown>;
-  readonly DependsOn?: string | readonly string[];
-  readonly DeletionPolicy?: string;
-  readonly UpdateReplacePolicy?: string;
-  readonly Condition?: string;
-}
-export interface Template {
-  readonly Resources: Readonly<Record<string, Resource>>;
-  readonly Outputs?: Readonly<Record<string, unknown>>;
-  readonly [key: string]: unknown;
-}
 
 /** What the template does not say: the service, and how long its logs are kept. */
 export interface ServiceContext {
@@ -271,28 +275,9 @@ export const ACCESS_LOG_FORMAT = JSON.stringify({
   .replace('"@status@"', '$context.status')
   .replace('"@responseLatency@"', '$context.responseLatency');
 
-const resourcesOfType = (template: Template, type: string): [string, Resource][] =>
-  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
-
-const single = (template: Template, type: string): [string, Resource] => {
-  const found = resourcesOfType(template, type);
-  const [first] = found;
-  if (found.length !== 1 || !first) {
-    throw new TypeError(
-      `the template holds ${found.length} ${type} resources, expected exactly one (operations: docs/operations.md)`,
-    );
-  }
-  return first;
-};
-
 const isGetAttArn = (value: unknown, logicalId: string): boolean => {
   const getAtt = (value as { 'Fn::GetAtt'?: unknown } | null)?.['Fn::GetAtt'];
   return Array.isArray(getAtt) && getAtt[0] === logicalId && getAtt[1] === 'Arn';
-};
-
-const refOf = (value: unknown): string | undefined => {
-  const ref = (value as { Ref?: unknown } | null)?.Ref;
-  return typeof ref === 'string' ? ref : undefined;
 };
 
 /** `OrdersPerDayLambdaFunction` → `OrdersPerDayLiveLambdaAlias`. */
@@ -456,6 +441,7 @@ export const ownedStage = (
 };
 
 const runbook = (anchor: string) => `Runbook: docs/operations.md#${anchor}`;
+const percent = (rate: number) => Number((rate * 100).toPrecision(6));
 
 /** The alarms of the stage, or none when ALARMS is off. */
 export const alarms = (
@@ -479,6 +465,27 @@ export const alarms = (
     { Name: 'Stage', Value: settings.stage },
   ];
   const service = [{ Name: 'Service', Value: name }];
+  const apiMetric = (id: string, metricName: string, stat: string) => ({
+    Id: id,
+    MetricStat: {
+      Metric: { Namespace: 'AWS/ApiGateway', MetricName: metricName, Dimensions: api },
+      Period: 300,
+      Stat: stat,
+    },
+    ReturnData: false,
+  });
+  // The share of `metricName` among the requests, 0 below the minimum request count.
+  const rateOf = (metricName: string, label: string) => [
+    {
+      Id: 'rate',
+      Expression: `IF(requests >= ${thresholds.minRequests}, FILL(answers, 0) / requests, 0)`,
+      Label: label,
+      ReturnData: true,
+    },
+    apiMetric('requests', 'Count', 'Sum'),
+    apiMetric('answers', metricName, 'Sum'),
+  ];
+  const rateEvaluation = { EvaluationPeriods: 3, DatapointsToAlarm: 2 };
   const alarm = (properties: Record<string, unknown>): Resource => ({
     Type: 'AWS::CloudWatch::Alarm',
     Properties: { ActionsEnabled: true, ...actions, ...properties },
@@ -487,32 +494,40 @@ export const alarms = (
   const result: Record<string, Resource> = {
     ApiGateway5xxRateAlarm: alarm({
       AlarmName: `${name}-api-5xx-rate`,
-      AlarmDescription: `More than ${Number((thresholds.fiveXxRate * 100).toPrecision(6))}% of the API's requests answered 5xx (API Gateway 5XXError, average over 5 minutes, 2 of 3 periods): callers get INTERNAL_ERROR. First: the access log's 5xx lines (integrationStatus: Lambda's own status, 429 a throttled function; errorType: the gateway response used), then the functions' request failed lines (errorName, errorCode). ${runbook('api-5xx-rate')}`,
-      Namespace: 'AWS/ApiGateway',
-      MetricName: '5XXError',
-      Dimensions: api,
-      Statistic: 'Average',
-      Period: 300,
-      EvaluationPeriods: 3,
-      DatapointsToAlarm: 2,
+      AlarmDescription: `More than ${percent(thresholds.fiveXxRate)}% of the API's requests answered 5xx (API Gateway 5XXError over Count, 5 minutes, 2 of 3 periods, judged from ${thresholds.minRequests} requests): callers get INTERNAL_ERROR. First: the access log's 5xx lines (integrationStatus: Lambda's own status, 429 a throttled function; errorType: the gateway response used), then the functions' request failed lines (errorName, errorCode). ${runbook('api-5xx-rate')}`,
+      Metrics: rateOf('5XXError', '5xx answers over all requests'),
+      ...rateEvaluation,
       Threshold: thresholds.fiveXxRate,
       ComparisonOperator: 'GreaterThanThreshold',
-      // No requests prove nothing either way: keep the last state.
-      TreatMissingData: 'missing',
+      // No requests, or too few, are no failure: the gate above yields 0 or nothing.
+      TreatMissingData: 'notBreaching',
+    }),
+    ApiGateway4xxRateAlarm: alarm({
+      AlarmName: `${name}-api-4xx-rate`,
+      AlarmDescription: `${percent(thresholds.fourXxRate)}% or more of the API's requests answered 4xx (API Gateway 4XXError over Count, 5 minutes, 2 of 3 periods, judged from ${thresholds.minRequests} requests): most often every token refused with 401, a wrong issuer or key-set URL for the stage and region. First: the functions' request lines by status and code (TOKEN_INVALID, TOKEN_EXPIRED), then JWT_ISSUER_… and JWK_URL_… of this region against the portal's; 429s are the gateway's or the web ACL's limits. ${runbook('api-4xx-rate')}`,
+      Metrics: rateOf('4XXError', '4xx answers over all requests'),
+      ...rateEvaluation,
+      Threshold: thresholds.fourXxRate,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
     }),
     ApiGatewayP99LatencyAlarm: alarm({
       AlarmName: `${name}-api-p99-latency`,
-      AlarmDescription: `The API's p99 latency is over ${thresholds.p99LatencyMs} ms (API Gateway Latency p99 over 5 minutes, 2 of 3 periods). First: the access log's integrationLatency against responseLatency (function or gateway?), then the functions' request lines for the slow route and coldStart, then the database. ${runbook('api-p99-latency')}`,
-      Namespace: 'AWS/ApiGateway',
-      MetricName: 'Latency',
-      Dimensions: api,
-      ExtendedStatistic: 'p99',
-      Period: 300,
-      EvaluationPeriods: 3,
-      DatapointsToAlarm: 2,
+      AlarmDescription: `The API's p99 latency is over ${thresholds.p99LatencyMs} ms (API Gateway Latency p99 over 5 minutes, 2 of 3 periods, judged from ${thresholds.minRequests} requests). First: the access log's integrationLatency against responseLatency (function or gateway?), then the functions' request lines for the slow route and coldStart, then the database. ${runbook('api-p99-latency')}`,
+      Metrics: [
+        {
+          Id: 'latency',
+          Expression: `IF(requests >= ${thresholds.minRequests}, p99, 0)`,
+          Label: 'p99 latency (ms)',
+          ReturnData: true,
+        },
+        apiMetric('requests', 'Count', 'Sum'),
+        apiMetric('p99', 'Latency', 'p99'),
+      ],
+      ...rateEvaluation,
       Threshold: thresholds.p99LatencyMs,
       ComparisonOperator: 'GreaterThanThreshold',
-      TreatMissingData: 'missing',
+      TreatMissingData: 'notBreaching',
     }),
     KeySetFailuresAlarm: alarm({
       AlarmName: `${name}-key-set-failures`,
@@ -542,6 +557,21 @@ export const alarms = (
       TreatMissingData: 'notBreaching',
     }),
   };
+
+  if (settings.waf.enabled) {
+    result.WafBlockedRequestsAlarm = alarm({
+      AlarmName: `${name}-waf-blocked`,
+      AlarmDescription: `The web ACL's per-client rule blocked ${thresholds.wafBlocked} or more requests in 5 minutes (AWS/WAFV2 BlockedRequests): clients over ${settings.waf.rateLimit} requests in 5 minutes got 429. First: the web ACL's sampled requests (which IPs, which routes); a brand's own office or proxy behind one IP: raise WAF_RATE_LIMIT; a scraper or attack: nothing to do, the rule holds it. ${runbook('waf-blocked')}`,
+      ...wafBlockedMetric(name),
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      Threshold: thresholds.wafBlocked,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      // WAF publishes BlockedRequests only when it blocks.
+      TreatMissingData: 'notBreaching',
+    });
+  }
 
   // Every function's throttles summed, 10 functions (CloudWatch's limit) to an alarm.
   const functions = resourcesOfType(template, 'AWS::Lambda::Function').map(([id]) => id);
@@ -591,12 +621,33 @@ export const withOperations = (
   template: Template,
   settings: OperationsSettings,
   context: ServiceContext,
-): Template => ({
-  ...template,
-  Resources: {
-    ...template.Resources,
+): Template => {
+  const name = `${context.service}-${settings.stage}`;
+  const added = {
     ...liveAliases(template),
     ...ownedStage(template, settings, context),
-    ...alarms(template, settings, context),
-  },
-});
+  };
+  const alarmResources = alarms(template, settings, context);
+  const withAliases = { ...template, Resources: { ...template.Resources, ...added } };
+  const restApiId = single(template, 'AWS::ApiGateway::RestApi')[0];
+  const domain = customDomain(settings.domain, { restApiId, stageId: STAGE_LOGICAL_ID });
+  return {
+    ...template,
+    Outputs: { ...template.Outputs, ...domain.outputs },
+    Resources: {
+      ...withAliases.Resources,
+      ...alarmResources,
+      ...webAcl(settings.waf, {
+        name,
+        restApiId,
+        stageId: STAGE_LOGICAL_ID,
+      }),
+      ...domain.resources,
+      ...gradualDeployment(withAliases, settings.deploymentPreference, {
+        name,
+        // A client the web ACL blocks says nothing about the release.
+        alarmIds: Object.keys(alarmResources).filter((id) => id !== 'WafBlockedRequestsAlarm'),
+      }),
+    },
+  };
+};

@@ -29,6 +29,9 @@ export default class OperationsPlugin {
       logRetentionInDays: provider.logRetentionInDays,
     });
     Object.assign(template.Resources, next.Resources);
+    if (next.Outputs && Object.keys(next.Outputs).length > 0) {
+      template.Outputs = { ...template.Outputs, ...next.Outputs };
+    }
     const alarms = Object.values(next.Resources).filter(
       ({ Type }) => Type === 'AWS::CloudWatch::Alarm',
     ).length;

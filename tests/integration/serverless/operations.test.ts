@@ -6,7 +6,8 @@
  * tracing, JSON access logs that hold no header, token or query), the Deployment without a
  * StageName and depending on the gateway responses, one `live` alias per function and every
  * integration and permission on it, X-Ray on the functions with the role allowed to write
- * traces; cfn-lint passes when it is on PATH. A bad setting fails packaging naming the variable,
+ * traces; the web ACL on the stage, CodeDeploy's canary on each alias with the alarms as
+ * rollback triggers, the custom domain and its outputs; cfn-lint passes when it is on PATH. A bad setting fails packaging naming the variable,
  * and the plugin refuses the osls settings that would make osls patch the stage after deploy.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,19 +19,29 @@ import { CFN_LINT_AVAILABLE, lintTemplate } from '../../support/cfn-lint';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-production-alarms';
+const CERTIFICATE =
+  'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
 const OPERATIONS_NAMES = [
   'ALARMS',
   'ALARM_TOPIC_ARN',
   'ALARM_5XX_RATE',
+  'ALARM_4XX_RATE',
+  'ALARM_MIN_REQUESTS',
   'ALARM_P99_LATENCY_MS',
   'ALARM_THROTTLES',
   'ALARM_KEY_SET_FAILURES',
   'ALARM_DATABASE_ERRORS',
+  'ALARM_WAF_BLOCKED',
   'TRACING',
   'API_THROTTLE_RATE',
   'API_THROTTLE_BURST',
   'API_GATEWAY_CLOUDWATCH_ROLE',
   'METRICS_NAMESPACE',
+  'WAF',
+  'WAF_RATE_LIMIT',
+  'DEPLOYMENT_PREFERENCE',
+  'DOMAIN_NAME',
+  'DOMAIN_CERTIFICATE_ARN',
 ].flatMap((name) => [name, `${name}_EU_WEST_1`]);
 /** The packaging environment, with nothing leaking in from the caller's. */
 const ENV = {
@@ -61,8 +72,9 @@ type Resource = {
   Type: string;
   Properties: Record<string, unknown>;
   DependsOn?: string | string[];
+  UpdatePolicy?: Record<string, unknown>;
 };
-type Template = { Resources: Record<string, Resource> };
+type Template = { Resources: Record<string, Resource>; Outputs?: Record<string, unknown> };
 
 const workFolder = `.esbuild-test-operations-${process.pid}`;
 const outputs: string[] = [];
@@ -107,6 +119,8 @@ const productionPackage = () => {
       ALARM_P99_LATENCY_MS: '1500',
       API_THROTTLE_BURST: '999',
       API_THROTTLE_BURST_EU_WEST_1: '300',
+      DOMAIN_NAME: 'portal-api.brand.example',
+      DOMAIN_CERTIFICATE_ARN_EU_WEST_1: CERTIFICATE,
     },
     ['ALARM_DATABASE_ERRORS=8'],
   ).then(({ out, result }) => {
@@ -124,21 +138,38 @@ describe('serverless package: operations', () => {
       ofType(template, 'AWS::CloudWatch::Alarm').map(([id, alarm]) => [id, alarm.Properties]),
     );
     expect(Object.keys(alarms).sort()).toEqual([
+      'ApiGateway4xxRateAlarm',
       'ApiGateway5xxRateAlarm',
       'ApiGatewayP99LatencyAlarm',
       'DatabaseErrorsAlarm',
       'KeySetFailuresAlarm',
       'LambdaThrottlesAlarm',
+      'WafBlockedRequestsAlarm',
     ]);
     const api = [
       { Name: 'ApiName', Value: 'production-portal-service-api' },
       { Name: 'Stage', Value: 'production' },
     ];
     const service = [{ Name: 'Service', Value: 'portal-service-api-production' }];
+    const apiMetric = (name: string) => ({
+      MetricStat: { Metric: { Namespace: 'AWS/ApiGateway', MetricName: name, Dimensions: api } },
+    });
     expect(alarms).toMatchObject({
-      ApiGateway5xxRateAlarm: { MetricName: '5XXError', Dimensions: api, Threshold: 0.05 },
+      ApiGateway5xxRateAlarm: {
+        Metrics: [{ ReturnData: true }, apiMetric('Count'), apiMetric('5XXError')],
+        Threshold: 0.05,
+        TreatMissingData: 'notBreaching',
+      },
+      ApiGateway4xxRateAlarm: {
+        Metrics: [{ ReturnData: true }, apiMetric('Count'), apiMetric('4XXError')],
+        Threshold: 0.5,
+        TreatMissingData: 'notBreaching',
+      },
       // Changed from the environment.
-      ApiGatewayP99LatencyAlarm: { MetricName: 'Latency', Dimensions: api, Threshold: 1500 },
+      ApiGatewayP99LatencyAlarm: {
+        Metrics: [{ ReturnData: true }, apiMetric('Count'), apiMetric('Latency')],
+        Threshold: 1500,
+      },
       LambdaThrottlesAlarm: { Threshold: 1, TreatMissingData: 'notBreaching' },
       KeySetFailuresAlarm: {
         Namespace: 'PortalServiceApi',
@@ -173,7 +204,8 @@ describe('serverless package: operations', () => {
         },
       });
     }
-  });
+    // Packaging, for every test of the suite.
+  }, 120_000);
 
   it('owns the stage: throttling, tracing and a JSON access log with no header, token or query', async () => {
     const { template } = await productionPackage();
@@ -276,6 +308,90 @@ describe('serverless package: operations', () => {
     }
   });
 
+  it('puts a regional web ACL with the per-client rate rule on the stage', async () => {
+    const { template } = await productionPackage();
+
+    const [[aclId, acl] = ['', { Type: '', Properties: {} }]] = ofType(
+      template,
+      'AWS::WAFv2::WebACL',
+    );
+    expect(acl.Properties).toMatchObject({
+      Scope: 'REGIONAL',
+      Rules: [
+        {
+          Statement: {
+            RateBasedStatement: { Limit: 1000, AggregateKeyType: 'IP', EvaluationWindowSec: 300 },
+          },
+        },
+      ],
+    });
+    const associations = ofType(template, 'AWS::WAFv2::WebACLAssociation');
+    expect(associations).toHaveLength(1);
+    const association = JSON.stringify(associations[0]?.[1].Properties);
+    expect(association).toContain(JSON.stringify({ 'Fn::GetAtt': [aclId, 'Arn'] }));
+    expect(association).toContain('/stages/${ApiGatewayStage}');
+  });
+
+  it('shifts each live alias by CodeDeploy’s canary, rolled back by the alarms', async () => {
+    const { template } = await productionPackage();
+
+    const [[applicationId, application] = ['', { Type: '', Properties: {} }]] = ofType(
+      template,
+      'AWS::CodeDeploy::Application',
+    );
+    expect(application.Properties).toMatchObject({ ComputePlatform: 'Lambda' });
+    const groups = new Map(ofType(template, 'AWS::CodeDeploy::DeploymentGroup'));
+    const aliases = ofType(template, 'AWS::Lambda::Alias');
+    expect(groups.size).toBe(aliases.length);
+    for (const [, alias] of aliases) {
+      const update = alias.UpdatePolicy?.CodeDeployLambdaAliasUpdate as
+        { ApplicationName: unknown; DeploymentGroupName: { Ref: string } } | undefined;
+      expect(update?.ApplicationName).toEqual({ Ref: applicationId });
+      const group = groups.get(update?.DeploymentGroupName.Ref ?? '');
+      expect(group?.Properties).toMatchObject({
+        DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent10Minutes',
+        AutoRollbackConfiguration: {
+          Enabled: true,
+          Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'],
+        },
+        AlarmConfiguration: { Enabled: true },
+      });
+      const alarms = (
+        group?.Properties.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }
+      ).Alarms;
+      expect(alarms.map(({ Name }) => template.Resources[Name.Ref]?.Type)).toEqual(
+        Array(6).fill('AWS::CloudWatch::Alarm'),
+      );
+    }
+  });
+
+  it('maps the custom domain to the stage, with the outputs for the brand’s DNS record', async () => {
+    const { template } = await productionPackage();
+
+    expect(template.Resources.ApiGatewayDomainName).toMatchObject({
+      Type: 'AWS::ApiGateway::DomainName',
+      Properties: {
+        DomainName: 'portal-api.brand.example',
+        RegionalCertificateArn: CERTIFICATE,
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+        SecurityPolicy: 'TLS_1_2',
+      },
+    });
+    expect(template.Resources.ApiGatewayBasePathMapping?.Properties).toEqual({
+      DomainName: { Ref: 'ApiGatewayDomainName' },
+      RestApiId: { Ref: 'ApiGatewayRestApi' },
+      Stage: { Ref: 'ApiGatewayStage' },
+    });
+    expect(template.Outputs).toMatchObject({
+      ApiDomainRegionalDomainName: {
+        Value: { 'Fn::GetAtt': ['ApiGatewayDomainName', 'RegionalDomainName'] },
+      },
+      ApiDomainRegionalHostedZoneId: {
+        Value: { 'Fn::GetAtt': ['ApiGatewayDomainName', 'RegionalHostedZoneId'] },
+      },
+    });
+  });
+
   const withCfnLint = CFN_LINT_AVAILABLE ? it : it.skip;
   withCfnLint(
     'passes cfn-lint',
@@ -294,6 +410,11 @@ describe('serverless package: operations', () => {
   it.each([
     ['API_THROTTLE_RATE', 'abc', 'API_THROTTLE_RATE is "abc"'],
     ['ALARM_TOPIC_ARN_EU_WEST_1', 'nonsense', 'ALARM_TOPIC_ARN_EU_WEST_1 is "nonsense"'],
+    [
+      'DOMAIN_NAME',
+      'portal-api.brand.example',
+      'DOMAIN_CERTIFICATE_ARN is unset: DOMAIN_NAME needs its ACM certificate',
+    ],
   ])('fails packaging, naming %s, on %s', async (name, value, message) => {
     const { result } = await packageWith({ [name]: value });
 

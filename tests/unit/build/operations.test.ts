@@ -149,15 +149,20 @@ describe('operationsSettings', () => {
         alarms: {
           enabled: on,
           fiveXxRate: 0.05,
+          fourXxRate: 0.5,
+          minRequests: 50,
           p99LatencyMs: 3000,
           throttles: 1,
           keySetFailures: 3,
           databaseErrors: 5,
+          wafBlocked: 100,
         },
         tracing: true,
         throttle: { rate, burst },
         cloudWatchRole: 'existing',
         metricsNamespace: 'PortalServiceApi',
+        waf: { enabled: stage === 'production', rateLimit: 1000 },
+        deploymentPreference: stage === 'production' ? 'Canary10Percent10Minutes' : 'AllAtOnce',
       });
     },
   );
@@ -168,10 +173,16 @@ describe('operationsSettings', () => {
       ALARMS: 'true',
       ALARM_TOPIC_ARN: TOPIC,
       ALARM_5XX_RATE: '0.02',
+      ALARM_4XX_RATE: '0.8',
+      ALARM_MIN_REQUESTS: '200',
       ALARM_P99_LATENCY_MS: '1500',
       ALARM_THROTTLES: '10',
       ALARM_KEY_SET_FAILURES: '1',
       ALARM_DATABASE_ERRORS: '20',
+      ALARM_WAF_BLOCKED: '7',
+      WAF: 'true',
+      WAF_RATE_LIMIT: '250',
+      DEPLOYMENT_PREFERENCE: 'Linear10PercentEvery1Minute',
       TRACING: 'false',
       API_THROTTLE_RATE: '12.5',
       API_THROTTLE_BURST: '25',
@@ -187,15 +198,20 @@ describe('operationsSettings', () => {
         enabled: true,
         topicArn: TOPIC,
         fiveXxRate: 0.02,
+        fourXxRate: 0.8,
+        minRequests: 200,
         p99LatencyMs: 1500,
         throttles: 10,
         keySetFailures: 1,
         databaseErrors: 20,
+        wafBlocked: 7,
       },
       tracing: false,
       throttle: { rate: 12.5, burst: 25 },
       cloudWatchRole: 'create',
       metricsNamespace: 'Brand/Portal',
+      waf: { enabled: true, rateLimit: 250 },
+      deploymentPreference: 'Linear10PercentEvery1Minute',
     });
   });
 
@@ -208,6 +224,12 @@ describe('operationsSettings', () => {
     ['TRACING', 'on', 'TRACING is "on": expected true or false'],
     ['ALARM_5XX_RATE', '5%', 'ALARM_5XX_RATE is "5%": expected a number from 0.001 to 1'],
     ['ALARM_5XX_RATE', '2', 'ALARM_5XX_RATE is "2": expected a number from 0.001 to 1'],
+    ['ALARM_4XX_RATE', '0', 'ALARM_4XX_RATE is "0": expected a number from 0.01 to 1'],
+    [
+      'ALARM_MIN_REQUESTS',
+      '0',
+      'ALARM_MIN_REQUESTS is "0": expected a whole number from 1 to 1000000',
+    ],
     [
       'ALARM_P99_LATENCY_MS',
       '3s',
@@ -242,6 +264,24 @@ describe('operationsSettings', () => {
       'arn:aws:sns:us-east-1:123456789012:portal-alarms',
       'ALARM_TOPIC_ARN names a topic in us-east-1: an alarm of eu-west-1 can only notify a topic of eu-west-1',
     ],
+    [
+      'DEPLOYMENT_PREFERENCE',
+      'Canary',
+      'DEPLOYMENT_PREFERENCE is "Canary": expected Canary10Percent5Minutes, Canary10Percent10Minutes',
+    ],
+    [
+      'DOMAIN_NAME',
+      'API.Brand.example',
+      'DOMAIN_NAME is "API.Brand.example": expected a lower-case domain name',
+    ],
+    [
+      'DOMAIN_CERTIFICATE_ARN',
+      'arn:aws:iam::123456789012:server-certificate/x',
+      'DOMAIN_CERTIFICATE_ARN is "arn:aws:iam::123456789012:server-certificate/x": expected an ACM certificate ARN',
+    ],
+    ['WAF', 'off', 'WAF is "off": expected true or false'],
+    ['WAF_RATE_LIMIT', '5', 'WAF_RATE_LIMIT is "5": expected a whole number from 10 to 2000000000'],
+    ['ALARM_WAF_BLOCKED', '0', 'ALARM_WAF_BLOCKED is "0"'],
     ['METRICS_NAMESPACE', 'AWS/Lambda', 'METRICS_NAMESPACE is "AWS/Lambda"'],
     ['METRICS_NAMESPACE', 'Portal$Api', 'METRICS_NAMESPACE is "Portal$Api"'],
   ] as const)('refuses %s=%s with a TypeError naming it', (name, value, message) => {
@@ -340,7 +380,12 @@ describe('liveAliases', () => {
       },
     });
     // No method or permission calls $LATEST any more.
-    const result = JSON.stringify(withOperations(template, settingsFor('production'), CONTEXT));
+    const { Resources } = withOperations(template, settingsFor('production'), CONTEXT);
+    const result = JSON.stringify(
+      Object.values(Resources).filter(({ Type }) =>
+        ['AWS::ApiGateway::Method', 'AWS::Lambda::Permission'].includes(Type),
+      ),
+    );
     expect(result).not.toMatch(/"Fn::GetAtt":\["(OrdersPerDay|Dishes)LambdaFunction","Arn"\]/);
   });
 
@@ -556,33 +601,72 @@ describe('alarms', () => {
     expect(alarmsOf(settingsFor('production', { ALARMS: 'false' }))).toEqual({});
   });
 
-  it('alarms on the 5xx rate and the p99 latency of the API’s stage', () => {
+  it('alarms on the 5xx and 4xx rates and the p99 latency of the API’s stage, from a minimum request count', () => {
     // Act
-    const result = alarmsOf(settingsFor('production'));
+    const result = alarmsOf(settingsFor('production', { ALARM_MIN_REQUESTS: '80' }));
 
     // Assess
     const api = [
       { Name: 'ApiName', Value: 'production-portal-service-api' },
       { Name: 'Stage', Value: 'production' },
     ];
+    const metric = (id: string, name: string, stat: string) => ({
+      Id: id,
+      MetricStat: {
+        Metric: { Namespace: 'AWS/ApiGateway', MetricName: name, Dimensions: api },
+        Period: 300,
+        Stat: stat,
+      },
+      ReturnData: false,
+    });
+    const rate = (name: string) => [
+      {
+        Id: 'rate',
+        Expression: 'IF(requests >= 80, FILL(answers, 0) / requests, 0)',
+        Label: expect.any(String) as unknown,
+        ReturnData: true,
+      },
+      metric('requests', 'Count', 'Sum'),
+      metric('answers', name, 'Sum'),
+    ];
+    const evaluation = {
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      TreatMissingData: 'notBreaching',
+    };
     expect(result.ApiGateway5xxRateAlarm?.Properties).toMatchObject({
       AlarmName: 'portal-service-api-production-api-5xx-rate',
-      Namespace: 'AWS/ApiGateway',
-      MetricName: '5XXError',
-      Dimensions: api,
-      Statistic: 'Average',
+      Metrics: rate('5XXError'),
       Threshold: 0.05,
       ComparisonOperator: 'GreaterThanThreshold',
-      TreatMissingData: 'missing',
+      ...evaluation,
+    });
+    expect(result.ApiGateway4xxRateAlarm?.Properties).toMatchObject({
+      AlarmName: 'portal-service-api-production-api-4xx-rate',
+      Metrics: rate('4XXError'),
+      Threshold: 0.5,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      ...evaluation,
     });
     expect(result.ApiGatewayP99LatencyAlarm?.Properties).toMatchObject({
       AlarmName: 'portal-service-api-production-api-p99-latency',
-      MetricName: 'Latency',
-      Dimensions: api,
-      ExtendedStatistic: 'p99',
+      Metrics: [
+        { Id: 'latency', Expression: 'IF(requests >= 80, p99, 0)', ReturnData: true },
+        metric('requests', 'Count', 'Sum'),
+        metric('p99', 'Latency', 'p99'),
+      ],
       Threshold: 3000,
-      TreatMissingData: 'missing',
+      ComparisonOperator: 'GreaterThanThreshold',
+      ...evaluation,
     });
+    // Metric math alarms name no metric of their own.
+    for (const id of [
+      'ApiGateway5xxRateAlarm',
+      'ApiGateway4xxRateAlarm',
+      'ApiGatewayP99LatencyAlarm',
+    ]) {
+      expect(result[id]?.Properties).not.toHaveProperty('MetricName');
+    }
   });
 
   it('alarms on the service’s own key-set failures and database errors, by its Service dimension', () => {
@@ -659,7 +743,7 @@ describe('alarms', () => {
     const without = alarmsOf(settingsFor('production'));
 
     // Assess
-    expect(Object.keys(withTopic)).toHaveLength(5);
+    expect(Object.keys(withTopic)).toHaveLength(7);
     for (const alarm of Object.values(withTopic)) {
       expect(alarm.Properties).toMatchObject({ AlarmActions: [TOPIC], OKActions: [TOPIC] });
     }
@@ -698,5 +782,269 @@ describe('withOperations', () => {
         'LambdaThrottlesAlarm',
       ]),
     );
+  });
+});
+
+describe('the web ACL', () => {
+  const resourcesFor = (settings: OperationsSettings) =>
+    withOperations(compiledTemplate(), settings, CONTEXT).Resources;
+
+  it('production: a regional web ACL on the stage, blocking a client IP over the limit in 5 minutes with the 429 body', () => {
+    // Act
+    const resources = resourcesFor(settingsFor('production', { WAF_RATE_LIMIT: '600' }));
+
+    // Assess
+    const acl = resources.ApiGatewayWebAcl;
+    expect(acl?.Type).toBe('AWS::WAFv2::WebACL');
+    expect(acl?.Properties).toMatchObject({
+      Name: 'portal-service-api-production',
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      Rules: [
+        {
+          Name: 'per-client-rate',
+          Statement: {
+            RateBasedStatement: { Limit: 600, AggregateKeyType: 'IP', EvaluationWindowSec: 300 },
+          },
+          Action: {
+            Block: {
+              CustomResponse: {
+                ResponseCode: 429,
+                CustomResponseBodyKey: 'too-many-requests',
+                ResponseHeaders: [{ Name: 'Access-Control-Allow-Origin', Value: '*' }],
+              },
+            },
+          },
+        },
+      ],
+    });
+    const bodies = acl?.Properties?.CustomResponseBodies as Record<string, { Content: string }>;
+    expect(JSON.parse(bodies['too-many-requests']?.Content ?? '')).toEqual({
+      state: 'ERROR',
+      code: 'TOO_MANY_REQUESTS',
+      message: 'Too many requests',
+    });
+    expect(resources.ApiGatewayWebAclAssociation).toEqual({
+      Type: 'AWS::WAFv2::WebACLAssociation',
+      Properties: {
+        ResourceArn: {
+          'Fn::Sub':
+            'arn:${AWS::Partition}:apigateway:${AWS::Region}::/restapis/${ApiGatewayRestApi}/stages/${ApiGatewayStage}',
+        },
+        WebACLArn: { 'Fn::GetAtt': ['ApiGatewayWebAcl', 'Arn'] },
+      },
+    });
+    expect(resources.WafBlockedRequestsAlarm?.Properties).toMatchObject({
+      AlarmName: 'portal-service-api-production-waf-blocked',
+      Namespace: 'AWS/WAFV2',
+      MetricName: 'BlockedRequests',
+      Dimensions: [
+        { Name: 'WebACL', Value: 'portal-service-api-production' },
+        { Name: 'Region', Value: { Ref: 'AWS::Region' } },
+        { Name: 'Rule', Value: 'per-client-rate' },
+      ],
+      Threshold: 100,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it.each([
+    ['production with WAF=false', settingsFor('production', { WAF: 'false' })],
+    ['staging, by default', settingsFor('staging')],
+  ])('%s: no web ACL and no blocked-requests alarm', (_, settings) => {
+    const types = Object.values(resourcesFor(settings)).map(({ Type }) => Type);
+    expect(types.filter((type) => type.startsWith('AWS::WAFv2::'))).toEqual([]);
+    expect(resourcesFor(settings)).not.toHaveProperty('WafBlockedRequestsAlarm');
+  });
+
+  it('staging with WAF=true has one', () => {
+    expect(resourcesFor(settingsFor('staging', { WAF: 'true' }))).toHaveProperty(
+      'ApiGatewayWebAcl',
+    );
+  });
+});
+
+describe('the gradual release', () => {
+  const resourcesFor = (settings: OperationsSettings) =>
+    withOperations(compiledTemplate(), settings, CONTEXT).Resources;
+
+  it('production: a CodeDeploy deployment group per function shifts its live alias by the canary, rolled back by the stage’s alarms', () => {
+    // Act
+    const resources = resourcesFor(settingsFor('production'));
+
+    // Assess
+    expect(resources.CodeDeployApplication).toEqual({
+      Type: 'AWS::CodeDeploy::Application',
+      Properties: { ApplicationName: 'portal-service-api-production', ComputePlatform: 'Lambda' },
+    });
+    for (const fn of ['OrdersPerDay', 'Dishes']) {
+      expect(resources[`${fn}LiveLambdaAlias`]?.UpdatePolicy).toEqual({
+        CodeDeployLambdaAliasUpdate: {
+          ApplicationName: { Ref: 'CodeDeployApplication' },
+          DeploymentGroupName: { Ref: `${fn}DeploymentGroup` },
+        },
+      });
+      expect(resources[`${fn}DeploymentGroup`]).toEqual({
+        Type: 'AWS::CodeDeploy::DeploymentGroup',
+        Properties: {
+          ApplicationName: { Ref: 'CodeDeployApplication' },
+          ServiceRoleArn: { 'Fn::GetAtt': ['CodeDeployServiceRole', 'Arn'] },
+          DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent10Minutes',
+          DeploymentStyle: {
+            DeploymentType: 'BLUE_GREEN',
+            DeploymentOption: 'WITH_TRAFFIC_CONTROL',
+          },
+          AutoRollbackConfiguration: {
+            Enabled: true,
+            Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'],
+          },
+          AlarmConfiguration: {
+            Enabled: true,
+            Alarms: [
+              'ApiGateway5xxRateAlarm',
+              'ApiGateway4xxRateAlarm',
+              'ApiGatewayP99LatencyAlarm',
+              'KeySetFailuresAlarm',
+              'DatabaseErrorsAlarm',
+              'LambdaThrottlesAlarm',
+            ].map((id) => ({ Name: { Ref: id } })),
+          },
+        },
+      });
+    }
+  });
+
+  it('gives CodeDeploy a role that may move these functions’ aliases and read the alarms, nothing more', () => {
+    // Act
+    const role = resourcesFor(settingsFor('production')).CodeDeployServiceRole;
+
+    // Assess
+    expect(role?.Type).toBe('AWS::IAM::Role');
+    expect(role?.Properties?.AssumeRolePolicyDocument).toMatchObject({
+      Statement: [
+        { Principal: { Service: ['codedeploy.amazonaws.com'] }, Action: ['sts:AssumeRole'] },
+      ],
+    });
+    const [policy] = role?.Properties?.Policies as { PolicyDocument: { Statement: unknown[] } }[];
+    expect(policy?.PolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['lambda:GetAlias', 'lambda:UpdateAlias', 'lambda:GetProvisionedConcurrencyConfig'],
+        Resource: [
+          { 'Fn::GetAtt': ['OrdersPerDayLambdaFunction', 'Arn'] },
+          { 'Fn::Sub': '${OrdersPerDayLambdaFunction.Arn}:*' },
+          { 'Fn::GetAtt': ['DishesLambdaFunction', 'Arn'] },
+          { 'Fn::Sub': '${DishesLambdaFunction.Arn}:*' },
+        ],
+      },
+      { Effect: 'Allow', Action: ['cloudwatch:DescribeAlarms'], Resource: '*' },
+    ]);
+  });
+
+  it('follows DEPLOYMENT_PREFERENCE, and without alarms rolls back on a failed deployment only', () => {
+    // Act
+    const resources = resourcesFor(
+      settingsFor('production', {
+        DEPLOYMENT_PREFERENCE: 'Linear10PercentEvery1Minute',
+        ALARMS: 'false',
+      }),
+    );
+
+    // Assess
+    expect(resources.DishesDeploymentGroup?.Properties).toMatchObject({
+      DeploymentConfigName: 'CodeDeployDefault.LambdaLinear10PercentEvery1Minute',
+      AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE'] },
+    });
+    expect(resources.DishesDeploymentGroup?.Properties).not.toHaveProperty('AlarmConfiguration');
+  });
+
+  it.each([
+    [
+      'production with AllAtOnce',
+      settingsFor('production', { DEPLOYMENT_PREFERENCE: 'AllAtOnce' }),
+    ],
+    ['staging, by default', settingsFor('staging')],
+  ])('%s: the alias moves at once, without CodeDeploy', (_, settings) => {
+    // Act
+    const resources = resourcesFor(settings);
+
+    // Assess
+    const types = Object.values(resources).map(({ Type }) => Type);
+    expect(types.filter((type) => type.startsWith('AWS::CodeDeploy::'))).toEqual([]);
+    expect(resources).not.toHaveProperty('CodeDeployServiceRole');
+    expect(resources.DishesLiveLambdaAlias).not.toHaveProperty('UpdatePolicy');
+  });
+});
+
+describe('the custom domain', () => {
+  const CERTIFICATE =
+    'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+
+  it('maps a regional TLS 1.2 domain on the brand’s certificate to the stage, with the outputs for its DNS record', () => {
+    // Act
+    const result = withOperations(
+      compiledTemplate(),
+      settingsFor('production', {
+        DOMAIN_NAME: 'portal-api.brand.example',
+        DOMAIN_CERTIFICATE_ARN: CERTIFICATE,
+      }),
+      CONTEXT,
+    );
+
+    // Assess
+    expect(result.Resources.ApiGatewayDomainName).toEqual({
+      Type: 'AWS::ApiGateway::DomainName',
+      Properties: {
+        DomainName: 'portal-api.brand.example',
+        RegionalCertificateArn: CERTIFICATE,
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+        SecurityPolicy: 'TLS_1_2',
+      },
+    });
+    expect(result.Resources.ApiGatewayBasePathMapping).toEqual({
+      Type: 'AWS::ApiGateway::BasePathMapping',
+      Properties: {
+        DomainName: { Ref: 'ApiGatewayDomainName' },
+        RestApiId: { Ref: 'ApiGatewayRestApi' },
+        Stage: { Ref: 'ApiGatewayStage' },
+      },
+    });
+    expect(result.Outputs).toMatchObject({
+      ApiDomainRegionalDomainName: {
+        Value: { 'Fn::GetAtt': ['ApiGatewayDomainName', 'RegionalDomainName'] },
+      },
+      ApiDomainRegionalHostedZoneId: {
+        Value: { 'Fn::GetAtt': ['ApiGatewayDomainName', 'RegionalHostedZoneId'] },
+      },
+    });
+  });
+
+  it('adds nothing without the settings', () => {
+    const result = withOperations(compiledTemplate(), settingsFor('production'), CONTEXT);
+    expect(result.Resources).not.toHaveProperty('ApiGatewayDomainName');
+    expect(result.Resources).not.toHaveProperty('ApiGatewayBasePathMapping');
+    expect(result.Outputs).toEqual({});
+  });
+
+  it.each([
+    [
+      { DOMAIN_NAME: 'api.brand.example' },
+      'DOMAIN_CERTIFICATE_ARN is unset: DOMAIN_NAME needs its ACM certificate',
+    ],
+    [{ DOMAIN_CERTIFICATE_ARN: CERTIFICATE }, 'DOMAIN_NAME is unset'],
+    [
+      {
+        DOMAIN_NAME: 'api.brand.example',
+        DOMAIN_CERTIFICATE_ARN: CERTIFICATE.replace('eu-west-1', 'us-east-1'),
+      },
+      'DOMAIN_CERTIFICATE_ARN names a certificate in us-east-1: a regional domain of eu-west-1 needs a certificate of eu-west-1',
+    ],
+  ])('refuses %j', (values, message) => {
+    // Act
+    const read = () => settingsFor('production', values);
+
+    // Assess
+    expect(read).toThrow(TypeError);
+    expect(read).toThrow(message);
   });
 });

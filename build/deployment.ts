@@ -1,0 +1,144 @@
+/**
+ * A gradual, reversible release of each function's `live` alias through AWS CodeDeploy
+ * (docs/operations.md, "Releases and rollback"): the alias carries a
+ * CodeDeployLambdaAliasUpdate update policy, so when a deploy publishes a new version
+ * CloudFormation hands the alias's move to a deployment group of the function, which shifts
+ * traffic to it by DEPLOYMENT_PREFERENCE and moves it back when one of the stage's alarms
+ * fires meanwhile.
+ */
+import { resourcesOfType, type Resource, type Template } from './cloudformation';
+import { choiceSetting, type RawSetting } from './settings';
+
+/** CodeDeploy's predefined Lambda configurations (CodeDeployDefault.Lambda<name>). */
+export const DEPLOYMENT_PREFERENCES = [
+  'Canary10Percent5Minutes',
+  'Canary10Percent10Minutes',
+  'Canary10Percent15Minutes',
+  'Canary10Percent30Minutes',
+  'Linear10PercentEvery1Minute',
+  'Linear10PercentEvery2Minutes',
+  'Linear10PercentEvery3Minutes',
+  'Linear10PercentEvery10Minutes',
+  'AllAtOnce',
+] as const;
+export type DeploymentPreference = (typeof DEPLOYMENT_PREFERENCES)[number];
+
+/**
+ * Per stage; others move the alias at once, as CloudFormation alone does. Ten minutes: the
+ * alarms judge five-minute periods, two of three, so a shorter canary ends before they can.
+ */
+export const DEPLOYMENT_PREFERENCE_DEFAULTS: Readonly<Record<string, DeploymentPreference>> = {
+  production: 'Canary10Percent10Minutes',
+};
+
+export const CODEDEPLOY_APPLICATION_LOGICAL_ID = 'CodeDeployApplication';
+export const CODEDEPLOY_ROLE_LOGICAL_ID = 'CodeDeployServiceRole';
+/** CodeDeploy watches at most 10 alarms per deployment group. */
+const ROLLBACK_ALARMS_MAX = 10;
+
+export const deploymentPreferenceSetting = (raw: RawSetting, stage: string): DeploymentPreference =>
+  choiceSetting(raw, DEPLOYMENT_PREFERENCES, DEPLOYMENT_PREFERENCE_DEFAULTS[stage] ?? 'AllAtOnce');
+
+/** `OrdersPerDayLiveLambdaAlias` → `OrdersPerDayDeploymentGroup`. */
+export const deploymentGroupLogicalId = (aliasLogicalId: string): string =>
+  `${aliasLogicalId.replace(/LiveLambdaAlias$/, '')}DeploymentGroup`;
+
+/**
+ * The CodeDeploy application, its role, a deployment group per `live` alias and the aliases'
+ * update policy; nothing for AllAtOnce. `alarmIds`: the alarms that roll a release back.
+ */
+export const gradualDeployment = (
+  template: Template,
+  preference: DeploymentPreference,
+  { name, alarmIds }: { name: string; alarmIds: readonly string[] },
+): Record<string, Resource> => {
+  if (preference === 'AllAtOnce') return {};
+  const aliases = resourcesOfType(template, 'AWS::Lambda::Alias');
+  const functionIds = aliases.map(
+    ([, alias]) => (alias.Properties?.FunctionName as { Ref: string }).Ref,
+  );
+  const rollbackAlarms = alarmIds.slice(0, ROLLBACK_ALARMS_MAX);
+  const changed: Record<string, Resource> = {
+    [CODEDEPLOY_APPLICATION_LOGICAL_ID]: {
+      Type: 'AWS::CodeDeploy::Application',
+      Properties: { ApplicationName: name, ComputePlatform: 'Lambda' },
+    },
+    // What AWS's AWSCodeDeployRoleForLambdaLimited allows, on these functions only.
+    [CODEDEPLOY_ROLE_LOGICAL_ID]: {
+      Type: 'AWS::IAM::Role',
+      Properties: {
+        AssumeRolePolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Allow',
+              Principal: { Service: ['codedeploy.amazonaws.com'] },
+              Action: ['sts:AssumeRole'],
+            },
+          ],
+        },
+        Policies: [
+          {
+            PolicyName: 'shift-live-aliases',
+            PolicyDocument: {
+              Version: '2012-10-17',
+              Statement: [
+                {
+                  Effect: 'Allow',
+                  Action: [
+                    'lambda:GetAlias',
+                    'lambda:UpdateAlias',
+                    'lambda:GetProvisionedConcurrencyConfig',
+                  ],
+                  Resource: functionIds.flatMap((fn) => [
+                    { 'Fn::GetAtt': [fn, 'Arn'] },
+                    { 'Fn::Sub': `\${${fn}.Arn}:*` },
+                  ]),
+                },
+                // DescribeAlarms takes no resource narrower than the account's alarms.
+                { Effect: 'Allow', Action: ['cloudwatch:DescribeAlarms'], Resource: '*' },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  };
+  for (const [aliasId, alias] of aliases) {
+    const groupId = deploymentGroupLogicalId(aliasId);
+    changed[groupId] = {
+      Type: 'AWS::CodeDeploy::DeploymentGroup',
+      Properties: {
+        ApplicationName: { Ref: CODEDEPLOY_APPLICATION_LOGICAL_ID },
+        ServiceRoleArn: { 'Fn::GetAtt': [CODEDEPLOY_ROLE_LOGICAL_ID, 'Arn'] },
+        DeploymentConfigName: `CodeDeployDefault.Lambda${preference}`,
+        DeploymentStyle: { DeploymentType: 'BLUE_GREEN', DeploymentOption: 'WITH_TRAFFIC_CONTROL' },
+        AutoRollbackConfiguration: {
+          Enabled: true,
+          Events: [
+            'DEPLOYMENT_FAILURE',
+            ...(rollbackAlarms.length > 0 ? ['DEPLOYMENT_STOP_ON_ALARM'] : []),
+          ],
+        },
+        ...(rollbackAlarms.length > 0
+          ? {
+              AlarmConfiguration: {
+                Enabled: true,
+                Alarms: rollbackAlarms.map((id) => ({ Name: { Ref: id } })),
+              },
+            }
+          : {}),
+      },
+    };
+    changed[aliasId] = {
+      ...alias,
+      UpdatePolicy: {
+        CodeDeployLambdaAliasUpdate: {
+          ApplicationName: { Ref: CODEDEPLOY_APPLICATION_LOGICAL_ID },
+          DeploymentGroupName: { Ref: groupId },
+        },
+      },
+    };
+  }
+  return changed;
+};
