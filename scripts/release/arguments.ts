@@ -14,8 +14,14 @@ export const USAGE = {
     '  (default .serverless-packages/<stage>/); --check: only check every region has its settings',
   deploy:
     'usage: npm run deploy -- --stage <stage> [--region <aws-region>[,…]]… [--out <dir>]\n' +
+    '                         [--bake-minutes <n>] [--skip-preflight | --preflight-only]\n' +
+    "  checks each region's AWS account first (the preflight: Lambda concurrency, API Gateway's\n" +
+    '  CloudWatch role, the database secret and KMS key, the subnets and security groups),\n' +
     '  packages every AWS region of the stage into <dir>/<aws-region>/, then deploys them one\n' +
-    '  after another from those packages, stopping at the first failure',
+    '  after another from those packages, stopping at the first failure; between two regions it\n' +
+    "  watches the one just deployed for <n> minutes and stops if one of the stage's alarms fires\n" +
+    '  (default RELEASE_BAKE_MINUTES, else 10 for production, 0 for other stages)\n' +
+    '  --preflight-only: only the preflight; --skip-preflight: none (an account it cannot read)',
 } as const;
 
 export interface ReleaseArguments {
@@ -26,6 +32,12 @@ export interface ReleaseArguments {
   readonly out: string;
   /** Only check the settings (package only). */
   readonly check: boolean;
+  /** deploy: no preflight. */
+  readonly skipPreflight: boolean;
+  /** deploy: the settings and the preflight only. */
+  readonly preflightOnly: boolean;
+  /** deploy: --bake-minutes as given (checked with the stage's default: bake.ts). */
+  readonly bakeMinutes?: string;
 }
 
 /**
@@ -48,6 +60,9 @@ export const parseReleaseArguments = (
         region: { type: 'string', multiple: true },
         out: { type: 'string' },
         check: { type: 'boolean' },
+        'skip-preflight': { type: 'boolean' },
+        'preflight-only': { type: 'boolean' },
+        'bake-minutes': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -63,6 +78,14 @@ export const parseReleaseArguments = (
     throw new ReleaseUsageError(
       '--check is for npm run package (npm run deploy checks first anyway)',
     );
+  }
+  if (command === 'package') {
+    const deployOnly = ['skip-preflight', 'preflight-only', 'bake-minutes'] as const;
+    const given = deployOnly.find((option) => values[option] !== undefined);
+    if (given) throw new ReleaseUsageError(`--${given} is for npm run deploy`);
+  }
+  if (values['skip-preflight'] && values['preflight-only']) {
+    throw new ReleaseUsageError('--skip-preflight and --preflight-only exclude each other');
   }
   if (command === 'deploy' && values.stage === undefined) {
     throw new ReleaseUsageError('--stage is required: the stage to deploy, such as production');
@@ -85,5 +108,8 @@ export const parseReleaseArguments = (
           ? out
           : resolve(cwd, out),
     check: values.check ?? false,
+    skipPreflight: values['skip-preflight'] ?? false,
+    preflightOnly: values['preflight-only'] ?? false,
+    ...(values['bake-minutes'] === undefined ? {} : { bakeMinutes: values['bake-minutes'] }),
   };
 };

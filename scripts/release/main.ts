@@ -1,8 +1,10 @@
 /**
  * npm run package -- [--stage S] [--region R[,…]]… [--out DIR] [--check]
- * npm run deploy -- --stage S [--region R[,…]]… [--out DIR]
+ * npm run deploy -- --stage S [--region R[,…]]… [--out DIR] [--bake-minutes N]
+ *                   [--skip-preflight | --preflight-only]
  * Every AWS region of a stage, packaged (and deployed) one after another: scripts/release/release.ts.
- * Exit 0 done, 1 a setting missing or a region failed, 2 bad arguments.
+ * Exit 0 done, 1 a setting missing, a preflight problem, a region failed or an alarm during a
+ * bake, 2 bad arguments.
  */
 import { nodeIo, runRelease } from './release';
 

@@ -27,6 +27,8 @@ export interface ReleaseConfig {
   readonly issuerVariables: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** provider.region's default (`${opt:region, 'eu-west-1'}`): the region of other stages. */
   readonly defaultRegion: string;
+  /** serverless.yml's `service`: the stack is `<service>-<stage>`. */
+  readonly service: string;
 }
 
 /** A setting a region lacks, or a variable refused: one line of the report. */
@@ -117,6 +119,7 @@ export const parseReleaseConfig = (text: string): ReleaseConfig => {
     keySetVariables: stageMaps(custom.keySetVariables, 'custom.keySetVariables'),
     issuerVariables: stageMaps(custom.issuerVariables, 'custom.issuerVariables'),
     defaultRegion,
+    service: typeof document.service === 'string' ? document.service : '',
   };
 };
 
@@ -167,6 +170,17 @@ export const regionsOf = (
 
 /** The variable's value: the environment's, trimmed ('' when unset). */
 const valueOf = (env: Env, name: string) => (env[name] ?? '').trim();
+
+/**
+ * The variables of a region's VPC pair (subnets, security groups), as vpc.cjs reads them: the
+ * region's pair wins as a pair; the plain names only for a single region; none: outside a VPC.
+ */
+export const vpcVariables = (env: Env, region: string, single: boolean): string[] => {
+  const names = ['VPC_SUBNET_IDS', 'VPC_SECURITY_GROUP_IDS'];
+  const regional = names.map((name) => regionalName(name, region));
+  if (regional.some((name) => valueOf(env, name))) return regional;
+  return single && names.some((name) => valueOf(env, name)) ? names : [];
+};
 
 /**
  * Checks that every region has its settings in `env`, as the resolvers of scripts/serverless/
@@ -256,15 +270,7 @@ export const checkSettings = (
       );
     }
 
-    // Both of a pair or neither (neither: outside a VPC); the region's pair wins as a pair.
-    const names = ['VPC_SUBNET_IDS', 'VPC_SECURITY_GROUP_IDS'];
-    const regional = names.map((name) => regionalName(name, region));
-    const plain = names.map(fallback);
-    const pair = regional.some((name) => valueOf(env, name))
-      ? regional
-      : plain.every((name) => !name)
-        ? []
-        : names;
+    const pair = vpcVariables(env, region, single);
     const [subnets = '', groups = ''] = pair;
     for (const name of pair) {
       if (!valueOf(env, name)) {

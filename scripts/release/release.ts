@@ -3,13 +3,17 @@
  * stage to every AWS region serverless.yml releases it to, one region after another.
  *
  * 1. Check every region's settings (regions.ts): every missing one is reported, one line per
- *    region and variable, and nothing is packaged.
+ *    region and variable, and nothing is packaged. deploy then runs the preflight
+ *    (preflight.ts): each region's account asked whether the stage fits; every problem is
+ *    reported, and nothing is packaged or created.
  * 2. Package each region: `serverless package --stage S --region R --package <out>/<R>`, each
  *    built in a fresh esbuild work folder (ESBUILD_WORK_FOLDER) removed afterwards; one line per
  *    region; serverless's own output only when it fails, which stops the run.
  * 3. deploy only, once every region is packaged: `serverless deploy --stage S --region R
  *    --package <out>/<R>` for each, serverless's output shown, stopping at the first failure;
- *    the regions deployed and not deployed are listed at the end.
+ *    between two regions the bake (bake.ts): the region just deployed is watched for the bake
+ *    time, and an alarm of the stage in ALARM stops the release; the regions deployed and not
+ *    deployed are listed at the end.
  *
  * serverless is osls's bin run with this Node, or the executable PORTAL_SERVERLESS_BIN names
  * (the tests give a stand-in that records its arguments). It runs in the project's folder with
@@ -20,6 +24,8 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, relative } from 'node:path';
 import { parseReleaseArguments, USAGE, type ReleaseCommand } from './arguments';
+import { bake, bakeMinutes } from './bake';
+import { runPreflight } from './preflight';
 import {
   checkSettings,
   readReleaseConfig,
@@ -148,7 +154,10 @@ const pathFrom = (cwd: string, path: string) => {
 
 const list = (regions: readonly string[]) => (regions.length > 0 ? regions.join(', ') : 'none');
 
-/** The whole command; resolves to its exit code (0 done, 1 a setting missing or a step failed, 2 usage). */
+/**
+ * The whole command; resolves to its exit code (0 done, 1 a setting missing, a preflight problem,
+ * a step failed or an alarm during a bake, 2 usage).
+ */
 export const runRelease = async (
   command: ReleaseCommand,
   args: readonly string[],
@@ -165,13 +174,14 @@ export const runRelease = async (
     }
     const config = readReleaseConfig();
     const regions = regionsOf(config, parsed.stage, parsed.regions);
-    plan = { ...parsed, regions, config };
+    const bakeFor = command === 'deploy' ? bakeMinutes(parsed.stage, parsed.bakeMinutes, env) : 0;
+    plan = { ...parsed, regions, config, bakeFor };
   } catch (error) {
     if (!(error instanceof ReleaseUsageError)) throw error;
     io.stderr(`${name}: ${error.message}\n${USAGE[command]}\n`);
     return 2;
   }
-  const { stage, regions, out, config } = plan;
+  const { stage, regions, out, config, bakeFor } = plan;
   const width = Math.max(...regions.map((region) => region.length)) + 2;
   const column = (text: string) => text.padEnd(width);
 
@@ -193,6 +203,27 @@ export const runRelease = async (
       );
     }
     return 0;
+  }
+  if (command === 'deploy' && plan.skipPreflight) {
+    io.stdout(`${name}: preflight skipped (--skip-preflight)\n`);
+  } else if (command === 'deploy') {
+    const { problems: found, summaries } = await runPreflight({
+      service: config.service,
+      stage,
+      settings,
+      env,
+    });
+    if (found.length > 0) {
+      io.stderr(
+        `${name}: preflight of stage "${stage}": ${found.length} problem${found.length === 1 ? '' : 's'} found in AWS; nothing packaged or created:\n` +
+          found.map((p) => `  ${p.region.padEnd(Math.max(width, 14))}${p.message}\n`).join('') +
+          `Fix them and run it again (--preflight-only checks without deploying; --skip-preflight, for an account it cannot read, deploys without it)\n`,
+      );
+      return 1;
+    }
+    io.stdout(`${name}: preflight of stage "${stage}" passed:\n`);
+    for (const region of regions) io.stdout(`  ${column(region)}${summaries[region] ?? ''}\n`);
+    if (plan.preflightOnly) return 0;
   }
 
   // 2. Every region packaged, one after another.
@@ -265,6 +296,32 @@ export const runRelease = async (
     }
     deployed.push(region);
     io.stdout(`  ${column(region)}deployed in ${seconds(started)}\n`);
+    const rest = regions.filter((r) => !deployed.includes(r));
+    if (bakeFor > 0 && rest.length > 0) {
+      const bakeStarted = performance.now();
+      io.stdout(
+        `  ${column(region)}baking for ${bakeFor} min before ${rest[0]}: watching the stage's alarms\n`,
+      );
+      const result = await bake({ service: config.service, stage, region, minutes: bakeFor });
+      if (!result.ok) {
+        const why =
+          'firing' in result
+            ? `alarm${result.firing.length === 1 ? '' : 's'} in ALARM during the bake:\n` +
+              result.firing.map((a) => `    ${a.name}: ${a.reason}\n`).join('')
+            : `its alarms could not be read during the bake: ${result.error}\n`;
+        io.stderr(
+          `  ${column(region)}${why}` +
+            `${name}: stopped after ${region}; deployed: ${list(deployed)}; not deployed: ${list(rest)}\n` +
+            `  What to do: read the alarm's runbook (docs/operations.md, "Alarms"); roll ${region} back ` +
+            `(docs/operations.md, "Releases and rollback") or fix the cause; once its alarms are OK, ` +
+            `deploy the rest: npm run deploy -- --stage ${stage} --region ${rest.join(',')}\n`,
+        );
+        return 1;
+      }
+      io.stdout(
+        `  ${column(region)}baked ${seconds(bakeStarted)}: ${result.watched} alarm${result.watched === 1 ? '' : 's'} watched, none in ALARM\n`,
+      );
+    }
   }
   io.stdout(`${name}: stage "${stage}" deployed to ${list(deployed)}\n`);
   return 0;

@@ -7,35 +7,33 @@
  * deploy tests give the command a stand-in serverless (PORTAL_SERVERLESS_BIN), a separate
  * process that records its arguments, writes a template for `package` and fails on a chosen
  * region: the order, the stop at the first failure and the nothing-deployed-when-packaging-fails
- * are the command's own behaviour across that process boundary.
+ * are the command's own behaviour across that process boundary. The preflight and the bake ask
+ * local servers speaking the AWS services' protocols (tests/support/aws-servers.ts); the
+ * preflight's own cases are tests/integration/serverless/preflight.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REGION_BOUND, regionalName } from '../../../scripts/release/regions';
+import { startAwsServers, type AwsServers } from '../../support/aws-servers';
 import { CFN_LINT_AVAILABLE, lintTemplate } from '../../support/cfn-lint';
-import { ROOT, run } from '../../support/processes';
+import { ROOT } from '../../support/processes';
+import {
+  deployCall,
+  deployWith,
+  groupIn,
+  healthyAccount,
+  ISSUERS,
+  KEY_SETS,
+  packageCall,
+  REGIONS,
+  release,
+  removeTemporary,
+  secretIn,
+  subnetsIn,
+  tempDir,
+  TEMPLATE,
+} from '../../support/release';
 
-const REGIONS = ['eu-west-1', 'eu-central-1', 'me-central-1', 'ap-southeast-1', 'sa-east-1'];
-const KEY_SETS: Record<string, string> = {
-  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
-  JWK_URL_APAC_PRODUCTION: 'https://keys.example/apac-production/v2/jwks.json',
-  JWK_URL_LATAM_PRODUCTION: 'https://keys.example/latam-production/v2/jwks.json',
-};
-const ISSUERS: Record<string, string> = {
-  JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
-  JWT_ISSUER_APAC_PRODUCTION: 'https://portal.example/apac-production',
-  JWT_ISSUER_LATAM_PRODUCTION: 'https://portal.example/latam-production',
-};
 /** Each region's key-set and issuer variables (custom.keySetVariables, custom.issuerVariables). */
 const PORTAL: Record<string, { keySet: string; issuer: string }> = {
   'eu-west-1': { keySet: 'JWK_URL_EU_PRODUCTION', issuer: 'JWT_ISSUER_EU_PRODUCTION' },
@@ -44,64 +42,11 @@ const PORTAL: Record<string, { keySet: string; issuer: string }> = {
   'ap-southeast-1': { keySet: 'JWK_URL_APAC_PRODUCTION', issuer: 'JWT_ISSUER_APAC_PRODUCTION' },
   'sa-east-1': { keySet: 'JWK_URL_LATAM_PRODUCTION', issuer: 'JWT_ISSUER_LATAM_PRODUCTION' },
 };
-const secretIn = (region: string) =>
-  `arn:aws:secretsmanager:${region}:123456789012:secret:portal-db-AbCdEf`;
-/** A subnet and security group of each region's own (ids of the vpc test's shape). */
-const subnetIn = (index: number) => `subnet-0123456789abcdef${index}`;
-const groupIn = (index: number) => `sg-0a1b2c3d4e5f6071${index}`;
 
-/**
- * Every setting of production in every region, and nothing leaking in from the caller's
- * environment: the plain names, the staging ones, the dev ones.
- */
-const ENV: Record<string, string> = {
-  ...Object.fromEntries(REGION_BOUND.map((name) => [name, ''])),
-  JWT_ISSUER: '',
-  JWKS_URL: '',
-  DATABASE_URL: 'postgres://db.example:5432/reports',
-  ...KEY_SETS,
-  ...ISSUERS,
-  ...Object.fromEntries(
-    REGIONS.flatMap((region, index) => [
-      [regionalName('DATABASE_SECRET_ARN', region), secretIn(region)],
-      [regionalName('DATABASE_SECRET_KMS_KEY_ARN', region), ''],
-      [regionalName('DATABASE_URL', region), ''],
-      [regionalName('SECRETS_EXTENSION_LAYER_ARN', region), ''],
-      [regionalName('VPC_SUBNET_IDS', region), subnetIn(index)],
-      [regionalName('VPC_SECURITY_GROUP_IDS', region), groupIn(index)],
-    ]),
-  ),
-  PORTAL_SERVERLESS_BIN: '',
-};
-
-const TEMPLATE = 'cloudformation-template-update-stack.json';
 type Resource = { Type: string; Properties: Record<string, unknown> };
 type Template = { Resources: Record<string, Resource> };
 
-const workFolder = `.esbuild-test-release-${process.pid}`;
-const temporary: string[] = [];
-const tempDir = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  temporary.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const path of [join(ROOT, workFolder), ...temporary]) {
-    rmSync(path, { recursive: true, force: true });
-  }
-});
-
-/** `npm run <command> -- <args>`, as npm runs it (tsx scripts/release/main.ts <command>). */
-const release = (
-  command: 'package' | 'deploy',
-  args: readonly string[],
-  env: Record<string, string>,
-) =>
-  run(['--import', 'tsx', 'scripts/release/main.ts', command, ...args], {
-    ...ENV,
-    ESBUILD_WORK_FOLDER: workFolder,
-    ...env,
-  });
+afterAll(removeTemporary);
 
 describe('npm run package -- --stage production (real packaging)', () => {
   it(
@@ -148,7 +93,7 @@ describe('npm run package -- --stage production (real packaging)', () => {
           expect(variables.DATABASE_SECRET_ARN?.split(':')[3]).toBe(region);
           expect({ region, vpc: fn.Properties.VpcConfig }).toEqual({
             region,
-            vpc: { SubnetIds: [subnetIn(index)], SecurityGroupIds: [groupIn(index)] },
+            vpc: { SubnetIds: subnetsIn(index), SecurityGroupIds: [groupIn(index)] },
           });
         }
         // The role reads that region's secret only.
@@ -195,60 +140,19 @@ describe('npm run package -- --stage production (real packaging)', () => {
   });
 });
 
-/** The stand-in serverless: records each call; `package` writes a template; fails where told. */
-const FAKE = `#!${process.execPath}
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-const args = process.argv.slice(2);
-const option = (name) => args[args.indexOf(name) + 1];
-const [command] = args;
-const region = option('--region');
-const folder = option('--package');
-appendFileSync(process.env.FAKE_SERVERLESS_LOG, JSON.stringify(args) + '\\n');
-if (process.env.FAKE_SERVERLESS_FAIL === command + ' ' + region) {
-  console.error('fake serverless: ' + command + ' failed in ' + region);
-  process.exit(1);
-}
-if (command === 'package') {
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, 'serverless-state.json'), '{}');
-  writeFileSync(join(folder, '${TEMPLATE}'), JSON.stringify({ region }));
-} else if (!existsSync(join(folder, '${TEMPLATE}'))) {
-  console.error('fake serverless: no package in ' + folder);
-  process.exit(3);
-} else {
-  console.log('fake serverless: deployed ' + region);
-}
-`;
-
 describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
-  const deployWith = async (env: Record<string, string>, args: readonly string[] = []) => {
-    const dir = tempDir('portal-release-deploy-');
-    const bin = join(dir, 'serverless.mjs');
-    writeFileSync(bin, FAKE);
-    chmodSync(bin, 0o755);
-    const log = join(dir, 'calls.log');
-    const out = join(dir, 'packages');
-    const result = await release('deploy', ['--stage', 'production', '--out', out, ...args], {
-      PORTAL_SERVERLESS_BIN: bin,
-      FAKE_SERVERLESS_LOG: log,
-      FAKE_SERVERLESS_FAIL: '',
-      ...env,
-    });
-    const calls = existsSync(log)
-      ? readFileSync(log, 'utf8')
-          .trim()
-          .split('\n')
-          .map((line) => JSON.parse(line) as string[])
-      : [];
-    return { result, out, calls: calls.map((call) => `${call[0]} ${call[4]} ${call[6]}`) };
-  };
-  const packageCall = (out: string, region: string) => `package ${region} ${join(out, region)}`;
-  const deployCall = (out: string, region: string) => `deploy ${region} ${join(out, region)}`;
+  // The preflight's account, in which production fits; no bake unless a test asks for one.
+  let aws: AwsServers;
+  beforeAll(async () => {
+    aws = await startAwsServers(healthyAccount());
+  });
+  afterAll(() => aws.close());
+  const deploy = (env: Record<string, string>, args: readonly string[] = []) =>
+    deployWith({ ...aws.env, RELEASE_BAKE_MINUTES: '0', ...env }, args);
 
   it('packages every region first, then deploys each from its package, in order', async () => {
     // Act
-    const { result, out, calls } = await deployWith({});
+    const { result, out, calls } = await deploy({});
 
     // Assess
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
@@ -263,7 +167,7 @@ describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
 
   it('stops at the first region that fails to deploy, and says which were deployed and which not', async () => {
     // Act
-    const { result, out, calls } = await deployWith({
+    const { result, out, calls } = await deploy({
       FAKE_SERVERLESS_FAIL: 'deploy me-central-1',
     });
 
@@ -283,7 +187,7 @@ describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
 
   it('deploys nothing when packaging any region fails', async () => {
     // Act
-    const { result, out, calls } = await deployWith({
+    const { result, out, calls } = await deploy({
       FAKE_SERVERLESS_FAIL: 'package ap-southeast-1',
     });
 
@@ -298,7 +202,7 @@ describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
 
   it('runs serverless not at all when a region lacks a setting', async () => {
     // Act
-    const { result, calls } = await deployWith({ DATABASE_SECRET_ARN_SA_EAST_1: '' });
+    const { result, calls } = await deploy({ DATABASE_SECRET_ARN_SA_EAST_1: '' });
 
     // Assess
     expect(result.code).toBe(1);
@@ -309,7 +213,7 @@ describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
 
   it('deploys only the regions of --region, in serverless.yml’s order', async () => {
     // Act
-    const { result, out, calls } = await deployWith({}, ['--region', 'sa-east-1,eu-central-1']);
+    const { result, out, calls } = await deploy({}, ['--region', 'sa-east-1,eu-central-1']);
 
     // Assess
     expect(result.code).toBe(0);
@@ -319,6 +223,106 @@ describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
       deployCall(out, 'eu-central-1'),
       deployCall(out, 'sa-east-1'),
     ]);
+  });
+
+  describe('the bake between regions', () => {
+    const FIRING = 'portal-service-api-production-api-5xx-rate';
+    const TWO = ['--region', 'eu-west-1,eu-central-1', '--bake-minutes', '0.05'];
+    afterEach(() => {
+      aws.account = healthyAccount();
+    });
+    const alarmReads = () =>
+      aws.calls
+        .filter(({ service }) => service === 'monitoring')
+        .map(({ region, operation }) => `${region} ${operation}`);
+
+    it('watches the region just deployed for the bake time, then deploys the next', async () => {
+      // Arrange: the stage's alarms OK; another stage's alarm firing, which is not ours
+      aws.account['eu-west-1']!.alarms = {
+        [FIRING]: { state: 'OK' },
+        'portal-service-api-production-database-errors': { state: 'INSUFFICIENT_DATA' },
+        'portal-service-api-staging-api-5xx-rate': { state: 'ALARM' },
+      };
+      aws.calls.length = 0;
+
+      // Act
+      const started = performance.now();
+      const { result, out, calls } = await deploy({}, TWO);
+      const seconds = (performance.now() - started) / 1000;
+
+      // Assess: a bake of 3 s, alarms read at its start and end, none after the last region
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(calls.filter((call) => call.startsWith('deploy'))).toEqual([
+        deployCall(out, 'eu-west-1'),
+        deployCall(out, 'eu-central-1'),
+      ]);
+      expect(seconds).toBeGreaterThanOrEqual(3);
+      expect(alarmReads()).toEqual(['eu-west-1 DescribeAlarms', 'eu-west-1 DescribeAlarms']);
+      expect(result.stdout).toMatch(/eu-west-1 +baked [\d.]+ s: 2 alarms watched, none in ALARM/);
+    });
+
+    it('stops when an alarm of the stage fires in the region just deployed, and says what to do', async () => {
+      // Arrange
+      aws.account['eu-west-1']!.alarms = {
+        [FIRING]: { state: 'ALARM', reason: 'Threshold Crossed: 1 datapoint [0.2] > 0.05' },
+      };
+
+      // Act
+      const { result, out, calls } = await deploy({}, TWO);
+
+      // Assess: eu-central-1 packaged, never deployed
+      expect(result.code).toBe(1);
+      expect(calls).toEqual([
+        packageCall(out, 'eu-west-1'),
+        packageCall(out, 'eu-central-1'),
+        deployCall(out, 'eu-west-1'),
+      ]);
+      expect(result.stderr).toContain(`${FIRING}: Threshold Crossed: 1 datapoint [0.2] > 0.05`);
+      expect(result.stderr).toContain(
+        'npm run deploy: stopped after eu-west-1; deployed: eu-west-1; not deployed: eu-central-1',
+      );
+      expect(result.stderr).toContain(
+        'deploy the rest: npm run deploy -- --stage production --region eu-central-1',
+      );
+    });
+
+    it('stops when the alarms cannot be read: a bake that cannot see is none', async () => {
+      // Act: CloudWatch's endpoint a closed port
+      const { result, out, calls } = await deploy(
+        { AWS_ENDPOINT_URL_CLOUDWATCH: 'http://127.0.0.1:9' },
+        TWO,
+      );
+
+      // Assess
+      expect(result.code).toBe(1);
+      expect(calls.filter((call) => call.startsWith('deploy'))).toEqual([
+        deployCall(out, 'eu-west-1'),
+      ]);
+      expect(result.stderr).toContain('its alarms could not be read during the bake');
+    });
+
+    it('bakes production 10 minutes by default, other stages not at all, and refuses a bad value', async () => {
+      // Act
+      const bad = await deploy({}, ['--bake-minutes', 'ten']);
+      const badEnv = await deploy({ RELEASE_BAKE_MINUTES: '-1' });
+
+      // Assess
+      expect(bad.calls).toEqual([]);
+      expect({ code: bad.result.code, stderr: bad.result.stderr }).toEqual({
+        code: 2,
+        stderr: expect.stringContaining('--bake-minutes is "ten": expected minutes') as unknown,
+      });
+      expect(badEnv.result.code).toBe(2);
+      expect(badEnv.result.stderr).toContain('RELEASE_BAKE_MINUTES is "-1"');
+      const { bakeMinutes } = await import('../../../scripts/release/bake');
+      expect([
+        bakeMinutes('production', undefined, {}),
+        bakeMinutes('staging', undefined, {}),
+        bakeMinutes('dev', undefined, {}),
+        bakeMinutes('production', '0', { RELEASE_BAKE_MINUTES: '5' }),
+        bakeMinutes('dev', undefined, { RELEASE_BAKE_MINUTES: '2.5' }),
+      ]).toEqual([10, 0, 0, 0, 2.5]);
+    });
   });
 
   it('is what npm run deploy runs', () => {

@@ -13,6 +13,8 @@ describe('parseReleaseArguments', () => {
       regions: [],
       out: '/repo/.serverless-packages/dev',
       check: false,
+      skipPreflight: false,
+      preflightOnly: false,
     });
   });
 
@@ -40,11 +42,26 @@ describe('parseReleaseArguments', () => {
       regions: ['sa-east-1', 'eu-west-1', 'me-central-1'],
       out: '/home/me/work/build/packages',
       check: false,
+      skipPreflight: false,
+      preflightOnly: false,
     });
     expect(parseReleaseArguments('package', ['--out', '/tmp/p', '--check'], PLACES)).toMatchObject({
       out: '/tmp/p',
       check: true,
     });
+  });
+
+  it('reads the preflight and bake options of deploy', () => {
+    expect(
+      parseReleaseArguments(
+        'deploy',
+        ['--stage', 'production', '--skip-preflight', '--bake-minutes', '0.5'],
+        PLACES,
+      ),
+    ).toMatchObject({ skipPreflight: true, preflightOnly: false, bakeMinutes: '0.5' });
+    expect(
+      parseReleaseArguments('deploy', ['--stage', 'staging', '--preflight-only'], PLACES),
+    ).toMatchObject({ skipPreflight: false, preflightOnly: true });
   });
 
   it('answers --help', () => {
@@ -57,6 +74,13 @@ describe('parseReleaseArguments', () => {
     ['package', ['--stage', ' '], '--stage is empty'],
     ['package', ['--region', 'eu-west-1,'], '--region names an empty region'],
     ['package', ['--out', ''], '--out is empty'],
+    ['package', ['--skip-preflight'], '--skip-preflight is for npm run deploy'],
+    ['package', ['--bake-minutes', '1'], '--bake-minutes is for npm run deploy'],
+    [
+      'deploy',
+      ['--stage', 'production', '--skip-preflight', '--preflight-only'],
+      '--skip-preflight and --preflight-only exclude each other',
+    ],
     ['package', ['--param', 'A=b'], "Unknown option '--param'"],
     ['package', ['production'], 'positional argument'],
   ] as const)('%s %j: refused (%s)', (command, args, message) => {
