@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { reportEndpoint } from '../../../middleware/compose';
-import { migrate } from '../../../scripts/db/migrate';
+import { migrate, MIGRATIONS_DIR } from '../../../scripts/db/migrate';
 import { SAMPLE_OWNER } from '../../../scripts/db/sample-data';
 import { seed } from '../../../scripts/db/seed';
 import { loadConfig } from '../../../shared/config';
@@ -384,9 +384,10 @@ describeWithServer('the tools over TLS (scripts/db/connection.ts)', () => {
     // Assess
     expect({ code: first.code, stdout: first.stdout, stderr: first.stderr }).toEqual({
       code: 0,
-      stdout: expect.stringMatching(
-        /^applied: 001_reports_schema\.sql, .*008_\w+\.sql\n$/,
-      ) as unknown,
+      stdout: `applied: ${readdirSync(MIGRATIONS_DIR)
+        .filter((name) => name.endsWith('.sql'))
+        .sort()
+        .join(', ')}\n`,
       stderr: '',
     });
     expect({ code: second.code, stdout: second.stdout }).toEqual({
