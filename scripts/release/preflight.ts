@@ -239,7 +239,8 @@ const checkSecret = async (check: Findings, plan: PreflightPlan, setting: Region
     // The key the secret is encrypted with (omitted for aws/secretsmanager) must be the one
     // the functions may decrypt with.
     const used = secretKey ? await describeKey(kms, secretKey) : undefined;
-    const usedArn = used?.Arn ?? secretKey;
+    // aws/secretsmanager, named explicitly, needs no key of ours.
+    const usedArn = used?.KeyManager === 'AWS' ? undefined : (used?.Arn ?? secretKey);
     if (usedArn && !configured) {
       check.problem(
         `${secretVariable}: the secret is encrypted with the customer-managed KMS key ${usedArn}: give it in ${regionalName('DATABASE_SECRET_KMS_KEY_ARN', region)}, or the functions may not decrypt it`,

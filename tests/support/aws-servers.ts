@@ -24,8 +24,11 @@ export interface RegionAccount {
   cloudWatchRoleArn?: string;
   /** Secrets by ARN. */
   secrets?: Record<string, { kmsKeyId?: string; deleted?: boolean }>;
-  /** KMS keys by ARN. */
-  keys?: Record<string, { state: 'Enabled' | 'Disabled' | 'PendingDeletion' }>;
+  /** KMS keys by ARN: customer-managed unless `manager` says AWS; `alias` finds it too. */
+  keys?: Record<
+    string,
+    { state: 'Enabled' | 'Disabled' | 'PendingDeletion'; manager?: 'AWS'; alias?: string }
+  >;
   subnets?: Record<string, { zone: string; vpc: string }>;
   securityGroups?: Record<string, { vpc: string }>;
   alarms?: Record<string, { state: AlarmState; reason?: string }>;
@@ -194,7 +197,7 @@ const kms: Handler = (request, body, region) => {
   const input = JSON.parse(body || '{}') as { KeyId?: string };
   const keyId = input.KeyId ?? '';
   const found = Object.entries(region.keys ?? {}).find(
-    ([arn]) => arn === keyId || arn.endsWith(`:key/${keyId}`),
+    ([arn, { alias }]) => arn === keyId || arn.endsWith(`:key/${keyId}`) || alias === keyId,
   );
   if (operation !== 'DescribeKey') {
     return { operation, answer: json(400, { __type: 'InvalidAction' }, JSON_11) };
@@ -209,7 +212,7 @@ const kms: Handler = (request, body, region) => {
       ),
     };
   }
-  const [arn, { state }] = found;
+  const [arn, { state, manager = 'CUSTOMER' }] = found;
   return {
     operation,
     answer: json(
@@ -223,7 +226,7 @@ const kms: Handler = (request, body, region) => {
           Enabled: state === 'Enabled',
           KeyState: state,
           KeyUsage: 'ENCRYPT_DECRYPT',
-          KeyManager: 'CUSTOMER',
+          KeyManager: manager,
           KeySpec: 'SYMMETRIC_DEFAULT',
         },
       },

@@ -187,7 +187,7 @@ describe('npm run deploy -- --stage production: the preflight', () => {
     ]);
   });
 
-  it('checks the KMS key: missing, disabled, or not the key the secret is encrypted with', async () => {
+  it('checks the KMS key: missing, disabled, or not the key the secret is encrypted with; aws/secretsmanager needs none', async () => {
     // Arrange
     const account = healthyAccount();
     account['eu-west-1']!.secrets = { [secretIn('eu-west-1')]: { kmsKeyId: KEY('eu-west-1') } };
@@ -208,6 +208,17 @@ describe('npm run deploy -- --stage production: the preflight', () => {
     account['ap-southeast-1']!.keys = { [KEY('ap-southeast-1')]: { state: 'Enabled' } };
     account['sa-east-1']!.secrets = { [secretIn('sa-east-1')]: { deleted: true } };
     aws.account = account;
+    const managed = healthyAccount();
+    managed['eu-west-1']!.secrets = {
+      [secretIn('eu-west-1')]: { kmsKeyId: 'alias/aws/secretsmanager' },
+    };
+    managed['eu-west-1']!.keys = {
+      [OTHER_KEY('eu-west-1')]: {
+        state: 'Enabled',
+        manager: 'AWS',
+        alias: 'alias/aws/secretsmanager',
+      },
+    };
 
     // Act: ap-southeast-1's key given but not the secret's encryption key
     const { result } = await deploy(
@@ -234,7 +245,17 @@ describe('npm run deploy -- --stage production: the preflight', () => {
         /^sa-east-1 DATABASE_SECRET_ARN_SA_EAST_1: the secret is scheduled for deletion/,
       ) as unknown,
     ]);
-  });
+
+    // Act: a secret naming the AWS-managed key, no key configured
+    aws.account = managed;
+    const awsManaged = await deploy({}, ['--region', 'eu-west-1', '--preflight-only']);
+
+    // Assess
+    expect({ code: awsManaged.result.code, stderr: awsManaged.result.stderr }).toEqual({
+      code: 0,
+      stderr: '',
+    });
+  }, 60_000);
 
   it('checks the VPC: unknown security groups, one availability zone, several VPCs', async () => {
     // Arrange
@@ -263,7 +284,7 @@ describe('npm run deploy -- --stage production: the preflight', () => {
         /^me-central-1 VPC_SUBNET_IDS_ME_CENTRAL_1 and VPC_SECURITY_GROUP_IDS_ME_CENTRAL_1 span several VPCs/,
       ) as unknown,
     ]);
-  });
+  }, 60_000);
 
   it('reports a region it cannot ask as a problem, naming the error', async () => {
     // Act: Lambda's endpoint a closed port
@@ -302,5 +323,5 @@ describe('npm run deploy -- --stage production: the preflight', () => {
     expect(packaged.result.code).toBe(0);
     expect(packaged.calls.map((call) => call.split(' ')[0])).toEqual(['package']);
     expect(aws.calls).toEqual([]);
-  });
+  }, 60_000);
 });
