@@ -46,6 +46,8 @@ interface Session {
   token: string;
   /** The sample owner signed in through the local issuer; undefined for a pasted token. */
   readonly owner: string | undefined;
+  /** The locale asked for at sign-in (the token's user.locale); undefined: the owner's. */
+  readonly locale: string | undefined;
   /** Counts switches: only the latest one's token is used. */
   switches: number;
   readonly who: string;
@@ -70,6 +72,8 @@ const ui = {
   form: element('sign-in-form') as HTMLFormElement,
   ownerField: element('owner-field'),
   ownerSelect: element('owner-select') as HTMLSelectElement,
+  localeField: element('locale-field'),
+  localeSelect: element('locale-select') as HTMLSelectElement,
   tokenInput: element('token-input') as HTMLInputElement,
   useToken: element('use-token') as HTMLButtonElement,
   session: element('session'),
@@ -314,11 +318,11 @@ const signOut = () => {
   ui.form.hidden = false;
 };
 
-const requestToken = async (sub: string, restaurant?: string): Promise<string> => {
+const requestToken = async (sub: string, restaurant?: string, locale?: string): Promise<string> => {
   const response = await fetch('/sign-in', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(restaurant === undefined ? { sub } : { sub, restaurant }),
+    body: JSON.stringify({ sub, restaurant, locale }),
   });
   if (!response.ok) throw new Error(`the preview answered ${response.status}`);
   const { token } = (await response.json()) as { token: string };
@@ -334,7 +338,7 @@ const switchRestaurant = async (restaurant: RestaurantData) => {
   if (current.owner !== undefined) {
     let token: string;
     try {
-      token = await requestToken(current.owner, restaurant.id);
+      token = await requestToken(current.owner, restaurant.id, current.locale);
     } catch (error) {
       say(`No token for ${restaurant.id}: ${describe(error)}`);
       return;
@@ -345,7 +349,7 @@ const switchRestaurant = async (restaurant: RestaurantData) => {
   switchTo(restaurant);
 };
 
-const start = async (token: string, owner?: string) => {
+const start = async (token: string, owner?: string, locale?: string) => {
   signOut();
   let read;
   try {
@@ -362,6 +366,7 @@ const start = async (token: string, owner?: string) => {
   const current: Session = {
     token,
     owner,
+    locale,
     switches: 0,
     who: read.who,
     restaurants: read.restaurants,
@@ -418,10 +423,10 @@ const start = async (token: string, owner?: string) => {
   );
 };
 
-const signInAs = async (sub: string) => {
+const signInAs = async (sub: string, locale: string | undefined) => {
   say('Signing in…');
   try {
-    await start(await requestToken(sub), sub);
+    await start(await requestToken(sub, undefined, locale), sub, locale);
   } catch (error) {
     say(`Sign-in failed: ${describe(error)}`);
   }
@@ -430,6 +435,7 @@ const signInAs = async (sub: string) => {
 // ---- wiring --------------------------------------------------------------------------------
 
 ui.ownerField.hidden = !settings.signIn;
+ui.localeField.hidden = !settings.signIn;
 ui.ownerSelect.replaceChildren(
   ...settings.owners.map((owner) => {
     const ids = owner.restaurants.map((r) => r.id).join(', ');
@@ -439,7 +445,7 @@ ui.ownerSelect.replaceChildren(
 
 ui.form.addEventListener('submit', (event) => {
   event.preventDefault();
-  if (settings.signIn) void signInAs(ui.ownerSelect.value);
+  if (settings.signIn) void signInAs(ui.ownerSelect.value, ui.localeSelect.value || undefined);
 });
 ui.useToken.addEventListener('click', () => {
   const token = ui.tokenInput.value.trim();

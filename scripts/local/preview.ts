@@ -14,6 +14,7 @@
  *   of the owner's) is listed first in the token's authSchema: without X-Platform-Id (which CORS
  *   does not let a browser send) the API takes the token's first platform as the active one
  *   (spec 5, point 5), so the page asks for such a token when the user switches restaurant.
+ *   `locale` (optional, `ar_AE` or `ar-AE`) is the token's `user.locale`, the owner's language.
  *
  * It listens on the loopback addresses only (127.0.0.1 and, where there is one, ::1), and answers
  * only requests whose Host is a loopback name with its port (403 otherwise), so that a page
@@ -111,8 +112,17 @@ const readBody = (request: IncomingMessage): Promise<string | undefined> =>
     request.on('error', reject);
   });
 
-/** The `sub` and optional `restaurant` of a sign-in body; undefined when it is not that. */
-const signInRequest = (text: string): { sub: string; restaurant?: string } | undefined => {
+/** A locale as tokens carry it: `en_US`, `ar-AE`, `de`. */
+const LOCALE = /^[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{2,8}){0,3}$/;
+
+interface SignInRequest {
+  readonly sub: string;
+  readonly restaurant?: string;
+  readonly locale?: string;
+}
+
+/** The `sub`, optional `restaurant` and `locale` of a sign-in body; undefined when it is not that. */
+const signInRequest = (text: string): SignInRequest | undefined => {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -122,9 +132,17 @@ const signInRequest = (text: string): { sub: string; restaurant?: string } | und
   if (typeof value !== 'object' || value === null || !('sub' in value)) return undefined;
   const { sub } = value;
   const restaurant = 'restaurant' in value ? value.restaurant : undefined;
+  const locale = 'locale' in value ? value.locale : undefined;
   if (typeof sub !== 'string') return undefined;
-  if (restaurant === undefined) return { sub };
-  return typeof restaurant === 'string' ? { sub, restaurant } : undefined;
+  if (restaurant !== undefined && typeof restaurant !== 'string') return undefined;
+  if (locale !== undefined && (typeof locale !== 'string' || !LOCALE.test(locale))) {
+    return undefined;
+  }
+  return {
+    sub,
+    ...(restaurant === undefined ? {} : { restaurant }),
+    ...(locale === undefined ? {} : { locale }),
+  };
 };
 
 const listen = (server: Server, port: number, host: string) =>
@@ -176,9 +194,11 @@ export const startPreview = async (options: PreviewOptions): Promise<PreviewServ
       return;
     }
     const restaurants = [active, ...owner.restaurants.filter((other) => other !== active)];
-    const token = await issuer.sign(claimsFor({ ...owner, restaurants }), {
-      expiresIn: TOKEN_LIFETIME,
-    });
+    const claims = claimsFor({ ...owner, restaurants });
+    if (asked?.locale !== undefined) {
+      claims.user = { ...(claims.user as Record<string, unknown>), locale: asked.locale };
+    }
+    const token = await issuer.sign(claims, { expiresIn: TOKEN_LIFETIME });
     send(response, 200, 'application/json; charset=utf-8', JSON.stringify({ token }));
   };
 

@@ -44,6 +44,8 @@ export const buildReportsPlugin = async (options: BuildOptions): Promise<BuildRe
     target: 'es2020',
     minify: true,
     legalComments: 'none',
+    // Module scripts are always UTF-8: Arabic text costs 2 bytes a letter, not a 6-byte escape.
+    charset: 'utf8',
     jsx: 'automatic',
     jsxImportSource: 'preact',
     tsconfig: resolve(ROOT, 'tsconfig.browser.json'),

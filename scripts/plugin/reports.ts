@@ -8,7 +8,8 @@ import type { CatalogueReport } from '../../shared/answers';
 import { catalogue } from '../../shared/catalogue';
 import { PortalError } from '../../shared/errors';
 import type { ParameterReader } from '../../shared/http/event';
-import type { PluginConfig, RangeRule, ReportSpec } from '../../plugins/reports/src/reports';
+import type { Names, PluginConfig, RangeRule, ReportSpec } from '../../plugins/reports/src/reports';
+import { REPORT_NAMES, type LocalNames } from '../../shared/reports/translations';
 
 /** Ranges are probed up to this many days or months; a report accepting more has no limit. */
 const PROBE_LIMIT = 1000;
@@ -68,6 +69,14 @@ const parserOf = (report: CatalogueReport): Parse => {
   return (read) => (parse as Parse).call(report, read);
 };
 
+/** A catalogue name in every language of the plugin; English where a translation is missing. */
+const namesOf = (english: string, local: LocalNames | undefined): Names => ({
+  en: english,
+  ar: local?.ar ?? english,
+  de: local?.de ?? english,
+  es: local?.es ?? english,
+});
+
 export const pluginReports = (): ReportSpec[] =>
   catalogue.flatMap((endpoint): ReportSpec[] => {
     if (endpoint.answers.kind !== 'report') return [];
@@ -78,10 +87,15 @@ export const pluginReports = (): ReportSpec[] =>
       {
         id: report.id,
         title: report.title,
+        titles: namesOf(report.title, REPORT_NAMES[report.id]?.title),
         path: endpoint.paths[0],
-        properties: report.properties.map(({ key, name, type, unit }) =>
-          unit === undefined ? { key, name, type } : { key, name, type, unit },
-        ),
+        properties: report.properties.map(({ key, name, type, unit }) => ({
+          key,
+          name,
+          names: namesOf(name, REPORT_NAMES[report.id]?.properties[key]),
+          type,
+          ...(unit === undefined ? {} : { unit }),
+        })),
         range: names.has('from') && names.has('to') ? probeRange(parse) : null,
         compare: names.has('compare[from]') && names.has('compare[to]'),
       },

@@ -2,20 +2,31 @@
  * The portal preview of `npm start` (docs/preview.md) in headless Chromium, with the reference
  * reports plugin (plugins/reports, docs/plugin.md) that `npm start` builds against its API and
  * deploys for portal v2: sign-in, the restaurant switch without a reload, every report rendered
- * in en-US, de-DE and ar-AE, a comparison period, the CSV download, the 31-day limit and a 403.
+ * in the owner's language (en-US, ar-AE, de-DE, es-MX: the token's user.locale) with its chart,
+ * right to left in Arabic, axe-core's audit, keyboard use, a comparison period, the empty state,
+ * the CSV download, the 31-day limit and a 403.
  *
  * The expectations are computed here, independently of the plugin's code: the rows from a
- * direct call of the API for the same restaurant and parameters, the dates and numbers from
- * Node's Intl for the context's locale (calendar dates in UTC; a currency with its ISO 4217
- * minor units from the sample data; integers without decimals), the CSV from a direct fetch.
- * One `npm start` and one browser for the whole file; a fresh context (locale) per test.
+ * direct call of the API for the same restaurant and parameters, the words from the message
+ * files and the catalogue's names (shared/reports/translations.ts), the dates and numbers from Node's Intl for the locale
+ * (calendar dates in UTC; a currency with its ISO 4217 minor units from the sample data;
+ * integers without decimals), the CSV from a direct fetch. One `npm start` and one browser for
+ * the whole file; a fresh context (locale) per test.
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { CURRENCIES, SAMPLE_OWNERS } from '../../scripts/db/sample-data';
 import { addDays, todayIn } from '../../scripts/dates';
 import { launchChromium } from '../../scripts/local/chromium';
+import { dishes } from '../../shared/reports/dishes';
+import { ordersPerDay } from '../../shared/reports/orders-per-day';
+import { ordersToday } from '../../shared/reports/orders-today';
+import type { PropertyDefinition } from '../../shared/reports/report';
+import { revenue } from '../../shared/reports/revenue';
+import { REPORT_NAMES } from '../../shared/reports/translations';
 import { freePort } from '../support/processes';
 import { startService, type RunningService } from '../support/service';
 
@@ -54,7 +65,7 @@ afterEach(async () => {
   await Promise.all(contexts.splice(0).map((context) => context.close()));
 });
 
-const open = async (locale = 'en-US'): Promise<Opened> => {
+const open = async (locale: Locale = 'en-US'): Promise<Opened> => {
   const context = await browser.newContext({
     locale,
     timezoneId: 'Asia/Dubai',
@@ -88,9 +99,10 @@ const open = async (locale = 'en-US'): Promise<Opened> => {
 const ready = (page: Page) =>
   page.waitForSelector('[data-testid="portal"][data-state="ready"]', { timeout: 30_000 });
 
-/** Signs in as the first sample owner through the local issuer; the reports table shows. */
-const signIn = async (page: Page, sub = 'owner-1') => {
+/** Signs in through the local issuer, the token's user.locale `locale`; the reports table shows. */
+const signIn = async (page: Page, sub = 'owner-1', locale?: string) => {
   await page.getByTestId('owner-select').selectOption(sub);
+  if (locale) await page.getByTestId('locale-select').selectOption(locale.replace('-', '_'));
   await page.getByTestId('sign-in').click();
   await ready(page);
   await page.getByTestId('reports-table').waitFor({ timeout: 30_000 });
@@ -110,58 +122,101 @@ const minorUnitsOf = (currency: string) => {
   return entry[1];
 };
 
-type Unit = 'DATE' | 'DATE_MONTH' | 'DATE_YEAR' | 'CURRENCY' | 'INTEGER' | 'TEXT';
+type Unit = 'DATE' | 'DATE_MONTH' | 'CURRENCY' | 'INTEGER' | 'TEXT' | 'TIME' | 'STATE';
 
-/** The reports the plugin offers, as this test expects them (spec 2.4 units; docs/reports.md). */
+/** The owners' locales and the plugin's language for each. */
+const LOCALES = { 'en-US': 'en', 'ar-AE': 'ar', 'de-DE': 'de', 'es-MX': 'es' } as const;
+type Locale = keyof typeof LOCALES;
+type Language = (typeof LOCALES)[Locale];
+type Messages = Record<string, string>;
+const MESSAGES = Object.fromEntries(
+  Object.values(LOCALES).map((language) => [
+    language,
+    JSON.parse(
+      readFileSync(join(process.cwd(), `plugins/reports/messages/${language}.json`), 'utf8'),
+    ) as Messages,
+  ]),
+) as Record<Language, Messages>;
+/** A message of the owner's language, its placeholders filled. */
+const say = (locale: Locale, key: string, values: Record<string, string | number> = {}) => {
+  const text = MESSAGES[LOCALES[locale]][key];
+  if (text === undefined) throw new Error(`no message ${key}`);
+  return text.replace(/\{(\w+)\}/g, (_whole, name: string) => String(values[name]));
+};
+
+/**
+ * The reports the plugin offers, as this test expects them (spec 2.4 units; docs/reports.md):
+ * the columns shown (revenue's year is in its month), the names from the catalogue.
+ */
 const REPORTS = {
   'orders-per-day': {
+    definition: ordersPerDay,
     path: '/reports/orders/day',
     range: 'day',
     columns: [
-      ['date', 'Day', 'DATE'],
-      ['orderCount', 'Orders', 'INTEGER'],
-      ['revenue', 'Sales', 'CURRENCY'],
+      ['date', 'DATE'],
+      ['orderCount', 'INTEGER'],
+      ['revenue', 'CURRENCY'],
     ],
   },
   dishes: {
+    definition: dishes,
     path: '/reports/dishes',
     range: 'day',
     columns: [
-      ['name', 'Dish', 'TEXT'],
-      ['orderCount', 'Orders', 'INTEGER'],
-      ['revenue', 'Sales', 'CURRENCY'],
+      ['name', 'TEXT'],
+      ['orderCount', 'INTEGER'],
+      ['revenue', 'CURRENCY'],
     ],
   },
   revenue: {
+    definition: revenue,
     path: '/reports/revenue',
     range: 'month',
     columns: [
-      ['month', 'Month', 'DATE_MONTH'],
-      ['year', 'Year', 'DATE_YEAR'],
-      ['orderCount', 'Orders', 'INTEGER'],
-      ['revenue', 'Sales', 'CURRENCY'],
+      ['month', 'DATE_MONTH'],
+      ['orderCount', 'INTEGER'],
+      ['revenue', 'CURRENCY'],
     ],
   },
   'orders-today': {
+    definition: ordersToday,
     path: '/orders/today',
     range: 'none',
     columns: [
-      ['id', 'Order', 'TEXT'],
-      ['placedAt', 'Placed at', 'TEXT'],
-      ['state', 'State', 'TEXT'],
-      ['itemCount', 'Items', 'INTEGER'],
-      ['total', 'Total', 'CURRENCY'],
+      ['id', 'TEXT'],
+      ['placedAt', 'TIME'],
+      ['state', 'STATE'],
+      ['itemCount', 'INTEGER'],
+      ['total', 'CURRENCY'],
     ],
   },
 } as const satisfies Record<
   string,
   {
+    definition: { id: string; title: string; properties: readonly PropertyDefinition[] };
     path: string;
     range: 'day' | 'month' | 'none';
-    columns: readonly (readonly [string, string, Unit])[];
+    columns: readonly (readonly [string, Unit])[];
   }
 >;
 type ReportId = keyof typeof REPORTS;
+const TIME_SERIES: readonly ReportId[] = ['orders-per-day', 'revenue'];
+
+/** A column's or report's name in the owner's language, from the catalogue. */
+const columnName = (report: ReportId, key: string, locale: Locale) => {
+  const property = REPORTS[report].definition.properties.find((p) => p.key === key);
+  if (!property) throw new Error(`no column ${key} in ${report}`);
+  const language = LOCALES[locale];
+  const names = REPORT_NAMES[REPORTS[report].definition.id]?.properties[key];
+  return language === 'en' ? property.name : (names?.[language] ?? '');
+};
+const reportTitle = (report: ReportId, locale: Locale) => {
+  const { definition } = REPORTS[report];
+  const language = LOCALES[locale];
+  const names = REPORT_NAMES[definition.id]?.title;
+  return language === 'en' ? definition.title : (names?.[language] ?? '');
+};
 
 const utc = (date: string) => {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
@@ -172,11 +227,20 @@ const utc = (date: string) => {
 const expectedValue = (
   unit: Unit,
   value: string | number | undefined,
-  locale: string,
+  locale: Locale,
   currency: string,
 ): string => {
   if (value === undefined) return '';
   switch (unit) {
+    case 'TIME': {
+      // The restaurant's wall clock, as the string writes it before its offset.
+      const [, y, mo, d, h, mi] = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(String(value))!;
+      return new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: 'UTC' }).format(
+        Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi)),
+      );
+    }
+    case 'STATE':
+      return say(locale, `value.state.${String(value)}`);
     case 'DATE':
       return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(
         utc(String(value)),
@@ -187,10 +251,6 @@ const expectedValue = (
         year: 'numeric',
         timeZone: 'UTC',
       }).format(utc(String(value)));
-    case 'DATE_YEAR':
-      return new Intl.DateTimeFormat(locale, { year: 'numeric', timeZone: 'UTC' }).format(
-        utc(String(value)),
-      );
     case 'CURRENCY': {
       const digits = minorUnitsOf(currency);
       return new Intl.NumberFormat(locale, {
@@ -205,7 +265,7 @@ const expectedValue = (
   }
 };
 
-const currencySymbol = (currency: string, locale: string) =>
+const currencySymbol = (currency: string, locale: Locale) =>
   new Intl.NumberFormat(locale, { style: 'currency', currency })
     .formatToParts(0)
     .find((part) => part.type === 'currency')?.value ?? currency;
@@ -222,26 +282,44 @@ interface ApiRow {
   readonly compare?: Record<string, string | number>;
 }
 
+/** A column's header: its name, the currency symbol, and for a comparison the message's phrase. */
+const expectedHeader = (
+  report: ReportId,
+  key: string,
+  unit: Unit,
+  locale: Locale,
+  currency: string,
+  comparison = false,
+) => {
+  const name = columnName(report, key, locale);
+  if (unit !== 'CURRENCY') return comparison ? say(locale, 'column.compare', { name }) : name;
+  return say(locale, comparison ? 'column.compareCurrency' : 'column.currency', {
+    name,
+    currency: currencySymbol(currency, locale),
+  });
+};
+
 /** The table the page should show for these rows. */
 const expectedTable = (
   report: ReportId,
   rows: readonly ApiRow[],
-  locale: string,
+  locale: Locale,
   currency: string,
   comparing = false,
 ): Table => {
   const { columns } = REPORTS[report];
   const headers: Record<string, string> = {};
-  for (const [key, name, unit] of columns) {
-    const header = unit === 'CURRENCY' ? `${name} (${currencySymbol(currency, locale)})` : name;
-    headers[key] = header;
-    if (comparing) headers[`${key}:compare`] = `${header} (comparison)`;
+  for (const [key, unit] of columns) {
+    headers[key] = expectedHeader(report, key, unit, locale, currency);
+    if (comparing) {
+      headers[`${key}:compare`] = expectedHeader(report, key, unit, locale, currency, true);
+    }
   }
   return {
     headers,
     rows: rows.map((row) => {
       const cells: Record<string, string> = {};
-      for (const [key, , unit] of columns) {
+      for (const [key, unit] of columns) {
         cells[key] = expectedValue(unit, row.data[key], locale, currency);
         if (comparing)
           cells[`${key}:compare`] = expectedValue(unit, row.compare?.[key], locale, currency);
@@ -249,6 +327,136 @@ const expectedTable = (
       return cells;
     }),
   };
+};
+
+/** The text alternative of a time series' chart of `key`: its span, total, highest, lowest. */
+const expectedChartText = (
+  report: ReportId,
+  key: string,
+  rows: readonly ApiRow[],
+  locale: Locale,
+  currency: string,
+  comparing = false,
+) => {
+  const columns = REPORTS[report].columns as readonly (readonly [string, Unit])[];
+  const [axisKey, axisUnit] = columns[0]!;
+  const unit = columns.find(([k]) => k === key)![1];
+  const part = (side: 'data' | 'compare') => {
+    const points = rows.map((row) => ({
+      at: row[side]![axisKey]!,
+      value: Number(row[side]![key]),
+    }));
+    const max = points.reduce((best, p) => (p.value > best.value ? p : best));
+    const min = points.reduce((best, p) => (p.value < best.value ? p : best));
+    const value = (n: number) => expectedValue(unit, n, locale, currency);
+    const at = (x: string | number) => expectedValue(axisUnit, x, locale, currency);
+    return {
+      name: expectedHeader(report, key, unit, locale, currency),
+      from: at(points[0]!.at),
+      to: at(points[points.length - 1]!.at),
+      total: value(points.reduce((sum, p) => sum + p.value, 0)),
+      max: value(max.value),
+      maxAt: at(max.at),
+      min: value(min.value),
+      minAt: at(min.at),
+    };
+  };
+  const text = say(locale, 'chart.summary', part('data'));
+  return comparing ? `${text} ${say(locale, 'chart.compareSummary', part('compare'))}` : text;
+};
+
+/** The charts shown: their measure and their image's text alternative. */
+const shownCharts = (page: Page) =>
+  page.evaluate<{ key: string; role: string | null; label: string | null }[]>(
+    `[...document.querySelectorAll('[data-testid="reports-chart"]')].map((figure) => {
+      const image = figure.querySelector('[data-testid="reports-chart-image"]');
+      return {
+        key: figure.getAttribute('data-key'),
+        role: image && image.getAttribute('role'),
+        label: image && image.getAttribute('aria-label'),
+      };
+    })`,
+  );
+
+const AXE = readFileSync(join(process.cwd(), 'node_modules/axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations in the plugin's parts of the page. */
+const axeViolations = async (page: Page) => {
+  await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate<
+    { id: string; impact: string | null; targets: string[] }[]
+  >(
+    `axe.run({ include: [['[data-testid="navigation"]'], ['[data-testid="plugins"]']] }, {
+      resultTypes: ['violations'],
+    }).then((result) => result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.map((node) => node.target.join(' ')),
+    })))`,
+  );
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+};
+
+interface Box {
+  readonly left: number;
+  readonly right: number;
+  readonly top: number;
+  readonly bottom: number;
+}
+
+/** Each label of the controls with its control's box, and which of the two comes first. */
+const labelledControls = (page: Page) =>
+  page.evaluate<{ text: string; labelFirst: boolean; label: Box; control: Box }[]>(
+    `(() => {
+      const box = (e) => {
+        const r = e.getBoundingClientRect();
+        return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+      };
+      return [...document.querySelectorAll('[data-testid="reports-controls"] label[for]')].map((label) => {
+        const control = document.getElementById(label.htmlFor);
+        return {
+          text: label.textContent,
+          labelFirst: Boolean(label.compareDocumentPosition(control) & Node.DOCUMENT_POSITION_FOLLOWING),
+          label: box(label),
+          control: box(control),
+        };
+      });
+    })()`,
+  );
+
+/**
+ * Each label beside its own control, on the same line, the first of the two where the reading
+ * starts (the right in Arabic), at most a small gap apart.
+ */
+const expectLabelsBesideControls = async (page: Page, rtl: boolean) => {
+  const pairs = await labelledControls(page);
+  expect(pairs.length).toBeGreaterThan(0);
+  for (const { text, labelFirst, label, control } of pairs) {
+    const [first, second] = labelFirst ? [label, control] : [control, label];
+    const gap = rtl ? first.left - second.right : second.left - first.right;
+    const sameLine = label.top < control.bottom && control.top < label.bottom;
+    expect({ text, sameLine, gapOk: gap >= 0 && gap <= 12 }).toEqual({
+      text,
+      sameLine: true,
+      gapOk: true,
+    });
+  }
+  // The whole row mirrors: the first control starts at the reading side of the controls.
+  const edges = await page.evaluate<{ controls: Box; first: Box }>(
+    `(() => {
+      const box = (e) => {
+        const r = e.getBoundingClientRect();
+        return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+      };
+      const controls = document.querySelector('[data-testid="reports-controls"]');
+      return { controls: box(controls), first: box(controls.querySelector('label[for]')) };
+    })()`,
+  );
+  const inset = rtl
+    ? edges.controls.right - edges.first.right
+    : edges.first.left - edges.controls.left;
+  expect(inset).toBeGreaterThanOrEqual(0);
+  expect(inset).toBeLessThanOrEqual(24);
 };
 
 /** What the page's table shows, by data-key (read in the page: the tests have no DOM types). */
@@ -460,12 +668,14 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  describe.each(['en-US', 'de-DE', 'ar-AE'])('in %s', (locale) => {
+  describe.each(Object.keys(LOCALES) as Locale[])('in %s', (locale) => {
+    const rtl = locale.startsWith('ar');
+
     it.each(Object.keys(REPORTS) as ReportId[])(
-      'renders %s with the dates and numbers of the locale',
+      "renders %s in the owner's language, its dates and numbers, its chart, with no serious axe violation",
       async (report) => {
         const { page, problems } = await open(locale);
-        await signIn(page);
+        await signIn(page, 'owner-1', locale);
         const range =
           REPORTS[report].range === 'day'
             ? week()
@@ -478,56 +688,171 @@ describe('the portal preview of npm start, in headless Chromium', () => {
             : range;
 
         await choose(page, report, inputRange);
-        const read = async () =>
-          expectedTable(
-            report,
-            await directRows('R-1001', report, range ? query(range) : ''),
-            locale,
-            restaurantOf('R-1001').currency,
-          );
-        let expected = await read();
+        const currency = restaurantOf('R-1001').currency;
+        let rows = await directRows('R-1001', report, range ? query(range) : '');
+        let expected = expectedTable(report, rows, locale, currency);
         let shown = await settle(() => shownTable(page), expected);
         // Orders today grows with the time of day: one more reading if an order came in between.
         if (report === 'orders-today' && JSON.stringify(shown) !== JSON.stringify(expected)) {
-          expected = await read();
+          rows = await directRows('R-1001', report, '');
+          expected = expectedTable(report, rows, locale, currency);
           shown = await settle(() => shownTable(page), expected);
         }
 
         expect(expected.rows.length).toBeGreaterThan(0);
         expect(shown).toEqual(expected);
-        expect(await page.getByTestId('reports-root').getAttribute('dir')).toBe(
-          locale.startsWith('ar') ? 'rtl' : 'ltr',
+        const root = page.getByTestId('reports-root');
+        expect(await root.getAttribute('dir')).toBe(rtl ? 'rtl' : 'ltr');
+        expect(await page.getByTestId('reports-controls').getAttribute('dir')).toBe(
+          rtl ? 'rtl' : 'ltr',
         );
+        expect(await root.getAttribute('lang')).toBe(locale);
+        // The words: the message files and the catalogue's names.
+        expect(await page.getByTestId('navigation-title').textContent()).toBe(say(locale, 'title'));
+        expect(await root.locator('h2').textContent()).toBe(reportTitle(report, locale));
+        expect(
+          await page.getByTestId('reports-picker').locator('option').allTextContents(),
+        ).toEqual((Object.keys(REPORTS) as ReportId[]).map((id) => reportTitle(id, locale)));
+        expect(await page.getByTestId('reports-download').textContent()).toBe(
+          say(locale, 'download'),
+        );
+        expect(
+          await page.locator('[data-testid="reports-controls"] label[for]').allTextContents(),
+        ).toEqual([
+          say(locale, 'report'),
+          ...(range ? [say(locale, 'from'), say(locale, 'to')] : []),
+          ...(report === 'orders-per-day' ? [say(locale, 'compare')] : []),
+        ]);
+        // A chart per measure of a time series, above the table, with its text alternative.
+        const charts = await shownCharts(page);
+        if (TIME_SERIES.includes(report)) {
+          expect(charts).toEqual(
+            ['orderCount', 'revenue'].map((key) => ({
+              key,
+              role: 'img',
+              label: expectedChartText(report, key, rows, locale, currency),
+            })),
+          );
+          expect(
+            await page.evaluate<boolean>(
+              `Boolean(document.querySelector('[data-testid="reports-chart"]').compareDocumentPosition(document.querySelector('[data-testid="reports-table"]')) & Node.DOCUMENT_POSITION_FOLLOWING)`,
+            ),
+          ).toBe(true);
+        } else {
+          expect(charts).toEqual([]);
+        }
+        await expectLabelsBesideControls(page, rtl);
+        expect(await axeViolations(page)).toEqual([]);
         expect(problems).toEqual([]);
       },
     );
+
+    it('shows one empty state for a period without orders, in every report with a period', async () => {
+      const { page, problems } = await open(locale);
+      await signIn(page, 'owner-1', locale);
+      const days = { from: addDays(TODAY(), -400), to: addDays(TODAY(), -394) };
+      const months = { from: firstOfMonth(-15), to: firstOfMonth(-14) };
+
+      for (const report of ['orders-per-day', 'dishes', 'revenue'] as const) {
+        const range = REPORTS[report].range === 'month' ? months : days;
+        const rows = await directRows('R-1001', report, query(range));
+        await choose(
+          page,
+          report,
+          REPORTS[report].range === 'month'
+            ? { from: range.from.slice(0, 7), to: range.to.slice(0, 7) }
+            : range,
+        );
+        const empty = page.getByTestId('reports-empty');
+        await empty.waitFor({ timeout: 20_000 });
+
+        // Orders per day and revenue answer a row of zeros per day or month; dishes no row.
+        expect(rows.every((row) => Number(row.data.orderCount) === 0)).toBe(true);
+        expect(await empty.textContent()).toBe(say(locale, 'empty'));
+        expect(await page.getByTestId('reports-table').count()).toBe(0);
+        expect(await page.getByTestId('reports-chart').count()).toBe(0);
+      }
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+    });
   });
 
-  it('shows a comparison period beside the period, as the API answers it', async () => {
-    const { page, problems } = await open('de-DE');
+  describe.each(['de-DE', 'ar-AE'] as const)('in %s', (locale) => {
+    it('shows a comparison period beside the period, as the API answers it, in table and chart', async () => {
+      const { page, problems } = await open(locale);
+      await signIn(page, 'owner-1', locale);
+      const period = week();
+      const comparison = { from: addDays(TODAY(), -13), to: addDays(TODAY(), -7) };
+
+      await choose(page, 'orders-per-day', period);
+      await page.getByTestId('reports-compare-toggle').check();
+      await page.getByTestId('reports-compare-from').fill(comparison.from);
+      await page.getByTestId('reports-compare-to').fill(comparison.to);
+      const rows = await directRows(
+        'R-1001',
+        'orders-per-day',
+        `${query(period)}&compare[from]=${comparison.from}&compare[to]=${comparison.to}`,
+      );
+      const expected = expectedTable('orders-per-day', rows, locale, 'AED', true);
+      const shown = await settle(() => shownTable(page), expected);
+
+      expect(rows.every((row) => row.compare !== undefined)).toBe(true);
+      expect(shown).toEqual(expected);
+      expect(shown.rows[0]?.['date:compare']).toBe(
+        new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(
+          utc(comparison.from),
+        ),
+      );
+      expect((await shownCharts(page)).map(({ label }) => label)).toEqual(
+        ['orderCount', 'revenue'].map((key) =>
+          expectedChartText('orders-per-day', key, rows, locale, 'AED', true),
+        ),
+      );
+      // Each period's bars side by side: as many comparison bars as bars.
+      expect(await page.locator('.rp-bar-compare').count()).toBe(
+        await page.locator('.rp-bar').count(),
+      );
+      await expectLabelsBesideControls(page, locale === 'ar-AE');
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+    });
+  });
+
+  it('works by keyboard: every control in reading order, the comparison and the download', async () => {
+    const { page, problems } = await open();
     await signIn(page);
-    const period = week();
-    const comparison = { from: addDays(TODAY(), -13), to: addDays(TODAY(), -7) };
+    await page.getByTestId('reports-picker').focus();
+    const reached: string[] = [];
+    for (let step = 0; step < 30 && !reached.includes('reports-download'); step += 1) {
+      await page.keyboard.press('Tab');
+      const id = await page.evaluate<string>(
+        `document.activeElement?.getAttribute('data-testid') ?? ''`,
+      );
+      if (id !== '' && reached.at(-1) !== id) reached.push(id);
+    }
 
-    await choose(page, 'orders-per-day', period);
-    await page.getByTestId('reports-compare-toggle').check();
-    await page.getByTestId('reports-compare-from').fill(comparison.from);
-    await page.getByTestId('reports-compare-to').fill(comparison.to);
-    const rows = await directRows(
-      'R-1001',
-      'orders-per-day',
-      `${query(period)}&compare[from]=${comparison.from}&compare[to]=${comparison.to}`,
-    );
-    const expected = expectedTable('orders-per-day', rows, 'de-DE', 'AED', true);
-    const shown = await settle(() => shownTable(page), expected);
+    expect(reached).toEqual([
+      'reports-from',
+      'reports-to',
+      'reports-compare-toggle',
+      'reports-download',
+    ]);
 
-    expect(rows.every((row) => row.compare !== undefined)).toBe(true);
-    expect(shown).toEqual(expected);
-    expect(shown.rows[0]?.['date:compare']).toBe(
-      new Intl.DateTimeFormat('de-DE', { dateStyle: 'medium', timeZone: 'UTC' }).format(
-        utc(comparison.from),
-      ),
-    );
+    await page.getByTestId('reports-compare-toggle').focus();
+    await page.keyboard.press('Space');
+    await page.getByTestId('reports-compare-from').waitFor();
+    expect(await page.getByTestId('reports-compare-toggle').isChecked()).toBe(true);
+
+    await page.getByTestId('reports-download').focus();
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: 20_000 }),
+      page.keyboard.press('Enter'),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^orders-per-day_R-1001_.*\.csv$/);
+
+    await page.getByTestId('reports-picker').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.getByTestId('reports-root').and(page.locator('[data-report="dishes"]')).waitFor();
     expect(problems).toEqual([]);
   });
 
@@ -618,7 +943,8 @@ describe('the portal preview of npm start, in headless Chromium', () => {
       message: 'Forbidden',
     });
     expect(await error.getAttribute('data-kind')).toBe('forbidden');
-    expect((await error.textContent())?.trim()).not.toBe('');
+    // The sentence alone: the body's bare "Forbidden" adds nothing.
+    expect(await error.textContent()).toBe(say('en-US', 'error.forbidden'));
     expect(await page.getByTestId('reports-table').count()).toBe(0);
     expect(await page.getByTestId('reports-root').getAttribute('data-restaurant')).toBe('R-2001');
     // The only console errors are Chromium's lines for the deliberate 403s (report, currency).

@@ -3,6 +3,7 @@
  * read from the error body of spec 2.6. No X-Platform-Id: a page on another origin cannot send
  * it (spec 4.3), so the API takes the token's first platform (spec 5.5).
  */
+import type { MessageKey } from './i18n';
 import type { DateRange } from './range';
 import type { ReportSpec } from './reports';
 
@@ -16,9 +17,9 @@ export interface ReportRow {
 export interface ReportFailure {
   readonly kind: 'session' | 'forbidden' | 'validation' | 'range' | 'other';
   readonly status: number;
-  /** The sentence shown first. */
-  readonly message: string;
-  /** One line per field for a VALIDATION_ERROR (`from: from cannot be empty`). */
+  /** The sentence shown first: a message of messages/<language>.json. */
+  readonly message: MessageKey;
+  /** The API's own words: one line per field for a VALIDATION_ERROR, the message otherwise. */
   readonly details: readonly string[];
 }
 
@@ -28,9 +29,6 @@ export class ReportError extends Error {
     super(failure.message);
   }
 }
-
-export const SESSION_EXPIRED = 'Your session has expired. Sign in again.';
-export const NOT_YOURS = 'This restaurant is not one of yours.';
 
 interface ErrorBody {
   readonly code?: unknown;
@@ -54,10 +52,9 @@ const text = (value: unknown): string | undefined =>
 export const describeFailure = (status: number, bodyText: string): ReportFailure => {
   const body = parseBody(bodyText);
   const message = text(body.message);
-  if (status === 401) return { kind: 'session', status, message: SESSION_EXPIRED, details: [] };
-  if (status === 403) {
-    return { kind: 'forbidden', status, message: NOT_YOURS, details: message ? [message] : [] };
-  }
+  if (status === 401) return { kind: 'session', status, message: 'error.session', details: [] };
+  // The body of a 403 ("Forbidden") adds nothing to the sentence.
+  if (status === 403) return { kind: 'forbidden', status, message: 'error.forbidden', details: [] };
   if (status === 400 && body.code === 'VALIDATION_ERROR') {
     const entries = Array.isArray(body.errors) ? (body.errors as unknown[]) : [];
     const details = entries.flatMap((entry): string[] => {
@@ -67,30 +64,18 @@ export const describeFailure = (status: number, bodyText: string): ReportFailure
       if (!said) return [];
       return [text(field) ? `${String(field)}: ${said}` : said];
     });
-    return { kind: 'validation', status, message: 'Please check the period.', details };
+    return { kind: 'validation', status, message: 'error.validation', details };
   }
   if (status === 400 && body.code === 'OUT_OF_RANGE') {
-    return {
-      kind: 'range',
-      status,
-      message: message ?? 'The selected period is too long.',
-      details: [],
-    };
+    return { kind: 'range', status, message: 'error.range', details: message ? [message] : [] };
   }
-  return {
-    kind: 'other',
-    status,
-    message: message
-      ? `The report could not be loaded: ${message}`
-      : `The report could not be loaded (HTTP ${status}).`,
-    details: [],
-  };
+  return { kind: 'other', status, message: 'error.other', details: message ? [message] : [] };
 };
 
 export const UNREACHABLE: ReportFailure = {
   kind: 'other',
   status: 0,
-  message: 'The report service cannot be reached. Try again later.',
+  message: 'error.unreachable',
   details: [],
 };
 
@@ -151,7 +136,7 @@ export const fetchRows = async (
   const response = await authorisedGet(fetchImpl, url, token, signal);
   const body = (await response.json()) as { data?: unknown };
   if (!Array.isArray(body.data)) {
-    throw new ReportError({ ...UNREACHABLE, message: 'The report answer was not understood.' });
+    throw new ReportError({ ...UNREACHABLE, message: 'error.answer' });
   }
   return body.data as ReportRow[];
 };

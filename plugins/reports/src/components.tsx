@@ -2,11 +2,20 @@
  * The plugin's views: the controls (report, period, comparison, CSV download) the portal
  * renders as sticky content, and the report table. Both read the same stores.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useId, useMemo, useState } from 'preact/hooks';
 import { authorisedGet, fetchRows, fileNameOf, reportUrl, ReportError, UNREACHABLE } from './api';
 import type { Fetch, ReportFailure, ReportRow } from './api';
-import { direction, formatValue, headerText, type FormatContext } from './format';
-import { latestEnd, previousPeriod, rangeProblem, type DateRange } from './range';
+import { Charts, timeAxis } from './chart';
+import { formatValue, hasData, headerText, shownProperties, type FormatContext } from './format';
+import type { MessageKey, Speech, Translate } from './i18n';
+import {
+  latestEnd,
+  previousPeriod,
+  rangeProblem,
+  type DateRange,
+  type RangeProblem,
+} from './range';
 import type { ReportSpec } from './reports';
 import { selectReport, type PluginState, type Selection } from './state';
 import type { Store } from './store';
@@ -16,7 +25,7 @@ export interface PluginContext {
   readonly reports: readonly ReportSpec[];
   readonly state: PluginState;
   readonly getToken: () => string;
-  readonly locale: string;
+  readonly speech: Speech;
   readonly today: string;
   readonly fetch: Fetch;
 }
@@ -33,16 +42,29 @@ export const useStore = <T,>(store: Store<T>): T => {
 const reportOf = (reports: readonly ReportSpec[], id: string): ReportSpec =>
   reports.find((report) => report.id === id) ?? (reports[0] as ReportSpec);
 
-/** Why the selection cannot be asked for, or undefined. */
-export const selectionProblem = (report: ReportSpec, selection: Selection): string | undefined => {
+/** Why the selection cannot be asked for, and for which period, or undefined. */
+export const selectionProblem = (
+  report: ReportSpec,
+  selection: Selection,
+): { readonly period: MessageKey; readonly problem: RangeProblem } | undefined => {
   if (!report.range) return undefined;
-  return (
-    rangeProblem(selection.range, report.range) ??
-    (report.compare && selection.compareOn
-      ? rangeProblem(selection.compare, report.range, 'The comparison period')
-      : undefined)
-  );
+  const problem = rangeProblem(selection.range, report.range);
+  if (problem) return { period: 'period', problem };
+  const compared =
+    report.compare && selection.compareOn
+      ? rangeProblem(selection.compare, report.range)
+      : undefined;
+  return compared ? { period: 'comparisonPeriod', problem: compared } : undefined;
 };
+
+const problemText = (
+  t: Translate,
+  { period, problem }: NonNullable<ReturnType<typeof selectionProblem>>,
+) =>
+  t(`range.${problem.code}`, {
+    period: t(period),
+    ...('max' in problem ? { max: problem.max } : {}),
+  });
 
 /** Input value ↔ API date: a month input holds YYYY-MM, the API wants YYYY-MM-01. */
 const toInput = (date: string, month: boolean): string => (month ? date.slice(0, 7) : date);
@@ -54,20 +76,38 @@ interface RangeInputsProps {
   readonly range: DateRange;
   readonly onChange: (range: DateRange) => void;
   readonly testId: string;
-  readonly label: string;
+  readonly label: MessageKey;
+  readonly t: Translate;
 }
 
-const RangeInputs = ({ report, range, onChange, testId, label }: RangeInputsProps) => {
+/** A label and its control, side by side in the reading direction. */
+const Field = ({
+  id,
+  label,
+  children,
+}: {
+  id: string;
+  label: string;
+  children: ComponentChildren;
+}) => (
+  <span class="rp-field">
+    <label for={id}>{label}</label>
+    {children}
+  </span>
+);
+
+const RangeInputs = ({ report, range, onChange, testId, label, t }: RangeInputsProps) => {
+  const id = useId();
   const rule = report.range;
   if (!rule) return null;
   const month = rule.granularity === 'month';
   const type = month ? 'month' : 'date';
   const max = latestEnd(range.from, rule);
   return (
-    <span class="rp-range" role="group" aria-label={label}>
-      <label>
-        {label === 'Period' ? 'From' : 'from'}{' '}
+    <span class="rp-range" role="group" aria-label={t(label)}>
+      <Field id={`${id}f`} label={t('from')}>
         <input
+          id={`${id}f`}
           type={type}
           data-testid={`${testId}-from`}
           value={toInput(range.from, month)}
@@ -75,10 +115,10 @@ const RangeInputs = ({ report, range, onChange, testId, label }: RangeInputsProp
             onChange({ ...range, from: fromInput(event.currentTarget.value, month) });
           }}
         />
-      </label>{' '}
-      <label>
-        to{' '}
+      </Field>
+      <Field id={`${id}t`} label={t('to')}>
         <input
+          id={`${id}t`}
           type={type}
           data-testid={`${testId}-to`}
           value={toInput(range.to, month)}
@@ -88,7 +128,7 @@ const RangeInputs = ({ report, range, onChange, testId, label }: RangeInputsProp
             onChange({ ...range, to: fromInput(event.currentTarget.value, month) });
           }}
         />
-      </label>
+      </Field>
     </span>
   );
 };
@@ -117,9 +157,17 @@ const downloadCsv = async (context: PluginContext, report: ReportSpec, selection
   }, 0);
 };
 
-const FailureView = ({ failure, testId }: { failure: ReportFailure; testId: string }) => (
+const FailureView = ({
+  failure,
+  testId,
+  t,
+}: {
+  failure: ReportFailure;
+  testId: string;
+  t: Translate;
+}) => (
   <div class="rp-error" role="alert" data-testid={testId} data-kind={failure.kind}>
-    <p>{failure.message}</p>
+    <p>{t(failure.message, { status: failure.status })}</p>
     {failure.details.length > 0 && (
       <ul>
         {failure.details.map((detail) => (
@@ -134,7 +182,9 @@ const asFailure = (error: unknown): ReportFailure =>
   error instanceof ReportError ? error.failure : UNREACHABLE;
 
 export const Controls = ({ context }: { context: PluginContext }) => {
-  const { reports, state, today } = context;
+  const { reports, state, today, speech } = context;
+  const { t, language } = speech;
+  const id = useId();
   const selection = useStore(state.selection);
   const report = reportOf(reports, selection.reportId);
   const problem = selectionProblem(report, selection);
@@ -144,10 +194,17 @@ export const Controls = ({ context }: { context: PluginContext }) => {
     state.selection.set({ ...state.selection.get(), ...change });
   };
   return (
-    <div class="rp-controls" dir={direction(context.locale)} data-testid="reports-controls">
-      <label>
-        Report{' '}
+    <div
+      class="rp-controls"
+      dir={speech.dir}
+      lang={speech.lang}
+      role="group"
+      aria-label={t('controls')}
+      data-testid="reports-controls"
+    >
+      <Field id={`${id}r`} label={t('report')}>
         <select
+          id={`${id}r`}
           data-testid="reports-picker"
           value={report.id}
           onChange={(event) => {
@@ -157,51 +214,52 @@ export const Controls = ({ context }: { context: PluginContext }) => {
         >
           {reports.map((option) => (
             <option key={option.id} value={option.id}>
-              {option.title}
+              {option.titles[language]}
             </option>
           ))}
         </select>
-      </label>{' '}
+      </Field>
       <RangeInputs
         report={report}
         range={selection.range}
-        label="Period"
+        label="period"
         testId="reports"
+        t={t}
         onChange={(range) => {
           update({ range });
         }}
-      />{' '}
+      />
       {report.compare && report.range && (
-        <span class="rp-compare">
-          <label>
-            <input
-              type="checkbox"
-              data-testid="reports-compare-toggle"
-              checked={selection.compareOn}
-              onChange={(event) => {
-                const on = event.currentTarget.checked;
-                update(
-                  on && report.range
-                    ? { compareOn: on, compare: previousPeriod(selection.range, report.range) }
-                    : { compareOn: on },
-                );
-              }}
-            />{' '}
-            Compare
-          </label>{' '}
-          {selection.compareOn && (
-            <RangeInputs
-              report={report}
-              range={selection.compare}
-              label="Comparison period"
-              testId="reports-compare"
-              onChange={(compare) => {
-                update({ compare });
-              }}
-            />
-          )}
+        <span class="rp-field">
+          <input
+            id={`${id}c`}
+            type="checkbox"
+            data-testid="reports-compare-toggle"
+            checked={selection.compareOn}
+            onChange={(event) => {
+              const on = event.currentTarget.checked;
+              update(
+                on && report.range
+                  ? { compareOn: on, compare: previousPeriod(selection.range, report.range) }
+                  : { compareOn: on },
+              );
+            }}
+          />
+          <label for={`${id}c`}>{t('compare')}</label>
         </span>
-      )}{' '}
+      )}
+      {report.compare && report.range && selection.compareOn && (
+        <RangeInputs
+          report={report}
+          range={selection.compare}
+          label="comparisonPeriod"
+          testId="reports-compare"
+          t={t}
+          onChange={(compare) => {
+            update({ compare });
+          }}
+        />
+      )}
       <button
         type="button"
         data-testid="reports-download"
@@ -218,14 +276,16 @@ export const Controls = ({ context }: { context: PluginContext }) => {
             });
         }}
       >
-        Download CSV
+        {t('download')}
       </button>
       {problem && (
         <p class="rp-problem" role="alert" data-testid="reports-range-message">
-          {problem}
+          {problemText(t, problem)}
         </p>
       )}
-      {downloadFailure && <FailureView failure={downloadFailure} testId="reports-download-error" />}
+      {downloadFailure && (
+        <FailureView failure={downloadFailure} testId="reports-download-error" t={t} />
+      )}
     </div>
   );
 };
@@ -236,7 +296,9 @@ type Load =
   | { readonly state: 'done'; readonly key: string; readonly rows: readonly ReportRow[] };
 
 export const ReportView = ({ context }: { context: PluginContext }) => {
-  const { reports, state, locale } = context;
+  const { reports, state, speech } = context;
+  const { t, locale, language } = speech;
+  const id = useId();
   const restaurant = useStore(state.restaurant);
   const selection = useStore(state.selection);
   const currencyState = useStore(state.currency);
@@ -278,36 +340,61 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
   const formatContext: FormatContext = useMemo(
     () => ({
       locale,
+      language,
+      t,
       currency:
         restaurant && currencyState?.restaurantId === restaurant.id
           ? currencyState.currency
           : undefined,
     }),
-    [locale, restaurant, currencyState],
+    [locale, language, t, restaurant, currencyState],
   );
 
   const comparing = compare !== undefined;
+  const properties = shownProperties(report);
+  const rows = shown?.state === 'done' ? shown.rows : undefined;
+  const filled = rows !== undefined && hasData(report, rows);
+  const axis = timeAxis(report);
   return (
     <div
       class="rp-root"
-      dir={direction(locale)}
-      lang={locale}
+      dir={speech.dir}
+      lang={speech.lang}
       data-testid="reports-root"
       data-report={report.id}
       data-restaurant={restaurant?.id ?? ''}
     >
-      <h2 class="rp-title">{report.title}</h2>
+      <h2 class="rp-title" id={`${id}h`}>
+        {report.titles[language]}
+      </h2>
       {loading && (
         <p class="rp-loading" role="status" aria-live="polite" data-testid="reports-loading">
-          Loading…
+          {t('loading')}
         </p>
       )}
-      {shown?.state === 'failed' && <FailureView failure={shown.failure} testId="reports-error" />}
-      {shown?.state === 'done' && (
-        <table class="rp-table" data-testid="reports-table">
+      {shown?.state === 'failed' && (
+        <FailureView failure={shown.failure} testId="reports-error" t={t} />
+      )}
+      {rows && !filled && (
+        <p class="rp-empty" role="status" data-testid="reports-empty">
+          {t('empty')}
+        </p>
+      )}
+      {rows && filled && (
+        <Charts
+          report={report}
+          measures={properties.filter((p) => p.type !== 'string' && p !== axis)}
+          rows={rows}
+          comparing={comparing}
+          context={formatContext}
+          rtl={speech.dir === 'rtl'}
+        />
+      )}
+      {rows && filled && (
+        <table class="rp-table" data-testid="reports-table" aria-labelledby={`${id}h`}>
           <thead>
             <tr>
-              {report.properties.map((property) => [
+              {properties.map((property) => [
                 <th
                   key={property.key}
                   scope="col"
@@ -323,22 +410,28 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
                     data-testid="reports-header"
                     data-key={`${property.key}:compare`}
                   >
-                    {`${headerText(property, formatContext)} (comparison)`}
+                    {headerText(property, formatContext, true)}
                   </th>
                 ),
               ])}
             </tr>
           </thead>
           <tbody>
-            {shown.rows.map((row, index) => (
+            {rows.map((row, index) => (
               <tr key={index} data-testid="reports-row">
-                {report.properties.map((property) => [
-                  <td key={property.key} data-key={property.key} data-testid="reports-cell">
+                {properties.map((property) => [
+                  <td
+                    key={property.key}
+                    class={property.type === 'string' ? undefined : 'rp-num'}
+                    data-key={property.key}
+                    data-testid="reports-cell"
+                  >
                     {formatValue(property, row.data[property.key], formatContext)}
                   </td>,
                   comparing && (
                     <td
                       key={`${property.key}-compare`}
+                      class={property.type === 'string' ? undefined : 'rp-num'}
                       data-key={`${property.key}:compare`}
                       data-testid="reports-cell"
                     >
@@ -350,9 +443,6 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
             ))}
           </tbody>
         </table>
-      )}
-      {shown?.state === 'done' && shown.rows.length === 0 && (
-        <p data-testid="reports-empty">No data for this period.</p>
       )}
     </div>
   );

@@ -1,15 +1,21 @@
 /**
- * Values rendered by their unit (spec 2.4) in the browser's locale: DATE a locale date,
+ * Values rendered by their unit (spec 2.4) in the owner's locale: DATE a locale date,
  * DATE_MONTH a month name with its year, DATE_YEAR a year, CURRENCY the number with the
  * currency's minor units and no symbol (the symbol is in the column header only). Dates are
- * calendar dates: parsed and formatted in UTC, never through the local time zone.
+ * calendar dates: parsed and formatted in UTC, never through the local time zone. A date-time
+ * with an offset shows its own wall-clock time (the restaurant's), a known code its word.
  */
-import type { ReportProperty } from './reports';
+import { optionalMessage, type Translate } from './i18n';
+import type { Language, ReportProperty, ReportSpec } from './reports';
 
 export interface FormatContext {
   readonly locale: string;
+  readonly language: Language;
+  readonly t: Translate;
   /** ISO 4217 code of the restaurant currency; undefined while unknown. */
   readonly currency?: string | undefined;
+  /** Short dates (a chart's axis): day and short month, or the short month alone. */
+  readonly short?: boolean;
 }
 
 const cache = new Map<string, Intl.DateTimeFormat | Intl.NumberFormat>();
@@ -25,21 +31,19 @@ const cached = <F extends Intl.DateTimeFormat | Intl.NumberFormat>(
   return format as F;
 };
 
-const dateFormat = (
-  locale: string,
-  kind: 'DATE' | 'DATE_MONTH' | 'DATE_YEAR',
-): Intl.DateTimeFormat =>
+const DATE_OPTIONS: Readonly<Record<string, Intl.DateTimeFormatOptions>> = {
+  DATE: { dateStyle: 'medium' },
+  DATE_MONTH: { month: 'long', year: 'numeric' },
+  DATE_YEAR: { year: 'numeric' },
+  DATE_short: { day: 'numeric', month: 'short' },
+  DATE_MONTH_short: { month: 'short' },
+  DATE_YEAR_short: { year: 'numeric' },
+};
+
+const dateFormat = (locale: string, kind: string): Intl.DateTimeFormat =>
   cached(
     `${kind}|${locale}`,
-    () =>
-      new Intl.DateTimeFormat(
-        locale,
-        kind === 'DATE'
-          ? { dateStyle: 'medium', timeZone: 'UTC' }
-          : kind === 'DATE_MONTH'
-            ? { month: 'long', year: 'numeric', timeZone: 'UTC' }
-            : { year: 'numeric', timeZone: 'UTC' },
-      ),
+    () => new Intl.DateTimeFormat(locale, { ...DATE_OPTIONS[kind], timeZone: 'UTC' }),
   );
 
 /** The instant of a YYYY-MM-DD calendar date at midnight UTC, or undefined. */
@@ -65,11 +69,64 @@ export const currencySymbol = (currency: string, locale: string): string =>
     .formatToParts(0)
     .find((part) => part.type === 'currency')?.value ?? currency;
 
-/** The column header: the English name, with the currency symbol for a CURRENCY column. */
-export const headerText = (property: ReportProperty, context: FormatContext): string =>
-  property.unit === 'CURRENCY' && context.currency
-    ? `${property.name} (${currencySymbol(context.currency, context.locale)})`
-    : property.name;
+/** The column header in the owner's language, with the currency symbol for a CURRENCY column. */
+export const headerText = (
+  property: ReportProperty,
+  context: FormatContext,
+  comparison = false,
+): string => {
+  const name = property.names[context.language];
+  const currency =
+    property.unit === 'CURRENCY' && context.currency
+      ? currencySymbol(context.currency, context.locale)
+      : undefined;
+  if (currency === undefined) return comparison ? context.t('column.compare', { name }) : name;
+  return context.t(comparison ? 'column.compareCurrency' : 'column.currency', { name, currency });
+};
+
+/** The columns worth showing: a year beside a month (which names its year) is left out. */
+export const shownProperties = (report: ReportSpec): readonly ReportProperty[] => {
+  const hasMonth = report.properties.some((property) => property.unit === 'DATE_MONTH');
+  return report.properties.filter((property) => !(hasMonth && property.unit === 'DATE_YEAR'));
+};
+
+/** Whether the rows hold anything: some row with text or a number other than zero. */
+export const hasData = (
+  report: ReportSpec,
+  rows: readonly {
+    data: Readonly<Record<string, unknown>>;
+    compare?: Readonly<Record<string, unknown>>;
+  }[],
+): boolean => {
+  const measures = report.properties.filter((p) => p.type !== 'string');
+  if (measures.length === 0) return rows.length > 0;
+  return rows.some((row) =>
+    measures.some((p) => {
+      const values = [row.data[p.key], row.compare?.[p.key]];
+      return values.some((value) => typeof value === 'number' && value !== 0);
+    }),
+  );
+};
+
+/** `2026-11-26T16:45:00+04:00`: a date-time with its offset; the wall clock is the restaurant's. */
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})$/;
+
+const timeFormat = (locale: string): Intl.DateTimeFormat =>
+  cached(
+    `time|${locale}`,
+    () => new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: 'UTC' }),
+  );
+
+/** The time of day a date-time shows on its own clock, or undefined when it is not one. */
+export const wallClockTime = (value: string, locale: string): string | undefined => {
+  const match = DATE_TIME.exec(value);
+  if (!match) return undefined;
+  const [y = 0, mo = 1, d = 1, h = 0, mi = 0, s = 0] = match
+    .slice(1)
+    .map((part: string | undefined) => Number(part ?? 0));
+  return timeFormat(locale).format(Date.UTC(y, mo - 1, d, h, mi, s));
+};
 
 const numberFormat = (locale: string, digits: { min: number; max: number }): Intl.NumberFormat =>
   cached(
@@ -96,7 +153,9 @@ export const formatValue = (
       const instant = typeof value === 'string' ? calendarDate(value) : undefined;
       return instant === undefined
         ? String(value)
-        : dateFormat(locale, property.unit).format(instant);
+        : dateFormat(locale, context.short ? `${property.unit}_short` : property.unit).format(
+            instant,
+          );
     }
     case 'CURRENCY': {
       if (typeof value !== 'number') return value;
@@ -107,15 +166,15 @@ export const formatValue = (
       ).format(value);
     }
     default:
-      if (typeof value !== 'number') return value;
+      if (typeof value !== 'number') {
+        return (
+          wallClockTime(value, locale) ??
+          optionalMessage(context.language, `value.${property.key}.${value}`) ??
+          value
+        );
+      }
       return numberFormat(locale, { min: 0, max: property.type === 'integer' ? 0 : 4 }).format(
         value,
       );
   }
 };
-
-/** Right-to-left scripts, by the locale's language. */
-const RTL_LANGUAGES = new Set(['ar', 'fa', 'he', 'iw', 'ps', 'ur', 'yi', 'dv', 'ckb', 'sd', 'ug']);
-
-export const direction = (locale: string): 'rtl' | 'ltr' =>
-  RTL_LANGUAGES.has(locale.split('-')[0]?.toLowerCase() ?? '') ? 'rtl' : 'ltr';

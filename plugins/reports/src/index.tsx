@@ -8,6 +8,7 @@ import { render } from 'preact';
 import type { PortalPlugin, PortalSdk } from '../../../portal/sdk';
 import { fetchCurrency } from './api';
 import { Controls, ReportView, type PluginContext } from './components';
+import { speechFor } from './i18n';
 import { localToday } from './range';
 import { createState } from './state';
 import { STYLES } from './styles';
@@ -15,7 +16,7 @@ import { STYLES } from './styles';
 const config = __REPORTS_PLUGIN_CONFIG__;
 
 const mount = (element: HTMLElement, sdk: PortalSdk): (() => void) => {
-  const locale = navigator.language || 'en-US';
+  const speech = speechFor(sdk.getToken(), navigator.language || 'en');
   const today = localToday();
   const state = createState(config.reports, today);
   const context: PluginContext = {
@@ -23,7 +24,7 @@ const mount = (element: HTMLElement, sdk: PortalSdk): (() => void) => {
     reports: config.reports,
     state,
     getToken: () => sdk.getToken(),
-    locale,
+    speech,
     today,
     fetch: (url, init) => fetch(url, init),
   };
@@ -62,7 +63,7 @@ const mount = (element: HTMLElement, sdk: PortalSdk): (() => void) => {
   render(<ReportView context={context} />, host);
 
   sdk.setNewNavigation({
-    title: 'Reports',
+    title: speech.t('title'),
     stickyContent: (sticky) => {
       render(<Controls context={context} />, sticky);
       return () => {

@@ -51,21 +51,22 @@ export const rangeLength = (
     ? (dayNumber(to) ?? 0) - (dayNumber(from) ?? 0) + 1
     : monthIndex(to) - monthIndex(from) + 1;
 
-/** Why the API would refuse this range, in words for the user, or undefined when it is fine. */
-export const rangeProblem = (
-  range: DateRange,
-  rule: RangeRule,
-  label = 'The period',
-): string | undefined => {
+/** Why the API would refuse a range; the views word it in the owner's language. */
+export type RangeProblem =
+  | { readonly code: 'incomplete' | 'month' | 'order' }
+  | { readonly code: 'days' | 'months'; readonly max: number };
+
+/** Why the API would refuse this range, or undefined when it is fine. */
+export const rangeProblem = (range: DateRange, rule: RangeRule): RangeProblem | undefined => {
   if (dayNumber(range.from) === undefined || dayNumber(range.to) === undefined) {
-    return `${label} needs a start and an end date.`;
+    return { code: 'incomplete' };
   }
   if (rule.granularity === 'month' && (!range.from.endsWith('-01') || !range.to.endsWith('-01'))) {
-    return `${label} must start and end on the first day of a month.`;
+    return { code: 'month' };
   }
-  if (range.from > range.to) return `${label} starts after it ends.`;
+  if (range.from > range.to) return { code: 'order' };
   if (rule.max !== null && rangeLength(range, rule.granularity) > rule.max) {
-    return `${label} can be at most ${rule.max} ${rule.granularity === 'day' ? 'days' : 'months'} long.`;
+    return { code: rule.granularity === 'day' ? 'days' : 'months', max: rule.max };
   }
   return undefined;
 };

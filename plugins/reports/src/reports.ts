@@ -5,10 +5,18 @@
  */
 export type Unit = 'DATE' | 'DATE_MONTH' | 'DATE_YEAR' | 'CURRENCY';
 
+/** The languages the plugin speaks (messages/<language>.json). */
+export const LANGUAGES = ['en', 'ar', 'de', 'es'] as const;
+export type Language = (typeof LANGUAGES)[number];
+/** A name in every language of the plugin. */
+export type Names = Readonly<Record<Language, string>>;
+
 export interface ReportProperty {
   readonly key: string;
   /** The English name the manifest gives (spec 1): the column header. */
   readonly name: string;
+  /** The name per language, from the catalogue (English where it gives none). */
+  readonly names: Names;
   readonly type: 'string' | 'integer' | 'number';
   readonly unit?: Unit;
 }
@@ -23,6 +31,7 @@ export interface RangeRule {
 export interface ReportSpec {
   readonly id: string;
   readonly title: string;
+  readonly titles: Names;
   /** The /v1 path, with `{id}` for the restaurant. */
   readonly path: string;
   readonly properties: readonly ReportProperty[];

@@ -44,11 +44,41 @@ describe('the reports the plugin offers, read from the catalogue', () => {
       },
       'orders-today': { path: '/v1/restaurants/{id}/orders/today', range: null, compare: false },
     });
-    expect(reports.find((report) => report.id === 'revenue')?.properties).toEqual([
-      { key: 'month', name: 'Month', type: 'string', unit: 'DATE_MONTH' },
-      { key: 'year', name: 'Year', type: 'string', unit: 'DATE_YEAR' },
-      { key: 'orderCount', name: 'Orders', type: 'integer' },
-      { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY' },
+    const revenue = reports.find((report) => report.id === 'revenue');
+    expect(revenue?.titles).toEqual({
+      en: 'Revenue per month',
+      ar: 'الإيرادات شهريًا',
+      de: 'Umsatz pro Monat',
+      es: 'Ingresos por mes',
+    });
+    expect(revenue?.properties).toEqual([
+      {
+        key: 'month',
+        name: 'Month',
+        names: { en: 'Month', ar: 'الشهر', de: 'Monat', es: 'Mes' },
+        type: 'string',
+        unit: 'DATE_MONTH',
+      },
+      {
+        key: 'year',
+        name: 'Year',
+        names: { en: 'Year', ar: 'السنة', de: 'Jahr', es: 'Año' },
+        type: 'string',
+        unit: 'DATE_YEAR',
+      },
+      {
+        key: 'orderCount',
+        name: 'Orders',
+        names: { en: 'Orders', ar: 'الطلبات', de: 'Bestellungen', es: 'Pedidos' },
+        type: 'integer',
+      },
+      {
+        key: 'revenue',
+        name: 'Sales',
+        names: { en: 'Sales', ar: 'المبيعات', de: 'Umsatz', es: 'Ventas' },
+        type: 'number',
+        unit: 'CURRENCY',
+      },
     ]);
   });
 

@@ -1,0 +1,176 @@
+/**
+ * A bar chart per measure of a time series (a report whose rows are days or months): inline
+ * SVG, the comparison period's bar beside each bar of the period, time running in the reading
+ * direction. The SVG is an image whose text alternative sums the series up; the table stays.
+ */
+import type { ReportRow } from './api';
+import { formatValue, headerText, type FormatContext } from './format';
+import type { ReportProperty, ReportSpec } from './reports';
+
+const WIDTH = 480;
+const HEIGHT = 180;
+const TOP = 18;
+const BOTTOM = 22;
+
+/** The axis of a time series: its day or month column; undefined for other reports. */
+export const timeAxis = (report: ReportSpec): ReportProperty | undefined =>
+  report.range
+    ? report.properties.find((p) => p.unit === 'DATE' || p.unit === 'DATE_MONTH')
+    : undefined;
+
+const numberAt = (values: Readonly<Record<string, unknown>> | undefined, key: string): number => {
+  const value = values?.[key];
+  return typeof value === 'number' ? value : 0;
+};
+
+/** What a series says in words: its span, total, highest and lowest (the first of equals). */
+export const seriesSummary = (
+  measure: ReportProperty,
+  axis: ReportProperty,
+  rows: readonly ReportRow[],
+  context: FormatContext,
+  side: 'data' | 'compare' = 'data',
+): Readonly<Record<string, string>> | undefined => {
+  const points = rows.flatMap((row) => {
+    const values = row[side];
+    const at = values?.[axis.key];
+    return values && at !== undefined ? [{ at, value: numberAt(values, measure.key) }] : [];
+  });
+  const first = points[0];
+  const last = points[points.length - 1];
+  if (!first || !last) return undefined;
+  let max = first;
+  let min = first;
+  for (const point of points) {
+    if (point.value > max.value) max = point;
+    if (point.value < min.value) min = point;
+  }
+  const value = (n: number) => formatValue(measure, n, context);
+  const at = (x: string | number) => formatValue(axis, x, context);
+  return {
+    name: headerText(measure, context),
+    from: at(first.at),
+    to: at(last.at),
+    total: value(points.reduce((sum, point) => sum + point.value, 0)),
+    max: value(max.value),
+    maxAt: at(max.at),
+    min: value(min.value),
+    minAt: at(min.at),
+  };
+};
+
+interface ChartProps {
+  readonly measure: ReportProperty;
+  readonly axis: ReportProperty;
+  readonly rows: readonly ReportRow[];
+  readonly comparing: boolean;
+  readonly context: FormatContext;
+  readonly rtl: boolean;
+}
+
+const Chart = ({ measure, axis, rows, comparing, context, rtl }: ChartProps) => {
+  const { t } = context;
+  const summary = seriesSummary(measure, axis, rows, context);
+  const compared = comparing ? seriesSummary(measure, axis, rows, context, 'compare') : undefined;
+  if (!summary) return null;
+  const label = [
+    t('chart.summary', summary),
+    ...(compared ? [t('chart.compareSummary', compared)] : []),
+  ].join(' ');
+  const top = Math.max(
+    ...rows.flatMap((row) => [numberAt(row.data, measure.key), numberAt(row.compare, measure.key)]),
+    0,
+  );
+  const plot = HEIGHT - TOP - BOTTOM;
+  const slot = WIDTH / rows.length;
+  const bar = Math.max(1, slot * (comparing ? 0.38 : 0.7));
+  const every = Math.ceil(rows.length / 8);
+  const height = (n: number) => (top > 0 ? (Math.max(0, n) / top) * plot : 0);
+  const place = (index: number) => (rtl ? rows.length - 1 - index : index) * slot;
+  return (
+    <figure class="rp-chart" data-testid="reports-chart" data-key={measure.key}>
+      <figcaption>{headerText(measure, context)}</figcaption>
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-label={label}
+        data-testid="reports-chart-image"
+      >
+        <text x={rtl ? WIDTH : 0} y={12} text-anchor={rtl ? 'end' : 'start'}>
+          {formatValue(measure, top, context)}
+        </text>
+        <line x1={0} x2={WIDTH} y1={TOP} y2={TOP} class="rp-grid" />
+        {rows.map((row, index) => {
+          const x = place(index);
+          const pair = comparing ? [row.data, row.compare] : [row.data];
+          return (
+            <g key={index}>
+              {pair.map((values, side) => {
+                const h = height(numberAt(values, measure.key));
+                const offset = (slot - bar * pair.length) / 2 + (rtl ? 1 - side : side) * bar;
+                return (
+                  <rect
+                    key={side}
+                    class={side === 0 ? 'rp-bar' : 'rp-bar-compare'}
+                    x={x + offset}
+                    y={TOP + plot - h}
+                    width={bar * 0.92}
+                    height={h}
+                  />
+                );
+              })}
+              {index % every === 0 && (
+                <text x={x + slot / 2} y={HEIGHT - 6} text-anchor="middle">
+                  {formatValue(axis, row.data[axis.key], { ...context, short: true })}
+                </text>
+              )}
+            </g>
+          );
+        })}
+        <line x1={0} x2={WIDTH} y1={TOP + plot} y2={TOP + plot} class="rp-axis" />
+      </svg>
+      {compared && (
+        <p class="rp-legend" aria-hidden="true">
+          <span class="rp-key" />
+          {`${summary.from} – ${summary.to}`} <span class="rp-key rp-key-compare" />
+          {`${compared.from} – ${compared.to}`}
+        </p>
+      )}
+    </figure>
+  );
+};
+
+/** One chart per measure of a time series; nothing for other reports. */
+export const Charts = ({
+  report,
+  measures,
+  rows,
+  comparing,
+  context,
+  rtl,
+}: {
+  readonly report: ReportSpec;
+  readonly measures: readonly ReportProperty[];
+  readonly rows: readonly ReportRow[];
+  readonly comparing: boolean;
+  readonly context: FormatContext;
+  readonly rtl: boolean;
+}) => {
+  const axis = timeAxis(report);
+  if (!axis || rows.length === 0) return null;
+  return (
+    <div class="rp-charts">
+      {measures.map((measure) => (
+        <Chart
+          key={measure.key}
+          measure={measure}
+          axis={axis}
+          rows={rows}
+          comparing={comparing}
+          context={context}
+          rtl={rtl}
+        />
+      ))}
+    </div>
+  );
+};
