@@ -7,9 +7,15 @@
  * batch in line order: the two take different cores.
  */
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { isUtf8 } from 'node:buffer';
 import { Worker } from 'node:worker_threads';
-import { checkOrder, type ImportOrder, type OrderContext } from './import-validate';
+import {
+  checkOrder,
+  NotUtf8,
+  notUtf8,
+  type ImportOrder,
+  type OrderContext,
+} from './import-validate';
 import { copyRowsOf, type CopyRows } from './import-write';
 
 /** What a line comes to: nothing (blank), a refusal, or an order to stage. */
@@ -35,7 +41,11 @@ export class OrderReader {
     private readonly refusedBefore = 0,
   ) {}
 
-  line(lineNo: number, text: string): LineOutcome {
+  line(lineNo: number, text: FileLine): LineOutcome {
+    if (text instanceof NotUtf8) {
+      this.read += 1;
+      return this.refuse(notUtf8(text, lineNo));
+    }
     if (text.trim() === '') return { kind: 'blank' };
     this.read += 1;
     const result = checkOrder(text, lineNo, this.context);
@@ -62,13 +72,75 @@ export class OrderReader {
   }
 }
 
-/** The lines of a file, without a UTF-8 byte-order mark on the first (some exporters write one). */
-export async function* fileLines(input: NodeJS.ReadableStream): AsyncIterable<string> {
-  let first = true;
-  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
-    yield first && line.startsWith('\uFEFF') ? line.slice(1) : line;
-    first = false;
+/** A line of a file: its text, or the line as it is when its bytes are not UTF-8. */
+export type FileLine = string | NotUtf8;
+
+const BREAK = /\r\n|\n|\r/;
+
+/** The first byte of `bytes` that does not start a UTF-8 character (-1: none). */
+const firstBadByte = (bytes: Buffer): number => {
+  for (let i = 0; i < bytes.length;) {
+    const c = bytes[i] ?? 0;
+    const size = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
+    if (size === 0 || !isUtf8(bytes.subarray(i, i + size))) return i;
+    i += size;
   }
+  return -1;
+};
+
+/** The lines of a block of whole lines: strings, or NotUtf8 for a line that is not UTF-8. */
+function* blockLines(block: Buffer): Generator<FileLine> {
+  if (isUtf8(block)) {
+    const lines = block.toString('utf8').split(BREAK);
+    // The break that ends the block ends its last line.
+    if (lines.at(-1) === '') lines.pop();
+    yield* lines;
+    return;
+  }
+  for (let start = 0; start < block.length;) {
+    let end = block.indexOf(10, start);
+    if (end < 0) end = block.length;
+    const line = block.subarray(start, end > start && block[end - 1] === 13 ? end - 1 : end);
+    start = end + 1;
+    if (isUtf8(line)) {
+      yield* line.toString('utf8').split(BREAK);
+      continue;
+    }
+    const bad = firstBadByte(line);
+    yield new NotUtf8(
+      line.toString('utf8'),
+      line.subarray(0, bad).toString('utf8').length,
+      line[bad] ?? 0,
+    );
+  }
+}
+
+/**
+ * The lines of a file (line breaks as readline reads them: \n, \r\n or \r), without a UTF-8
+ * byte-order mark on the first (some exporters write one). Bytes that are not UTF-8 are not
+ * decoded into U+FFFD: their line comes as NotUtf8, for the checks to refuse.
+ */
+export async function* fileLines(input: NodeJS.ReadableStream): AsyncIterable<FileLine> {
+  let first = true;
+  let rest: Buffer = Buffer.alloc(0);
+  const lines = function* (block: Buffer): Generator<FileLine> {
+    for (const line of blockLines(block)) {
+      yield first && typeof line === 'string' && line.startsWith('\uFEFF') ? line.slice(1) : line;
+      first = false;
+    }
+  };
+  for await (const chunk of input) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const data = rest.length === 0 ? bytes : Buffer.concat([rest, bytes]);
+    const end = data.lastIndexOf(10);
+    if (end < 0) {
+      rest = data;
+      continue;
+    }
+    yield* lines(data.subarray(0, end + 1));
+    rest = Buffer.from(data.subarray(end + 1));
+  }
+  if (rest.length > 0) yield* lines(rest);
 }
 
 /** A batch of checked lines, as the worker sends it: in line order. */

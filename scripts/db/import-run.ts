@@ -11,10 +11,12 @@ import type { Readable } from 'node:stream';
 import type postgres from 'postgres';
 import { readsOrders, type ImportOptions } from './import-args';
 import { createProgress, formatRate, type ProgressSink } from './import-progress';
-import { checkFileInWorker, fileLines, OrderReader } from './import-check';
+import { checkFileInWorker, fileLines, OrderReader, type FileLine } from './import-check';
 import {
   checkDeclaration,
   IDENTITY_STATES,
+  NotUtf8,
+  notUtf8,
   parseStateMap,
   type Declaration,
   type StateMap,
@@ -63,7 +65,7 @@ const describe = (path: string | undefined): string =>
 
 interface LineSource {
   /** Opens the input (only now: a stream read before its lines are iterated loses them). */
-  readonly open: () => AsyncIterable<string>;
+  readonly open: () => AsyncIterable<FileLine>;
   readonly bytes: () => number;
   readonly size: number | undefined;
 }
@@ -160,6 +162,11 @@ export const runImport = async (
         let lineNo = 0;
         for await (const line of declarationLines.open()) {
           lineNo += 1;
+          if (line instanceof NotUtf8) {
+            declarationsRefused += 1;
+            refuse(notUtf8(line, lineNo));
+            continue;
+          }
           if (line.trim() === '') continue;
           const result = checkDeclaration(line, lineNo, reference);
           if ('error' in result) {

@@ -127,9 +127,22 @@ const parseObject = (text: string): Record<string, unknown> => {
 /** Any character String.prototype.trim would keep (tested without copying the string). */
 const NOT_BLANK = /\S/;
 
+/** A code unit of a surrogate pair without its other half (a `\uD800` escape alone). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 const text = (value: unknown, field: string, maxLength: number): string => {
   if (value === undefined) return refuse(field, 'missing');
   if (typeof value !== 'string') return refuse(field, `${quote(value)} is not a string`);
+  // What PostgreSQL's text cannot hold: refused here, never sent.
+  if (value.includes('\u0000')) {
+    return refuse(field, `${quote(value)} holds a NUL character (\\u0000), which text cannot hold`);
+  }
+  if (LONE_SURROGATE.test(value)) {
+    return refuse(
+      field,
+      `${quote(value)} holds a lone surrogate, which is not a character of UTF-8`,
+    );
+  }
   if (!NOT_BLANK.test(value)) return refuse(field, 'is empty');
   if (value.length > maxLength && Array.from(value).length > maxLength) {
     return refuse(field, `is longer than ${String(maxLength)} characters`);
@@ -262,6 +275,63 @@ const checkLine = (value: unknown, restaurant: KnownRestaurant): ImportLine => {
   }
   const unitPrice = amount(line.unitPrice, 'unitPrice', restaurant.currency, restaurant.minorUnits);
   return { dish, quantity, unitPrice };
+};
+
+/** A line whose bytes are not UTF-8: its text decoded with U+FFFD for the bad bytes. */
+export class NotUtf8 {
+  constructor(
+    readonly text: string,
+    /** The first bad byte: its index in `text` (a U+FFFD there) and its value. */
+    readonly at: number,
+    readonly byte: number,
+  ) {}
+}
+
+/**
+ * The field holding character `at` of a JSON text, named as refusals name fields
+ * (`lines[0].dish`); undefined outside every value. Tolerant: it only scans the tokens.
+ */
+export const jsonFieldAt = (json: string, at: number): string | undefined => {
+  type Frame = { array: true; index: number } | { array: false; key: string; value: boolean };
+  const stack: Frame[] = [];
+  const name = (key?: string): string | undefined => {
+    let path = '';
+    for (const frame of stack) {
+      if (frame.array) path += `[${String(frame.index)}]`;
+      else if (frame !== stack.at(-1) || frame.value) path += path ? `.${frame.key}` : frame.key;
+    }
+    if (key !== undefined) path += path ? `.${key}` : key;
+    return path === '' ? undefined : path;
+  };
+  for (let i = 0; i < json.length && i <= at; i += 1) {
+    const c = json[i];
+    const top = stack.at(-1);
+    if (c === '"') {
+      const start = i;
+      for (i += 1; i < json.length && json[i] !== '"'; i += 1) if (json[i] === '\\') i += 1;
+      const raw = json.slice(start + 1, i);
+      const isKey = top !== undefined && !top.array && !top.value;
+      if (at <= i) return isKey ? name(raw) : name();
+      if (isKey) top.key = raw;
+    } else if (c === '{') stack.push({ array: false, key: '', value: false });
+    else if (c === '[') stack.push({ array: true, index: 0 });
+    else if (c === '}' || c === ']') stack.pop();
+    else if (c === ':' && top !== undefined && !top.array) top.value = true;
+    else if (c === ',' && top !== undefined) {
+      if (top.array) top.index += 1;
+      else top.value = false;
+    }
+  }
+  return name();
+};
+
+/** The refusal of a line that is not UTF-8, naming the field that holds its first bad byte. */
+export const notUtf8 = (line: NotUtf8, lineNo: number): string => {
+  const byte = `0x${line.byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  const field = jsonFieldAt(line.text, line.at);
+  return field === undefined
+    ? `line ${String(lineNo)}: not UTF-8: byte ${byte}`
+    : `line ${String(lineNo)}: ${field}: not UTF-8 (byte ${byte}); the file must be UTF-8`;
 };
 
 /** The outcome of one line: the value, or `line N: field: message`. */

@@ -5,8 +5,6 @@
  * migrations 003-005 do their work once per statement). Nothing here commits: the caller's
  * transaction holds every write.
  */
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
 import type postgres from 'postgres';
 import type {
   Declaration,
@@ -214,6 +212,78 @@ export const copyRowsOf = (n: number, order: ImportOrder): CopyRows => {
   };
 };
 
+/** How long a COPY may stay unsettled once the server has answered the statement after it. */
+export const COPY_SETTLE_MS = 2_000;
+
+/**
+ * `rows` sent by `copy` (a COPY ... FROM STDIN not yet run), settled whatever the server does.
+ * postgres.js never settles the stream of a COPY that the server refuses after its last row
+ * (porsager/postgres issue 1173): the COPY's own rejection, which it drops, is taken here, and
+ * a statement sent behind the COPY, which the server answers only once the COPY is over, bounds
+ * the wait (`settleMs` after that answer).
+ */
+export const copyIn = async (
+  tx: Tx,
+  copy: postgres.PendingQuery<postgres.Row[]>,
+  rows: string,
+  settleMs = COPY_SETTLE_MS,
+): Promise<void> => {
+  let fail: (error: unknown) => void = () => undefined;
+  const failed = new Promise<never>((_resolve, reject) => {
+    fail = reject;
+  });
+  failed.catch(() => undefined);
+  const query = copy as unknown as { reject?: (error: unknown) => void };
+  const reject = query.reject;
+  if (typeof reject === 'function') {
+    query.reject = (error) => {
+      fail(error);
+      reject(error);
+    };
+  }
+  const stream = await copy.writable();
+  const finished = new Promise<void>((resolve, reject) => {
+    stream.once('finish', resolve);
+    stream.once('error', reject);
+    stream.once('close', () => {
+      reject(new Error('the COPY stream closed before its end'));
+    });
+  });
+  finished.catch(() => undefined);
+  const sent = new Promise<void>((resolve, reject) => {
+    stream.write(rows, (error) => {
+      if (error) reject(error);
+      else resolve();
+    });
+  });
+  await Promise.race([sent, failed, finished]);
+  stream.end();
+  // The stream's end reaches the connection on a later turn; the statement goes after it.
+  await new Promise((resolve) => setImmediate(resolve));
+  const after = tx`select 1`.execute();
+  const answered = Promise.race([finished, failed, after]).then(
+    () => undefined,
+    () => undefined,
+  );
+  await answered;
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error('the COPY did not settle after the server had answered'));
+    }, settleMs);
+  });
+  try {
+    await Promise.race([finished, failed, after.then(() => finished), bound]);
+  } catch (error) {
+    // The statement behind a refused COPY fails too: report the COPY's own error if taken.
+    const own = await Promise.race([failed, Promise.resolve(undefined)]).catch((e: unknown) => e);
+    throw own ?? error;
+  } finally {
+    clearTimeout(timer);
+    after.catch(() => undefined);
+  }
+};
+
 /**
  * Buffers validated orders and sends them to the staging tables batch by batch. A batch is
  * written while the next one is read and validated (at most one in flight): the server takes
@@ -232,6 +302,7 @@ export class Staging {
     private readonly tx: Tx,
     readonly method: StagingMethod,
     private readonly batchSize = method === 'copy' ? 20_000 : 2_000,
+    private readonly settleMs = COPY_SETTLE_MS,
   ) {}
 
   /**
@@ -309,15 +380,9 @@ export class Staging {
   }
 
   private async copy(orders: string, lines: string): Promise<void> {
-    await pipeline(
-      Readable.from([orders]),
-      await this.tx`copy import_orders from stdin`.writable(),
-    );
+    await copyIn(this.tx, this.tx`copy import_orders from stdin`, orders, this.settleMs);
     if (lines !== '') {
-      await pipeline(
-        Readable.from([lines]),
-        await this.tx`copy import_lines from stdin`.writable(),
-      );
+      await copyIn(this.tx, this.tx`copy import_lines from stdin`, lines, this.settleMs);
     }
   }
 
