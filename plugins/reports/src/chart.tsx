@@ -96,7 +96,8 @@ const Chart = ({ measure, axis, rows, comparing, context, rtl }: ChartProps) => 
         aria-label={label}
         data-testid="reports-chart-image"
       >
-        <text x={rtl ? WIDTH : 0} y={12} text-anchor={rtl ? 'end' : 'start'}>
+        {/* "start" follows the inherited direction: leftwards from the right edge in RTL. */}
+        <text x={rtl ? WIDTH : 0} y={12} text-anchor="start">
           {formatValue(measure, top, context)}
         </text>
         <line x1={0} x2={WIDTH} y1={TOP} y2={TOP} class="rp-grid" />

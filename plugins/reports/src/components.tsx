@@ -397,6 +397,7 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
               {properties.map((property) => [
                 <th
                   key={property.key}
+                  class={property.type === 'string' ? undefined : 'rp-num'}
                   scope="col"
                   data-testid="reports-header"
                   data-key={property.key}
@@ -406,6 +407,7 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
                 comparing && (
                   <th
                     key={`${property.key}-compare`}
+                    class={property.type === 'string' ? undefined : 'rp-num'}
                     scope="col"
                     data-testid="reports-header"
                     data-key={`${property.key}:compare`}

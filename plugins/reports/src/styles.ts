@@ -8,7 +8,8 @@ export const STYLES = `
 .rp-root{padding:0 12px;font:14px system-ui,sans-serif}
 .rp-table{border-collapse:collapse;width:100%}
 .rp-table th,.rp-table td{padding:4px 8px;border-block-end:1px solid #ddd;text-align:start}
-.rp-table td.rp-num{font-variant-numeric:tabular-nums;text-align:end;unicode-bidi:isolate}
+.rp-table td{white-space:nowrap}
+.rp-table .rp-num{font-variant-numeric:tabular-nums;text-align:end;unicode-bidi:isolate}
 .rp-error{color:#a4262c}
 .rp-charts{display:flex;flex-wrap:wrap;gap:16px;margin-block-end:12px}
 .rp-chart{flex:1 1 320px;max-width:560px;margin:0}
