@@ -1,8 +1,9 @@
 /**
  * npm run preview:screenshots — the pictures of docs/preview.md, regenerated: `npm start` on free
  * ports (its embedded database and local issuer), the portal preview in headless Chromium
- * (Debian's package, as the browser suite drives it), signed in as the sample owner, and one
- * 1200×800 PNG per shot in docs/images/. The dates in them are those of the day it runs.
+ * (Debian's package, as the browser suite drives it), signed in as the sample owner with the
+ * shot's locale in the token, and one 1200×800 PNG per language in docs/images/. The dates in
+ * them are those of the day it runs.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,7 +24,9 @@ interface Shot {
 
 const SHOTS: readonly Shot[] = [
   { file: 'preview-en-US.png', locale: 'en-US', report: 'orders-per-day', compare: true },
-  { file: 'preview-ar-AE.png', locale: 'ar-AE', report: 'revenue', compare: false },
+  { file: 'preview-ar-AE.png', locale: 'ar-AE', report: 'orders-per-day', compare: true },
+  { file: 'preview-de-DE.png', locale: 'de-DE', report: 'revenue', compare: false },
+  { file: 'preview-es-MX.png', locale: 'es-MX', report: 'orders-today', compare: false },
 ];
 
 /** Waits until the table is drawn with its currency header (the currency comes separately). */
@@ -54,6 +57,7 @@ try {
       });
       const page = await context.newPage();
       await page.goto(service.ready.previewUrl);
+      await page.getByTestId('locale-select').selectOption(shot.locale.replace('-', '_'));
       await page.getByTestId('sign-in').click();
       await page.waitForSelector('[data-testid="portal"][data-state="ready"]', {
         timeout: 30_000,
