@@ -10,6 +10,7 @@
  * - **Releases** through a `live` alias per function: API Gateway calls the alias, which points
  *   at the version this deployment published, so a release is rolled back by moving the alias;
  *   with DEPLOYMENT_PREFERENCE, CodeDeploy shifts it gradually (build/deployment.ts).
+ * - **Tags** (`service`, `stage` and STACK_TAGS) on every taggable resource (build/tags.ts).
  * - **A per-client limit**, a regional WAF web ACL on the stage (build/waf.ts), and an optional
  *   **custom domain** (build/domain.ts).
  *
@@ -25,6 +26,7 @@ import {
   type DeploymentPreference,
 } from './deployment';
 import { customDomain, domainSettings, type DomainSettings } from './domain';
+import { serviceTags, stackTagsSetting, withTags } from './tags';
 import { wafBlockedMetric, wafSettings, webAcl, type WafSettings } from './waf';
 
 export type { Resource, Template } from './cloudformation';
@@ -52,6 +54,7 @@ export const OPERATIONS_VARIABLES = [
   'DEPLOYMENT_PREFERENCE',
   'DOMAIN_NAME',
   'DOMAIN_CERTIFICATE_ARN',
+  'STACK_TAGS',
 ] as const;
 export type OperationsVariable = (typeof OPERATIONS_VARIABLES)[number];
 
@@ -129,6 +132,8 @@ export interface OperationsSettings {
   readonly deploymentPreference: DeploymentPreference;
   /** The stage's custom domain, if any (build/domain.ts). */
   readonly domain?: DomainSettings;
+  /** The brand's tags, beside `service` and `stage` (build/tags.ts). */
+  readonly tags: Readonly<Record<string, string>>;
 }
 
 const TOPIC_ARN = /^arn:aws(-[a-z]+)*:sns:([a-z0-9-]+):(\d{12}):([A-Za-z0-9_-]{1,256})$/;
@@ -230,6 +235,7 @@ export const operationsSettings = (
     waf: wafSettings(raw, stage),
     deploymentPreference: deploymentPreferenceSetting(raw.DEPLOYMENT_PREFERENCE, stage),
     ...(domain === undefined ? {} : { domain }),
+    tags: stackTagsSetting(raw.STACK_TAGS),
   };
 };
 
@@ -631,23 +637,25 @@ export const withOperations = (
   const withAliases = { ...template, Resources: { ...template.Resources, ...added } };
   const restApiId = single(template, 'AWS::ApiGateway::RestApi')[0];
   const domain = customDomain(settings.domain, { restApiId, stageId: STAGE_LOGICAL_ID });
+  const resources: Record<string, Resource> = {
+    ...withAliases.Resources,
+    ...alarmResources,
+    ...webAcl(settings.waf, {
+      name,
+      restApiId,
+      stageId: STAGE_LOGICAL_ID,
+    }),
+    ...domain.resources,
+    ...gradualDeployment(withAliases, settings.deploymentPreference, {
+      name,
+      // A client the web ACL blocks says nothing about the release.
+      alarmIds: Object.keys(alarmResources).filter((id) => id !== 'WafBlockedRequestsAlarm'),
+    }),
+  };
+  const tags = serviceTags(context.service, settings.stage, settings.tags);
   return {
     ...template,
     Outputs: { ...template.Outputs, ...domain.outputs },
-    Resources: {
-      ...withAliases.Resources,
-      ...alarmResources,
-      ...webAcl(settings.waf, {
-        name,
-        restApiId,
-        stageId: STAGE_LOGICAL_ID,
-      }),
-      ...domain.resources,
-      ...gradualDeployment(withAliases, settings.deploymentPreference, {
-        name,
-        // A client the web ACL blocks says nothing about the release.
-        alarmIds: Object.keys(alarmResources).filter((id) => id !== 'WafBlockedRequestsAlarm'),
-      }),
-    },
+    Resources: { ...resources, ...withTags(resources, tags) },
   };
 };

@@ -1,13 +1,15 @@
 /**
  * Resolves the operations settings for serverless.yml (build/operations.ts, loaded with tsx):
  * the alarms and their thresholds, X-Ray tracing, the stage's throttling, the account's API
- * Gateway CloudWatch role and the metrics namespace. Each is an environment variable or the
+ * Gateway CloudWatch role, the metrics namespace, the web ACL, the gradual release, the custom
+ * domain and the tags. Each is an environment variable or the
  * serverless param of the same name, and its regional form (ALARM_TOPIC_ARN_EU_WEST_1) wins for
  * that region. A bad value fails packaging with a message naming the variable it came from.
  *
  * `settings` goes to custom.operations, which the plugin scripts/serverless/operations.js hands
  * to build/operations.ts once osls has compiled the template; `tracing` to
- * provider.tracing.lambda; `metricsNamespace` to the functions' METRICS_NAMESPACE.
+ * provider.tracing.lambda; `metricsNamespace` to the functions' METRICS_NAMESPACE; `stackTags`
+ * (service, stage and STACK_TAGS) to the stack, by the plugin while osls deploys.
  */
 'use strict';
 
@@ -25,5 +27,12 @@ module.exports = async ({ resolveVariable }) => {
     raw[name] = await regionalOrPlain(resolveVariable, name, region);
   }
   const settings = operationsSettings(raw, { stage, region });
-  return { settings, tracing: settings.tracing, metricsNamespace: settings.metricsNamespace };
+  const { serviceTags } = await tsImport('../../build/tags.ts', __filename);
+  const service = await resolveVariable('self:service');
+  return {
+    settings,
+    tracing: settings.tracing,
+    metricsNamespace: settings.metricsNamespace,
+    stackTags: serviceTags(service, stage, settings.tags),
+  };
 };

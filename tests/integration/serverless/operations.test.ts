@@ -10,7 +10,9 @@
  * rollback triggers, the custom domain and its outputs; cfn-lint passes when it is on PATH. A bad setting fails packaging naming the variable,
  * and the plugin refuses the osls settings that would make osls patch the stage after deploy.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reservedConcurrencyVariable } from '../../../build/serverless';
@@ -42,6 +44,7 @@ const OPERATIONS_NAMES = [
   'DEPLOYMENT_PREFERENCE',
   'DOMAIN_NAME',
   'DOMAIN_CERTIFICATE_ARN',
+  'STACK_TAGS',
 ].flatMap((name) => [name, `${name}_EU_WEST_1`]);
 /** The packaging environment, with nothing leaking in from the caller's. */
 const ENV = {
@@ -121,6 +124,7 @@ const productionPackage = () => {
       API_THROTTLE_BURST_EU_WEST_1: '300',
       DOMAIN_NAME: 'portal-api.brand.example',
       DOMAIN_CERTIFICATE_ARN_EU_WEST_1: CERTIFICATE,
+      STACK_TAGS: '{"cost-center":"portal-42"}',
     },
     ['ALARM_DATABASE_ERRORS=8'],
   ).then(({ out, result }) => {
@@ -249,7 +253,7 @@ describe('serverless package: operations', () => {
       expect(format).toContain(field);
     }
     expect(format).not.toMatch(/\$context\.authorizer|header|querystring|\$context\.path/i);
-    expect(template.Resources.ApiGatewayLogGroup?.Properties).toEqual({
+    expect(template.Resources.ApiGatewayLogGroup?.Properties).toMatchObject({
       LogGroupName: '/aws/api-gateway/portal-service-api-production',
       RetentionInDays: 30,
     });
@@ -394,6 +398,30 @@ describe('serverless package: operations', () => {
 
   const withCfnLint = CFN_LINT_AVAILABLE ? it : it.skip;
   withCfnLint(
+    'tags every resource whose type takes Tags (by cfn-lint’s schemas for the region) with service, stage and STACK_TAGS',
+    async () => {
+      const { template } = await productionPackage();
+
+      const types = [...new Set(Object.values(template.Resources).map(({ Type }) => Type))];
+      const taggable = taggableTypes('eu-west-1', types);
+      expect(Object.keys(taggable).sort()).toEqual([...types].sort());
+      const tagged = Object.entries(template.Resources).filter(([, r]) => taggable[r.Type]);
+      expect(tagged.length).toBeGreaterThan(20);
+      for (const [id, resource] of tagged) {
+        expect({ id, tags: resource.Properties.Tags }).toEqual({
+          id,
+          tags: expect.arrayContaining([
+            { Key: 'service', Value: 'portal-service-api' },
+            { Key: 'stage', Value: 'production' },
+            { Key: 'cost-center', Value: 'portal-42' },
+          ]) as unknown,
+        });
+      }
+    },
+    120_000,
+  );
+
+  withCfnLint(
     'passes cfn-lint',
     async () => {
       const { out } = await productionPackage();
@@ -423,12 +451,34 @@ describe('serverless package: operations', () => {
   });
 });
 
+/**
+ * Whether each resource type's CloudFormation schema in `region` has a `Tags` property, read
+ * from the schemas cfn-lint ships.
+ */
+const taggableTypes = (region: string, types: readonly string[]): Record<string, boolean> => {
+  const script = [
+    'import cfnlint, importlib, json, os, sys',
+    'base = os.path.join(os.path.dirname(cfnlint.__file__), "data", "schemas")',
+    'provider = importlib.import_module("cfnlint.data.schemas.providers." + sys.argv[1].replace("-", "_"))',
+    'def tags(t):',
+    '    with open(os.path.join(base, "resources", provider.types[t] + ".json")) as f:',
+    '        return "Tags" in json.load(f).get("properties", {})',
+    'print(json.dumps({t: tags(t) for t in sys.argv[2:]}))',
+  ].join('\n');
+  const result = spawnSync('python3', ['-c', script, region, ...types], { encoding: 'utf8' });
+  expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
+  return JSON.parse(result.stdout) as Record<string, boolean>;
+};
+
 /** The plugin, plain JavaScript that osls loads: typed here by what the test uses of it. */
 type PluginClass = new (
   serverless: unknown,
   options: unknown,
   utils: unknown,
-) => { addOperations: () => Promise<void> };
+) => {
+  addOperations: () => Promise<void>;
+  hooks: Record<string, () => Promise<void> | void>;
+};
 const PLUGIN = '../../../scripts/serverless/operations.js';
 
 describe('scripts/serverless/operations.js', () => {
@@ -451,5 +501,89 @@ describe('scripts/serverless/operations.js', () => {
 
     // Assess
     await expect(added).rejects.toThrow(`${name}: the stage is ApiGatewayStage in the template`);
+  });
+});
+
+describe('scripts/serverless/operations.js: stack tags', () => {
+  it('resolves the stack tags from STACK_TAGS for custom.operations', async () => {
+    const result = await run(
+      [
+        SERVERLESS,
+        'print',
+        '--stage',
+        'production',
+        '--region',
+        'eu-west-1',
+        '--path',
+        'custom.operations.stackTags',
+        '--format',
+        'json',
+      ],
+      { ...ENV, STACK_TAGS: 'cost-center=portal-42,owner=team@brand.example' },
+    );
+
+    expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
+    expect(JSON.parse(result.stdout)).toEqual({
+      service: 'portal-service-api',
+      stage: 'production',
+      'cost-center': 'portal-42',
+      owner: 'team@brand.example',
+    });
+  }, 60_000);
+
+  const require = createRequire(import.meta.url);
+  const { getSharedStackActionParams } =
+    require('osls/lib/plugins/aws/lib/get-shared-stack-action-params.js') as {
+      getSharedStackActionParams: (this: unknown, options: unknown) => { Tags: unknown[] };
+    };
+  const { updateStage } =
+    require('osls/lib/plugins/aws/package/compile/events/api-gateway/lib/hack/update-stage.js') as {
+      updateStage: (this: unknown) => Promise<unknown>;
+    };
+
+  it('hands CloudFormation the tags while osls creates and updates the stack, and leaves osls nothing to patch after', async () => {
+    // Prepare
+    const { default: OperationsPlugin } = (await import(PLUGIN)) as { default: PluginClass };
+    const provider: Record<string, unknown> = {};
+    const service = {
+      service: 'portal-service-api',
+      provider,
+      custom: {
+        operations: {
+          stackTags: { service: 'portal-service-api', stage: 'production', 'cost-center': 'x' },
+        },
+      },
+    };
+    const plugin = new OperationsPlugin({ service }, {}, { log: { verbose: () => undefined } });
+    // What osls's deploy calls for the stack's parameters.
+    const stackParameters = () =>
+      getSharedStackActionParams.call(
+        {
+          serverless: { service },
+          provider: {
+            getStage: () => 'production',
+            naming: { getStackName: () => 'portal-service-api-production' },
+            getCustomDeploymentRole: () => undefined,
+          },
+        },
+        { templateUrl: 'https://bucket.example/template.json' },
+      );
+
+    // Act
+    await plugin.hooks['before:aws:deploy:deploy:createStack']?.();
+    const during = stackParameters();
+    await plugin.hooks['after:aws:deploy:deploy:updateStack']?.();
+    // osls's step after the deploy: it returns at once unless tags, logs, tracing or metrics
+    // are set, and otherwise reaches for the SDK, which this context lacks.
+    const afterDeploy = updateStage.call({ state: { service: { ...service, provider } } });
+
+    // Assess
+    expect(during.Tags).toEqual([
+      { Key: 'service', Value: 'portal-service-api' },
+      { Key: 'stage', Value: 'production' },
+      { Key: 'cost-center', Value: 'x' },
+    ]);
+    expect(provider).not.toHaveProperty('stackTags');
+    await expect(afterDeploy).resolves.toBeNull();
   });
 });

@@ -20,9 +20,15 @@ import {
   type Resource,
   type Template,
 } from '../../../build/operations';
+import { TAGGABLE_TYPES } from '../../../build/tags';
 
 const CONTEXT = { service: 'portal-service-api', logRetentionInDays: 30 };
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-alarms';
+/** The tags every taggable resource of a production template carries without STACK_TAGS. */
+const OWN_TAGS = [
+  { Key: 'service', Value: 'portal-service-api' },
+  { Key: 'stage', Value: 'production' },
+];
 
 /** The settings as read with nothing set but `values` (each from the variable of its name). */
 const raw = (values: Partial<Record<string, string>> = {}): RawOperationsSettings =>
@@ -163,6 +169,7 @@ describe('operationsSettings', () => {
         metricsNamespace: 'PortalServiceApi',
         waf: { enabled: stage === 'production', rateLimit: 1000 },
         deploymentPreference: stage === 'production' ? 'Canary10Percent10Minutes' : 'AllAtOnce',
+        tags: {},
       });
     },
   );
@@ -183,6 +190,7 @@ describe('operationsSettings', () => {
       WAF: 'true',
       WAF_RATE_LIMIT: '250',
       DEPLOYMENT_PREFERENCE: 'Linear10PercentEvery1Minute',
+      STACK_TAGS: 'cost-center=portal 42,owner=team@brand.example',
       TRACING: 'false',
       API_THROTTLE_RATE: '12.5',
       API_THROTTLE_BURST: '25',
@@ -212,6 +220,7 @@ describe('operationsSettings', () => {
       metricsNamespace: 'Brand/Portal',
       waf: { enabled: true, rateLimit: 250 },
       deploymentPreference: 'Linear10PercentEvery1Minute',
+      tags: { 'cost-center': 'portal 42', owner: 'team@brand.example' },
     });
   });
 
@@ -875,7 +884,11 @@ describe('the gradual release', () => {
     // Assess
     expect(resources.CodeDeployApplication).toEqual({
       Type: 'AWS::CodeDeploy::Application',
-      Properties: { ApplicationName: 'portal-service-api-production', ComputePlatform: 'Lambda' },
+      Properties: {
+        ApplicationName: 'portal-service-api-production',
+        ComputePlatform: 'Lambda',
+        Tags: OWN_TAGS,
+      },
     });
     for (const fn of ['OrdersPerDay', 'Dishes']) {
       expect(resources[`${fn}LiveLambdaAlias`]?.UpdatePolicy).toEqual({
@@ -898,6 +911,7 @@ describe('the gradual release', () => {
             Enabled: true,
             Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'],
           },
+          Tags: OWN_TAGS,
           AlarmConfiguration: {
             Enabled: true,
             Alarms: [
@@ -999,6 +1013,7 @@ describe('the custom domain', () => {
         RegionalCertificateArn: CERTIFICATE,
         EndpointConfiguration: { Types: ['REGIONAL'] },
         SecurityPolicy: 'TLS_1_2',
+        Tags: OWN_TAGS,
       },
     });
     expect(result.Resources.ApiGatewayBasePathMapping).toEqual({
@@ -1046,5 +1061,87 @@ describe('the custom domain', () => {
     // Assess
     expect(read).toThrow(TypeError);
     expect(read).toThrow(message);
+  });
+});
+
+describe('tags', () => {
+  it.each([
+    ['{"cost-center":"x","env":"prod"}', { 'cost-center': 'x', env: 'prod' }],
+    ['cost-center=x, env=prod', { 'cost-center': 'x', env: 'prod' }],
+    ['team=', { team: '' }],
+  ])('reads STACK_TAGS=%s', (value, tags) => {
+    expect(settingsFor('production', { STACK_TAGS: value }).tags).toEqual(tags);
+  });
+
+  it.each([
+    ['aws:createdBy=me', 'STACK_TAGS holds "aws:createdBy": the aws: prefix is reserved for AWS'],
+    ['{"AWS:x":"y"}', 'STACK_TAGS holds "AWS:x": the aws: prefix is reserved'],
+    ['stage=prod', 'STACK_TAGS holds "stage": the service sets service and stage itself'],
+    ['{"n":1}', 'STACK_TAGS gives "n" a number: tag values are strings'],
+    ['{"n":', 'STACK_TAGS is not valid JSON'],
+    ['{"a":"b"', 'STACK_TAGS is not valid JSON'],
+    ['team', 'STACK_TAGS holds "team": expected key=value'],
+    ['a=b,A=c', 'STACK_TAGS holds "A" twice'],
+    ['bad*key=1', 'STACK_TAGS holds "bad*key"="1"'],
+    [`k=${'v'.repeat(257)}`, 'STACK_TAGS holds "k"'],
+    [
+      Array.from({ length: 49 }, (_, i) => `k${i}=v`).join(','),
+      'STACK_TAGS holds 49 tags: at most 48',
+    ],
+  ])('refuses STACK_TAGS=%s', (value, message) => {
+    // Act
+    const read = () => settingsFor('production', { STACK_TAGS: value });
+
+    // Assess
+    expect(read).toThrow(TypeError);
+    expect(read).toThrow(message);
+  });
+
+  it('tags every resource of a taggable type with service, stage and STACK_TAGS, and nothing else', () => {
+    // Prepare
+    const template = compiledTemplate();
+    const resources = {
+      ...template.Resources,
+      DishesLogGroup: {
+        Type: 'AWS::Logs::LogGroup',
+        Properties: {
+          LogGroupName: '/aws/lambda/portal-service-api-production-dishes',
+          Tags: [
+            { Key: 'kept', Value: 'yes' },
+            { Key: 'stage', Value: 'old' },
+          ],
+        },
+      },
+    };
+
+    // Act
+    const result = withOperations(
+      { ...template, Resources: resources },
+      settingsFor('production', {
+        STACK_TAGS: 'cost-center=x',
+        DOMAIN_NAME: 'api.brand.example',
+        DOMAIN_CERTIFICATE_ARN:
+          'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
+        API_GATEWAY_CLOUDWATCH_ROLE: 'create',
+      }),
+      CONTEXT,
+    ).Resources;
+
+    // Assess
+    const ours = [
+      { Key: 'service', Value: 'portal-service-api' },
+      { Key: 'stage', Value: 'production' },
+      { Key: 'cost-center', Value: 'x' },
+    ];
+    const tagged = Object.entries(result).filter(([, r]) => TAGGABLE_TYPES.includes(r.Type));
+    expect(new Set(tagged.map(([, r]) => r.Type)).size).toBe(TAGGABLE_TYPES.length - 1);
+    for (const [id, resource] of tagged) {
+      const expected = id === 'DishesLogGroup' ? [{ Key: 'kept', Value: 'yes' }, ...ours] : ours;
+      expect({ id, tags: resource.Properties?.Tags }).toEqual({ id, tags: expected });
+    }
+    for (const [id, resource] of Object.entries(result)) {
+      if (TAGGABLE_TYPES.includes(resource.Type)) continue;
+      expect({ id, tags: resource.Properties?.Tags }).toEqual({ id, tags: undefined });
+    }
   });
 });
