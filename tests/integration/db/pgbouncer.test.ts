@@ -1,5 +1,5 @@
 /**
- * Behind a transaction-pooling proxy (docs/deployment.md, "Connection budget"): a real PgBouncer
+ * Behind a transaction-pooling proxy (docs/database.md, "Behind a proxy"): a real PgBouncer
  * (Debian's `pgbouncer`) in `pool_mode = transaction`, started here on a free port in front of
  * the PostgreSQL at TEST_DATABASE_URL with two server connections, carries every report's and
  * service's queries for twelve client connections (six containers × DB_POOL_MAX 2) with

@@ -1,5 +1,5 @@
 /**
- * Verified TLS to the database (issue 10, item 3; docs/deployment.md "TLS to the database").
+ * Verified TLS to the database (issue 10, item 3; docs/database.md "TLS to the database").
  * Starts its own TLS-only PostgreSQL on this machine (initdb into a temporary directory, as the
  * postgres user): a CA generated here signs a certificate for localhost / 127.0.0.1, the server
  * has `ssl = on` and accepts only `hostssl` connections (with a password), and listens on

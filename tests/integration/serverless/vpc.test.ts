@@ -1,5 +1,5 @@
 /**
- * Running in the brand's VPC (scripts/serverless/vpc.cjs, docs/deployment.md "Running in a
+ * Running in the brand's VPC (scripts/serverless/vpc.cjs, docs/database.md "Running in a
  * VPC"). Through a real `serverless package` (offline): with subnets and security groups for the
  * region every function gets their VpcConfig and the role osls's AWSLambdaVPCAccessExecutionRole
  * (the network-interface permissions), and the template passes cfn-lint when it is on PATH;

@@ -5,6 +5,8 @@
  * invoke permission per function, a Deployment with StageName, the gateway responses merged
  * from serverless.yml): the live aliases, the stage the template owns, and the alarms.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   ACCESS_LOG_FORMAT,
   aliasLogicalId,
@@ -760,6 +762,29 @@ describe('alarms', () => {
       expect(alarm.Properties).not.toHaveProperty('AlarmActions');
       expect(alarm.Properties).not.toHaveProperty('OKActions');
     }
+  });
+
+  it('links each alarm to a section of docs/operations.md that exists', () => {
+    // Prepare: GitHub's anchors of the document's headings
+    const headings = readFileSync(join(import.meta.dirname, '../../../docs/operations.md'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('#'))
+      .map((line) =>
+        line
+          .replace(/^#+\s*/, '')
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, '')
+          .replace(/ /g, '-'),
+      );
+
+    // Act
+    const anchors = Object.values(alarmsOf(settingsFor('production'))).map(
+      (alarm) => /#([a-z0-9-]+)$/.exec(String(alarm.Properties.AlarmDescription))?.[1],
+    );
+
+    // Assess
+    expect(anchors).toHaveLength(7);
+    for (const anchor of anchors) expect(headings).toContain(anchor);
   });
 
   it('describes each alarm within CloudWatch’s 1024 characters, with its runbook section', () => {
