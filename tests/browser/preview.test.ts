@@ -812,6 +812,19 @@ describe('the portal preview of npm start, in headless Chromium', () => {
       expect(await page.locator('.rp-bar-compare').count()).toBe(
         await page.locator('.rp-bar').count(),
       );
+      // Each period's inputs in a group named by its message.
+      expect(
+        await page
+          .getByRole('group', { name: say(locale, 'comparisonPeriod') })
+          .getByTestId('reports-compare-from')
+          .count(),
+      ).toBe(1);
+      expect(
+        await page
+          .getByRole('group', { name: say(locale, 'period'), exact: true })
+          .getByTestId('reports-from')
+          .count(),
+      ).toBe(1);
       await expectLabelsBesideControls(page, locale === 'ar-AE');
       expect(await axeViolations(page)).toEqual([]);
       expect(problems).toEqual([]);

@@ -77,6 +77,8 @@ interface RangeInputsProps {
   readonly onChange: (range: DateRange) => void;
   readonly testId: string;
   readonly label: MessageKey;
+  /** Shows the group's name (the comparison, below the period's own inputs). */
+  readonly named?: boolean;
   readonly t: Translate;
 }
 
@@ -96,7 +98,7 @@ const Field = ({
   </span>
 );
 
-const RangeInputs = ({ report, range, onChange, testId, label, t }: RangeInputsProps) => {
+const RangeInputs = ({ report, range, onChange, testId, label, named, t }: RangeInputsProps) => {
   const id = useId();
   const rule = report.range;
   if (!rule) return null;
@@ -104,7 +106,13 @@ const RangeInputs = ({ report, range, onChange, testId, label, t }: RangeInputsP
   const type = month ? 'month' : 'date';
   const max = latestEnd(range.from, rule);
   return (
-    <span class="rp-range" role="group" aria-label={t(label)}>
+    <span
+      class="rp-range"
+      role="group"
+      aria-labelledby={named ? `${id}n` : undefined}
+      aria-label={named ? undefined : t(label)}
+    >
+      {named && <span id={`${id}n`}>{t(label)}</span>}
       <Field id={`${id}f`} label={t('from')}>
         <input
           id={`${id}f`}
@@ -253,6 +261,7 @@ export const Controls = ({ context }: { context: PluginContext }) => {
           report={report}
           range={selection.compare}
           label="comparisonPeriod"
+          named
           testId="reports-compare"
           t={t}
           onChange={(compare) => {

@@ -90,7 +90,10 @@ export const shownProperties = (report: ReportSpec): readonly ReportProperty[] =
   return report.properties.filter((property) => !(hasMonth && property.unit === 'DATE_YEAR'));
 };
 
-/** Whether the rows hold anything: some row with text or a number other than zero. */
+/**
+ * Whether the rows hold anything: any row, except for a series of days or months (a row for each,
+ * zeros included), which needs a number other than zero in the period or its comparison.
+ */
 export const hasData = (
   report: ReportSpec,
   rows: readonly {
@@ -98,13 +101,15 @@ export const hasData = (
     compare?: Readonly<Record<string, unknown>>;
   }[],
 ): boolean => {
+  const series = report.properties.some((p) => p.unit === 'DATE' || p.unit === 'DATE_MONTH');
+  if (!series) return rows.length > 0;
   const measures = report.properties.filter((p) => p.type !== 'string');
-  if (measures.length === 0) return rows.length > 0;
   return rows.some((row) =>
-    measures.some((p) => {
-      const values = [row.data[p.key], row.compare?.[p.key]];
-      return values.some((value) => typeof value === 'number' && value !== 0);
-    }),
+    measures.some((p) =>
+      [row.data[p.key], row.compare?.[p.key]].some(
+        (value) => typeof value === 'number' && value !== 0,
+      ),
+    ),
   );
 };
 

@@ -197,7 +197,7 @@ describe('readable values', () => {
     ]);
   });
 
-  it('rows of zeros hold no data; a number in the period or its comparison does', () => {
+  it('a series of zeros holds no data; a number in the period or its comparison does', () => {
     const perDay = report([DAY, ORDERS, SALES]);
     expect(hasData(perDay, [])).toBe(false);
     expect(hasData(perDay, [{ data: { date: '2026-01-01', orderCount: 0, revenue: 0 } }])).toBe(
@@ -208,6 +208,10 @@ describe('readable values', () => {
         { data: { date: '2026-01-01', orderCount: 0, revenue: 0 }, compare: { orderCount: 2 } },
       ]),
     ).toBe(true);
-    expect(hasData(report([DISH]), [{ data: { name: 'Falafel' } }])).toBe(true);
+    // Rows of things (dishes, orders) are data, whatever their numbers.
+    expect(hasData(report([DISH, ORDERS]), [{ data: { name: 'Falafel', orderCount: 0 } }])).toBe(
+      true,
+    );
+    expect(hasData(report([DISH, ORDERS]), [])).toBe(false);
   });
 });
