@@ -20,6 +20,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import fc from 'fast-check';
 import type postgres from 'postgres';
 import { migrate } from '../../../scripts/db/migrate';
@@ -109,6 +111,8 @@ const caughtUp = async (): Promise<void> => {
     await sleep(100);
   }
 };
+
+class LoadRolledBack extends Error {}
 
 const RESTAURANTS = SAMPLE_OWNERS.flatMap((owner) => owner.restaurants);
 const R1 = RESTAURANTS.find((r) => r.id === 'R-1001');
@@ -320,6 +324,64 @@ describeWithServer('daily rollups at a logical-replication subscriber', () => {
     await sub`select report_rollups_rebuild(${r1.id})`;
     await expectExactAtSubscriber();
   }, 60_000);
+
+  it('load 40k order lines in a replica-mode session after their orders within 3x the time of an ordinary session, exactly', async () => {
+    const srv = must(server);
+    srv.createDatabase('replica_load');
+    const sql = connect('replica_load');
+    try {
+      await migrate(sql);
+      await sql`insert into currencies (code, minor_units) values ('AED', 2) on conflict do nothing`;
+      await sql`
+        insert into restaurants (id, name, time_zone, currency)
+        select 'L-' || g, 'Load ' || g, 'Asia/Dubai', 'AED' from generate_series(1, 20) g`;
+      await sql`
+        insert into restaurant_platforms (restaurant_id, platform_id, platform_restaurant_id)
+        select 'L-' || g, 'TB_L', 'tb-l-' || g from generate_series(1, 20) g`;
+      await sql`
+        insert into orders (restaurant_id, platform_id, placed_at, state, total)
+        select 'L-' || (1 + g % 20), 'TB_L',
+               timestamptz '2026-01-01' + (g % 300) * interval '1 day' + (g % 1440) * interval '1 minute',
+               case when g % 7 = 3 then 'CANCELLED' else 'DELIVERED' end, 10
+        from generate_series(1, 20000) g`;
+      const ids = await sql<{ id: string }[]>`select id::text from orders order by id`;
+      let rows = '';
+      for (const [i, { id }] of ids.entries()) {
+        rows += `${id}\t1\tdish ${String(i % 30)}\t1\t5.00\n${id}\t2\tdish ${String((i + 1) % 30)}\t2\t1.50\n`;
+      }
+      const load = async (role: 'origin' | 'replica', commit: boolean): Promise<number> => {
+        let ms = 0;
+        await sql
+          .begin(async (tx) => {
+            await tx.unsafe(`set local session_replication_role = ${role}`);
+            const started = performance.now();
+            await pipeline(Readable.from([rows]), await tx`copy order_lines from stdin`.writable());
+            ms = performance.now() - started;
+            if (!commit) throw new LoadRolledBack();
+          })
+          .catch((error: unknown) => {
+            if (!(error instanceof LoadRolledBack)) throw error;
+          });
+        return ms;
+      };
+      const ordinary = await load('origin', false);
+      const replica = await load('replica', true);
+      process.stderr.write(
+        `40,000 lines after their orders: ordinary session ${ordinary.toFixed(0)} ms, replica-mode session ${replica.toFixed(0)} ms\n`,
+      );
+      const [lines] = await sql<{ n: number }[]>`select count(*)::int as n from order_lines`;
+      expect(lines?.n).toBe(40_000);
+      const { stored, expected } = await rollupTables(
+        sql,
+        Array.from({ length: 20 }, (_, i) => `L-${String(i + 1)}`),
+      );
+      expect(stored.dishes.length).toBeGreaterThan(0);
+      expect(stored).toEqual(expected);
+      expect(replica).toBeLessThan(3 * ordinary);
+    } finally {
+      await sql.end();
+    }
+  }, 120_000);
 
   it('empty the rollups when the publisher truncates the order tables', async () => {
     await must(publisher)`truncate order_lines, orders`;
