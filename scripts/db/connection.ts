@@ -26,13 +26,16 @@ import { secretArnRegion } from '../../shared/db/secrets-extension';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** A tool that cannot start: one line for stderr, and the exit status (2 settings, 1 else). */
+/**
+ * A tool that cannot start: one line for stderr, and the exit status (2 settings, 3 the
+ * database or its secret not reached).
+ */
 export class ToolDatabaseError extends Error {
   override readonly name = 'ToolDatabaseError';
 
   constructor(
     message: string,
-    readonly exitCode: 1 | 2,
+    readonly exitCode: 2 | 3,
   ) {
     super(message);
   }
@@ -49,7 +52,7 @@ const isLoopbackHost = (host: string): boolean =>
   isLoopbackDatabase(`postgres://${host.includes(':') ? `[${host}]` : host}/`);
 
 /** An error as one line, without `secret` (the password) should it appear. */
-const oneLine = (error: unknown, secret?: string): string => {
+export const oneLine = (error: unknown, secret?: string): string => {
   const { message, code } = error as { message?: unknown; code?: unknown };
   let text = typeof message === 'string' && message ? message : String(error);
   if (typeof code === 'string' && !text.includes(code)) text += ` (${code})`;
@@ -68,20 +71,20 @@ const readSecretCredentials = async (
       new GetSecretValueCommand({ SecretId: secretArn }),
     ));
   } catch (error) {
-    throw new ToolDatabaseError(`cannot read DATABASE_SECRET_ARN: ${oneLine(error)}`, 1);
+    throw new ToolDatabaseError(`cannot read DATABASE_SECRET_ARN: ${oneLine(error)}`, 3);
   } finally {
     client.destroy();
   }
   if (secretString === undefined) {
     throw new ToolDatabaseError(
       'cannot read DATABASE_SECRET_ARN: the secret has no SecretString',
-      1,
+      2,
     );
   }
   try {
     return parseSecretCredentials(secretString, location);
   } catch (error) {
-    throw new ToolDatabaseError(`DATABASE_SECRET_ARN: ${oneLine(error)}`, 1);
+    throw new ToolDatabaseError(`DATABASE_SECRET_ARN: ${oneLine(error)}`, 2);
   }
 };
 
@@ -154,7 +157,7 @@ export const openToolDatabase = async (env: Env, pool: ToolPool): Promise<Sql> =
     const port = 'url' in where ? new URL(where.url).port || '5432' : where.credentials.port;
     throw new ToolDatabaseError(
       `cannot connect to the database at ${host}:${port}: ${oneLine(error, password)}`,
-      1,
+      3,
     );
   }
   return sql;

@@ -225,6 +225,30 @@ export const driftMetricLine = (
     RollupDrift: drifted,
   });
 
+/**
+ * The RollupCheckFailed metric (Count, 1, dimension Service) as one EMF line: the check could
+ * not run (database not reached, a permission or a statement refused), so RollupDrift is not
+ * known and not printed.
+ */
+export const checkFailedMetricLine = (
+  { namespace, service }: MetricSettings,
+  now: Date = new Date(),
+): string =>
+  JSON.stringify({
+    _aws: {
+      Timestamp: now.getTime(),
+      CloudWatchMetrics: [
+        {
+          Namespace: namespace,
+          Dimensions: [['Service']],
+          Metrics: [{ Name: 'RollupCheckFailed', Unit: 'Count' }],
+        },
+      ],
+    },
+    Service: service,
+    RollupCheckFailed: 1,
+  });
+
 export interface CheckOptions extends DriftScope {
   readonly repair: boolean;
   readonly metrics: boolean;

@@ -409,7 +409,7 @@ describeWithServer('the tools over TLS (scripts/db/connection.ts)', () => {
     // Assess
     expectOneLineFailure(
       result,
-      1,
+      3,
       /^cannot connect to the database at 127\.0\.0\.2:\d+: .*UNABLE_TO_VERIFY_LEAF_SIGNATURE\)?\n$/,
     );
   }, 60_000);
@@ -444,7 +444,7 @@ describeWithServer('the tools over TLS (scripts/db/connection.ts)', () => {
 
     expectOneLineFailure(
       result,
-      1,
+      3,
       /^cannot connect to the database at 127\.0\.0\.2:\d+: pg_hba\.conf .*no encryption \(28000\)\n$/,
     );
   }, 60_000);
@@ -500,7 +500,7 @@ describeWithServer('the tools over TLS (scripts/db/connection.ts)', () => {
 
       expectOneLineFailure(
         result,
-        1,
+        3,
         /^cannot read DATABASE_SECRET_ARN: Secrets Manager can't find the specified secret\./,
       );
     } finally {
