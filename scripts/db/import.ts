@@ -7,8 +7,8 @@
  *   --states FILE               the brand's order states mapped onto ours (a JSON object)
  *   --skip-invalid              write the good lines, list the bad ones
  * Exit status: 0 every line written, 1 a line refused (nothing written, or with --skip-invalid
- * the good lines), the write failed or the database was not reached, 2 bad arguments, an
- * unreadable file, a bad --states file or bad database settings.
+ * the good lines) or the write failed, 2 bad arguments, an unreadable file, a bad --states file
+ * or bad database settings, 3 the database (or its secret) not reached.
  */
 import { exitOnToolError, hasDatabase, openToolDatabase } from './connection';
 import { IMPORT_USAGE, parseImportArgs } from './import-args';
