@@ -14,7 +14,16 @@ const NO_CATALOGUE = {
 
 export default tseslint.config(
   {
-    ignores: ['node_modules', '.esbuild', '.serverless', '.data', 'coverage', '.scratch', 'dist'],
+    ignores: [
+      'node_modules',
+      '.esbuild*',
+      '.serverless*',
+      '.cache',
+      '.data',
+      'coverage',
+      '.scratch',
+      'dist',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
