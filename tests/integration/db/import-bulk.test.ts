@@ -12,7 +12,7 @@
  * write the rollups equal a full recompute (scripts/db/drift.ts).
  * Skipped on the embedded PGlite (no CREATE DATABASE, no second server connection).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -408,6 +408,50 @@ maybe('npm run import: the bulk load of a first import into an empty database', 
     const good = file('corrected.ndjson', list);
     const result = await importWith(sql, { file: good });
     expect(result.code).toBe(0);
+    expect(idOffsets(await orderIds(sql), lineNumbers(list)).size).toBe(1);
+    expect(await structure(sql)).toEqual(migrated);
+    expect(await findDrift(sql)).toEqual([]);
+  });
+
+  it('refuses NUL, a lone surrogate and bytes that are not UTF-8 before a bulk load: nothing written, or with --skip-invalid the good lines in bulk', async () => {
+    const list = orders('U', 10);
+    const text = list.map((o) => JSON.stringify(o));
+    text[2] = JSON.stringify({
+      ...list[2],
+      lines: [{ dish: 'A\u0000B', quantity: 1, unitPrice: '1.000' }],
+    });
+    text[4] = (text[4] ?? '').replace(/"orderId":"([^"]*)"/, '"orderId":"$1\\ud800"');
+    const path = join(dir, 'not-text.ndjson');
+    writeFileSync(
+      path,
+      Buffer.concat([
+        Buffer.from(`${text.slice(0, 6).join('\n')}\n`),
+        Buffer.from(
+          JSON.stringify({
+            ...list[6],
+            lines: [{ dish: 'Th\u00e9', quantity: 1, unitPrice: '1.000' }],
+          }),
+          'latin1',
+        ),
+        Buffer.from(`\n${text.slice(7).join('\n')}\n`),
+      ]),
+    );
+    const refusals: unknown[] = [
+      expect.stringMatching(/^line 3: lines\[0\]\.dish: "A\\u0000B" holds a NUL character/),
+      expect.stringMatching(/^line 5: orderId: "U-0006\\ud800" holds a lone surrogate/),
+      'line 7: lines[0].dish: not UTF-8 (byte 0xE9); the file must be UTF-8',
+    ];
+    const refused = await importWith(sql, { file: path });
+    expect(refused).toEqual({
+      code: 1,
+      out: [],
+      err: [...refusals, 'nothing written: 3 lines refused (--skip-invalid writes the others)'],
+    });
+    expect(await orderCount(sql)).toBe(0);
+    const skipping = await importWith(sql, { file: path, skipInvalid: true });
+    expect(skipping.code).toBe(1);
+    expect(skipping.err).toEqual(refusals);
+    expect((await orderIds(sql)).size).toBe(7);
     expect(idOffsets(await orderIds(sql), lineNumbers(list)).size).toBe(1);
     expect(await structure(sql)).toEqual(migrated);
     expect(await findDrift(sql)).toEqual([]);
