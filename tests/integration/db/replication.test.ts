@@ -325,61 +325,6 @@ describeWithServer('daily rollups at a logical-replication subscriber', () => {
     await expectExactAtSubscriber();
   }, 60_000);
 
-  it('are filled exactly by an initial copy with two sync workers at a subscriber of its own', async () => {
-    // Its own server: a sync worker waits for the publisher's running transactions, which in
-    // one cluster would include the other sync worker's.
-    const srv = must(server);
-    const pub = must(publisher);
-    const other = await startPostgresServer({
-      superuser: SUPERUSER,
-      password: PASSWORD,
-      hba: ['host all all 127.0.0.1/32 scram-sha-256'],
-      settings: () => ['max_sync_workers_per_subscription = 2'],
-    });
-    other.createDatabase('subscriber_two');
-    const two = createSql({
-      url: `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${String(other.port)}/subscriber_two`,
-      poolMax: 2,
-      statementTimeoutMs: 60_000,
-      connectTimeoutSeconds: 10,
-    });
-    try {
-      await migrate(two);
-      await pub`select pg_create_logical_replication_slot('reports_two', 'pgoutput')`;
-      await two.unsafe(
-        `create subscription reports_two
-           connection 'host=127.0.0.1 port=${String(srv.port)} dbname=publisher user=${SUPERUSER} password=${PASSWORD}'
-           publication reports_source
-           with (create_slot = false, slot_name = 'reports_two', copy_data = true)`,
-      );
-      const expected = await fingerprint(pub);
-      const deadline = Date.now() + CATCH_UP_MS;
-      for (;;) {
-        const [sync] = await two<{ pending: number }[]>`
-          select count(*)::int as pending from pg_subscription_rel where srsubstate <> 'r'`;
-        if (sync?.pending === 0 && (await fingerprint(two)) === expected) break;
-        if (Date.now() > deadline) {
-          throw new Error(
-            `the second subscriber did not catch up\n${readFileSync(join(other.dir, 'server.log'), 'utf8')}`,
-          );
-        }
-        await sleep(50);
-      }
-      const { stored, expected: recomputed } = await rollupTables(
-        two,
-        RESTAURANTS.map((r) => r.id),
-      );
-      expect(stored.days.length).toBeGreaterThan(0);
-      expect(stored).toEqual(recomputed);
-      await two.unsafe('drop subscription reports_two');
-    } finally {
-      await two.end();
-      other.stop();
-      await pub`select pg_drop_replication_slot('reports_two')
-                where exists (select 1 from pg_replication_slots where slot_name = 'reports_two')`;
-    }
-  }, 120_000);
-
   it('load 40k order lines in a replica-mode session after their orders within 3x the time of an ordinary session, exactly', async () => {
     const srv = must(server);
     srv.createDatabase('replica_load');
