@@ -3,7 +3,8 @@
  * DATABASE_URL (or DATABASE_SECRET_ARN), over TLS as the functions connect
  * (scripts/db/connection.ts). With --service-role, then sets that role's statement_timeout to
  * DB_STATEMENT_TIMEOUT_MS (default 5000): the limit the functions keep behind a proxy
- * (DB_STATEMENT_TIMEOUT_VIA=role). Exit status: 0 done, 1 failed, 2 bad arguments or settings.
+ * (DB_STATEMENT_TIMEOUT_VIA=role). Exit status: 0 done, 1 failed, 2 bad arguments or settings,
+ * 3 the database not reached.
  */
 import { ConfigError, statementTimeoutMs } from '../../shared/config';
 import { exitOnToolError, hasDatabase, openToolDatabase } from './connection';

@@ -19,7 +19,8 @@
 --   transaction copying orders and not committed yet, e.g. two sync workers of one
 --   subscription) wait for the writers of orders to commit (LOCK orders IN SHARE MODE) and are
 --   then filed against the orders committed; an orders copy that starts after that lock waits
---   for the lines to commit and then finds them. So two copies at once stay exact.
+--   for the lines to commit and then finds them. Two ordinary sessions copying at once stay
+--   exact; an initial copy with more than one sync worker is not shown exact (docs/data.md).
 -- - The row functions that remain (the apply worker's) plan their look-ups with sequential
 --   scans, hash and merge joins off: each call files one order or one line, for which index
 --   look-ups are right whatever the tables held when the plan was made.
