@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../support/processes';
 
-const NAME = 'orders-by-state';
+/** A name no other test, document or example uses (the docs' example is orders-by-state). */
+const NAME = 'scaffold-probe';
+const CAMEL = 'scaffoldProbe';
 let copy = '';
 let copiedFiles: readonly string[] = [];
 
@@ -96,13 +98,13 @@ describe('npm run new:report', () => {
     expect(
       [...catalogueLines(read('shared/catalogue.ts'))].filter((line) => !before.has(line)),
     ).toEqual([
-      "import { ordersByState } from './reports/orders-by-state';",
-      `  report(ordersByState, '/v1/restaurants/{id}/reports/${NAME}'),`,
+      `import { ${CAMEL} } from './reports/${NAME}';`,
+      `  report(${CAMEL}, '/v1/restaurants/{id}/reports/${NAME}'),`,
     ]);
     const functions = inCopy([
       'node_modules/tsx/dist/cli.mjs',
       '--eval',
-      "import('./build/serverless.ts').then(({ serverlessFunctions }) => process.stdout.write(JSON.stringify(serverlessFunctions().ordersByState)))",
+      `import('./build/serverless.ts').then(({ serverlessFunctions }) => process.stdout.write(JSON.stringify(serverlessFunctions().${CAMEL})))`,
     ]);
     expect(JSON.parse(functions.output)).toEqual({
       handler: `functions/${NAME}.handler`,
@@ -115,7 +117,7 @@ describe('npm run new:report', () => {
     expect(JSON.stringify(JSON.parse(read('docs/openapi.json')))).toContain(
       `/v1/restaurants/{id}/reports/${NAME}`,
     );
-    expect(read('docs/portal-manifest.md')).toContain('Orders by state');
+    expect(read('docs/portal-manifest.md')).toContain('Scaffold probe');
 
     expect(inCopy(['node_modules/typescript/bin/tsc', '-p', '.'])).toEqual({ code: 0, output: '' });
     expect(

@@ -36,12 +36,18 @@ describe('the message files', () => {
     },
   );
 
-  it('shared/reports/translations.ts names every report and column of the catalogue, no other', () => {
+  it('shared/reports/translations.ts names every column of each report it translates, and no report or column the catalogue lacks', () => {
     const reports = pluginReports();
-    expect(Object.keys(REPORT_NAMES).sort()).toEqual(reports.map((report) => report.id).sort());
+    const ids = reports.map((report) => report.id);
+    expect(Object.keys(REPORT_NAMES).filter((id) => !ids.includes(id))).toEqual([]);
     for (const report of reports) {
       const names = REPORT_NAMES[report.id];
-      expect({ report: report.id, keys: Object.keys(names?.properties ?? {}) }).toEqual({
+      if (names === undefined) {
+        // A report nobody has translated yet (a new one): English in every language.
+        expect(new Set(Object.values(report.titles))).toEqual(new Set([report.title]));
+        continue;
+      }
+      expect({ report: report.id, keys: Object.keys(names.properties) }).toEqual({
         report: report.id,
         keys: report.properties.map((property) => property.key),
       });
@@ -52,7 +58,7 @@ describe('the message files', () => {
         }
       }
       expect(report.titles.en).toBe(report.title);
-      expect(report.titles.ar).toBe(names?.title.ar);
+      expect(report.titles.ar).toBe(names.title.ar);
     }
   });
 
