@@ -6,9 +6,9 @@
  * unit, security and handler/database integration suites (on the embedded PGlite unless
  * TEST_DATABASE_URL is set); with them, exactly what they name. Exits with Jest's status.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { registryNode, runtimeMajor } from './local/lambda-ric';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -20,25 +20,8 @@ const HANDLER_SUITES = [
   'tests/integration/db',
 ];
 
-const runtime = /^\s*runtime:\s*nodejs(\d+)\.x\s*$/m.exec(
-  readFileSync(join(ROOT, 'serverless.yml'), 'utf8'),
-)?.[1];
-if (!runtime) throw new Error('serverless.yml: provider.runtime is not a nodejs<major>.x runtime');
-
-const node = execFileSync(
-  'npx',
-  ['-y', '-p', `node@${runtime}`, 'node', '-p', 'process.execPath'],
-  {
-    cwd: ROOT,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-  },
-)
-  .trim()
-  .split('\n')
-  .at(-1);
-if (!node) throw new Error(`npx could not provide node@${runtime}`);
-const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+const runtime = runtimeMajor();
+const { node, version } = registryNode(runtime);
 
 const args = process.argv.slice(2);
 const suites = args.some((arg) => !arg.startsWith('-')) ? [] : HANDLER_SUITES;

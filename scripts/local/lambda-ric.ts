@@ -51,7 +51,7 @@ export const runtimeMajor = (): string => {
 };
 
 /** The registry's node@<major> through npx: its executable and version. */
-const registryNode = (major: string): { node: string; version: string } => {
+export const registryNode = (major: string): { node: string; version: string } => {
   const node = execFileSync(
     'npx',
     ['-y', '-p', `node@${major}`, 'node', '-p', 'process.execPath'],

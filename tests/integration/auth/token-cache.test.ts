@@ -10,28 +10,15 @@ import { jest } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { createKeySet, type KeySet } from '../../../shared/auth/key-set';
 import { createVerifier, type Verifier } from '../../../shared/auth/verifier';
-import { MESSAGES, PortalError } from '../../../shared/errors';
+import { PortalError } from '../../../shared/errors';
 import { createLogger } from '../../../shared/logger';
+import { EXPIRED, INVALID } from '../../support/token-errors';
 
 const START = Date.parse('2025-01-01T00:00:00Z');
 const START_S = START / 1000;
 const TOLERANCE = 30;
 const COOLDOWN = 30_000;
 const HOUR = 3_600_000;
-
-/** A PortalError's message: its spec 2.6 body, as @middy/http-error-handler sends it. */
-const bodyOf = (code: string, message: string): string =>
-  JSON.stringify({ state: 'ERROR', code, message });
-const INVALID = {
-  statusCode: 401,
-  code: 'TOKEN_INVALID',
-  message: bodyOf('TOKEN_INVALID', MESSAGES.tokenUnverifiable),
-};
-const EXPIRED = {
-  statusCode: 401,
-  code: 'TOKEN_EXPIRED',
-  message: bodyOf('TOKEN_EXPIRED', MESSAGES.tokenExpired),
-};
 
 interface Signer {
   readonly kid: string;

@@ -10,34 +10,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 import { lazyMiddyStreams } from '../../../build/esbuild/lazy-middy-streams';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
+import { unzip } from '../../support/zip';
 
 const STREAM_MODULES = ['node:stream', 'node:stream/promises', 'node:stream/web'];
-
-/** The files of a zip archive (stored or deflated entries), by name. */
-const unzip = (archive: Buffer): Map<string, Buffer> => {
-  const end = archive.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const count = archive.readUInt16LE(end + 10);
-  let at = archive.readUInt32LE(end + 16);
-  const files = new Map<string, Buffer>();
-  for (let i = 0; i < count; i += 1) {
-    const method = archive.readUInt16LE(at + 10);
-    const size = archive.readUInt32LE(at + 20);
-    const nameLength = archive.readUInt16LE(at + 28);
-    const extraLength = archive.readUInt16LE(at + 30);
-    const commentLength = archive.readUInt16LE(at + 32);
-    const local = archive.readUInt32LE(at + 42);
-    const name = archive.toString('utf8', at + 46, at + 46 + nameLength);
-    const dataAt = local + 30 + archive.readUInt16LE(local + 26) + archive.readUInt16LE(local + 28);
-    const data = archive.subarray(dataAt, dataAt + size);
-    files.set(name, method === 8 ? inflateRawSync(data) : Buffer.from(data));
-    at += 46 + nameLength + extraLength + commentLength;
-  }
-  return files;
-};
 
 /**
  * A child that records every module the bundle asks `require` for while it is required, then

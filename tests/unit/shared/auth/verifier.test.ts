@@ -24,7 +24,7 @@ import {
   type JWK,
   type JWTHeaderParameters,
 } from 'jose';
-import { MESSAGES, PortalError } from '../../../../shared/errors';
+import { PortalError } from '../../../../shared/errors';
 import { localKeySet } from '../../../support/local-keys';
 import { KeySetUnavailableError, type KeySet } from '../../../../shared/auth/key-set';
 import {
@@ -32,23 +32,10 @@ import {
   type AsymmetricAlgorithm,
   type Verifier,
 } from '../../../../shared/auth/verifier';
+import { EXPIRED, INVALID } from '../../../support/token-errors';
 
 const ISSUER = 'https://portal-auth.test';
 const TOLERANCE = 30;
-
-/** A PortalError's message: its spec 2.6 body, as @middy/http-error-handler sends it. */
-const bodyOf = (code: string, message: string): string =>
-  JSON.stringify({ state: 'ERROR', code, message });
-const INVALID = {
-  statusCode: 401,
-  code: 'TOKEN_INVALID',
-  message: bodyOf('TOKEN_INVALID', MESSAGES.tokenUnverifiable),
-};
-const EXPIRED = {
-  statusCode: 401,
-  code: 'TOKEN_EXPIRED',
-  message: bodyOf('TOKEN_EXPIRED', MESSAGES.tokenExpired),
-};
 
 const RESTAURANTS = [
   { id: 'r-1', platforms: [{ restaurantId: 'p-1', platformId: 'TB_AE', platformKey: 'TB_AE' }] },
