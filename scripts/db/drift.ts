@@ -204,12 +204,13 @@ export const metricSettings = (env: NodeJS.ProcessEnv): MetricSettings => ({
   service: env.METRICS_SERVICE?.trim() || 'portal-service-api',
 });
 
-/** The RollupDrift metric (Count, dimension Service) as one Embedded Metric Format line. */
-export const driftMetricLine = (
-  drifted: number,
+/** One Count metric with the dimension Service, as one Embedded Metric Format line. */
+const countLine = (
+  name: string,
+  value: number,
   { namespace, service }: MetricSettings,
-  now: Date = new Date(),
-): string =>
+  now: Date,
+) =>
   JSON.stringify({
     _aws: {
       Timestamp: now.getTime(),
@@ -217,37 +218,28 @@ export const driftMetricLine = (
         {
           Namespace: namespace,
           Dimensions: [['Service']],
-          Metrics: [{ Name: 'RollupDrift', Unit: 'Count' }],
+          Metrics: [{ Name: name, Unit: 'Count' }],
         },
       ],
     },
     Service: service,
-    RollupDrift: drifted,
+    [name]: value,
   });
+
+/** The RollupDrift metric (Count, dimension Service) as one Embedded Metric Format line. */
+export const driftMetricLine = (
+  drifted: number,
+  settings: MetricSettings,
+  now: Date = new Date(),
+): string => countLine('RollupDrift', drifted, settings, now);
 
 /**
  * The RollupCheckFailed metric (Count, 1, dimension Service) as one EMF line: the check could
  * not run (database not reached, a permission or a statement refused), so RollupDrift is not
  * known and not printed.
  */
-export const checkFailedMetricLine = (
-  { namespace, service }: MetricSettings,
-  now: Date = new Date(),
-): string =>
-  JSON.stringify({
-    _aws: {
-      Timestamp: now.getTime(),
-      CloudWatchMetrics: [
-        {
-          Namespace: namespace,
-          Dimensions: [['Service']],
-          Metrics: [{ Name: 'RollupCheckFailed', Unit: 'Count' }],
-        },
-      ],
-    },
-    Service: service,
-    RollupCheckFailed: 1,
-  });
+export const checkFailedMetricLine = (settings: MetricSettings, now: Date = new Date()): string =>
+  countLine('RollupCheckFailed', 1, settings, now);
 
 export interface CheckOptions extends DriftScope {
   readonly repair: boolean;
