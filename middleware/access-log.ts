@@ -1,16 +1,10 @@
 /**
- * Access log: one structured JSON line per invocation — request id, route, method, status,
- * latency, whether it was the container's cold start, and the error code of a refusal. Never a
- * header, a query value, a path id, a token or a claim. Preflights answered early by CORS are
- * logged too: the line is written by Middy's `requestEnd` hook, which runs for every request.
- * An event that is not an API Gateway request was answered and logged by `nonHttpEvent`: it gets
- * no line here, but it ends the container's cold start (a warm-up's very purpose).
- *
- * The line is also the request's CloudWatch metrics, in the embedded metric format
- * (shared/metrics.ts has the contract): `Service`, `Route` and `StatusClass` dimensions,
- * `Requests` and `Latency`, `ColdStarts`, `KeySetFailures` (always 0 here) and `DatabaseErrors`
- * (1 when the error handler put the 500 down to the database). A 500 the error handler put down
- * to the key set or the database also names it in `failure`.
+ * Access log: one structured JSON line per API Gateway request, written by Middy's `requestEnd`
+ * hook, which runs for every request (preflights answered early by CORS included). The line holds
+ * the request id, route, method, status, latency, whether it was the container's cold start and a
+ * refusal's error code, never a header, query value, path id, token or claim; it is also the
+ * request's CloudWatch metrics in the embedded metric format (shared/metrics.ts has the contract).
+ * An event `nonHttpEvent` answered gets no line, but it ends the cold start (a warm-up's purpose).
  */
 import type { Request } from '@middy/core';
 import { loadMetricsConfig } from '../shared/config';
