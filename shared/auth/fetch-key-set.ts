@@ -1,9 +1,8 @@
 /**
  * The key-set request itself, on `node:http` / `node:https` (chosen by the URL's protocol)
- * rather than the global `fetch()`: on Node 20 the first `fetch()` loads undici synchronously,
- * 17–33 ms of a cold start spent before the request even leaves (BENCHMARKS.md, goal 1).
+ * rather than the global `fetch()`, whose first call loads undici synchronously: work a cold
+ * start would pay before the request even leaves.
  *
- * The guarantees are those the fetch-based client gave:
  * - one timeout covers everything: DNS, connect, TLS, headers and the whole body;
  * - redirects are never followed: any status but 200 (a 3xx included) is a failure, and its
  *   body is not read;
@@ -12,7 +11,7 @@
  *   the cap (a chunked body has no Content-Length to check);
  * - `accept: application/json`, and `accept-encoding: identity`: the body is read as it comes,
  *   so an encoded (compressed) answer is refused rather than misread;
- * - no connection is kept: each fetch opens and closes its own (it happens once an hour).
+ * - no connection is kept: each fetch opens and closes its own (the set is fetched rarely).
  *
  * Failures are TypeErrors with a stable `code` (ERR_KEY_SET_*), a timeout a `TimeoutError`,
  * network errors Node's own (ECONNREFUSED, …); none carries the body.

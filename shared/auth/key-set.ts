@@ -2,26 +2,20 @@
  * The environment's published JSON Web Key set (spec 4.5, 5.2), fetched once per container and
  * shared by every invocation it serves.
  *
- * - Keys are fresh for `maxAgeMs` (spec 8: 3600 s); one fetch is in flight at a time.
- * - A `kid` we do not hold triggers a refetch at most once per `cooldownMs`, counted from the
- *   last attempt, so random kids cannot make us hammer the key-set host.
- * - Each fetch times out, refuses redirects and bodies over `maxBytes`.
- * - When a refresh fails while keys are held, the last good set keeps serving for up to
- *   `staleMs` and the failure is logged; with nothing usable the set is unavailable (a 500),
- *   and for `failureBackoffMs` after such a failure it answers so at once, without a fetch.
- * - Each refresh holds the set's public signature keys of usable strength (RSA of 2048 bits or
- *   more) as a jose `createLocalJWKSet`, which selects the key for a token's `alg` and `kid`
- *   and imports it once; no key, or several, is a jose error, the token's fault.
- * - A refresh that no longer holds a key the previous set held (dropped, or a kid re-used for
- *   other key material) tells the `onKeysRemoved` listeners, so caches of verified tokens can
- *   forget what that key verified.
- * - Each failed fetch writes one `key set fetch failed` line; given the container's `metrics`,
- *   that line is also the `KeySetFailures` metric (1), the metric's only source: requests
- *   answered 500 for want of a key set do not count it again (shared/metrics.ts).
- * - The prefetch of initialisation is a head start, never a verdict: Lambda may freeze an
- *   environment between initialisation and its first request, past the fetch's timeout. Its
- *   failure is one info line, `key set prefetch failed`, with no metric and no back-off, and a
- *   lookup that was waiting for it fetches again itself.
+ * - Keys are fresh for `maxAgeMs` (spec 8: 3600 s); one fetch is in flight at a time. A `kid` we
+ *   do not hold refetches at most once per `cooldownMs`, counted from the last attempt, so
+ *   random kids cannot make us hammer the key-set host.
+ * - A failed refresh keeps the last good set serving for up to `staleMs`; with nothing usable
+ *   the set is unavailable (a 500), answered at once for `failureBackoffMs` after the failure.
+ * - Only public signature keys of usable strength are held, as a jose `createLocalJWKSet`,
+ *   which picks the key for a token's `alg` and `kid`; no key, or several, is the token's fault.
+ * - A refresh that drops a key the previous set held (or re-uses its kid for other key
+ *   material) tells the `onKeysRemoved` listeners, so caches of verified tokens forget what it
+ *   verified.
+ * - Each failed fetch writes one `key set fetch failed` line, the only source of the
+ *   `KeySetFailures` metric (shared/metrics.ts). The prefetch at initialisation is a head start,
+ *   never a verdict (Lambda may freeze the environment past the fetch's timeout): its failure is
+ *   one info line with no metric and no back-off, and a lookup waiting for it fetches again.
  */
 import {
   createLocalJWKSet,

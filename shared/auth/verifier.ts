@@ -2,19 +2,16 @@
  * Local verification of the portal's JWT (spec 5.1–5.3) against the environment's key set, with
  * the container's cache of verified tokens.
  *
- * - jose's `jwtVerify` verifies the token, its key resolved by the key set (key-set.ts: jose's
- *   `createLocalJWKSet` over the held set; the token's own `jwk`, `jku`, `x5u` and `x5c` headers
- *   are never consulted). Only asymmetric algorithms are accepted, checked before any key is
- *   looked up; `exp` is required, `nbf` honoured, `iss` (and `aud`, when configured) checked.
- *   Its payload becomes the typed claims (claims.ts).
+ * - jose's `jwtVerify` verifies the token with the key the key set resolves; the token's own
+ *   `jwk`, `jku`, `x5u` and `x5c` headers are never consulted. Only asymmetric algorithms are
+ *   accepted, checked before any key is looked up; `exp` is required, `nbf` honoured, `iss`
+ *   (and `aud`, when configured) checked. Its payload becomes the typed claims (claims.ts).
  * - Failures are mapped by their class, never by message text: JWTExpired → 401 TOKEN_EXPIRED,
  *   any other JOSEError → 401 TOKEN_INVALID; anything else, KeySetUnavailableError included, is
  *   ours (500). The original error is kept as `cause`.
- * - A token verified once is served from the cache (token-cache.ts; `cache` defaults to
- *   TOKEN_CACHE_DEFAULTS: 1,000 entries, 60 s) for the window in which jose would accept it
- *   again, at most the cache's maximum age; refusals are never cached; a key-set refresh that
- *   removes a key drops every entry that key may have verified (`keySet.onKeysRemoved`).
- * - `now` replaces the clock for both the claims checks and the cache (tests).
+ * - A verified token is served from the cache (token-cache.ts) while jose would accept it again,
+ *   at most the cache's maximum age; refusals are never cached, and a key-set refresh that
+ *   removes a key drops every entry that key may have verified.
  */
 import { errors, jwtVerify, type JWTVerifyOptions } from 'jose';
 import { internalError, tokenExpired, tokenUnverifiable, type PortalError } from '../errors';
