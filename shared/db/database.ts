@@ -3,21 +3,17 @@
  * Secrets Manager secret, read once per container (during initialisation, beside the key-set
  * prefetch) and again only when the database refuses them.
  *
- * Rotation. Secrets Manager's rotation (and RDS's, for a secret it manages) changes the
- * password in the database and then in the secret; open connections stay logged in, new ones
- * are refused with the old password (SQLSTATE 28P01). When a query fails that way, the secret
- * is read once more and the query runs once more: on the same pool when only the password
- * changed (each new connection asks for the current one), on a new pool when the user, host,
- * port or database changed (the alternating-users strategy), the old pool ending once its
- * queries are done. Concurrent refusals share one read, and a container reads at most once per
- * REREAD_INTERVAL_MS, so a password the database keeps refusing (a rotation half done, a
- * wrong secret) costs one read, not one per request. A query is retried only after a refused
- * login, which means it never reached the database: every query may run again.
+ * A rotation changes the password in the database and then in the secret: open connections stay
+ * logged in, new ones are refused (SQLSTATE 28P01). A query refused that way reads the secret
+ * once more and runs once more, on the same pool when only the password changed, on a new pool
+ * when the user, host, port or database changed (the old pool ends once its queries are done).
+ * Concurrent refusals share one read, and a container reads at most once per REREAD_INTERVAL_MS,
+ * so a secret the database keeps refusing costs one read, not one per request. A refused login
+ * never reached the database, so every query may run again.
  *
- * The warm-up of initialisation is a head start, never a verdict: Lambda may freeze an
- * environment between initialisation and its first request (the Parameters and Secrets
- * extension answers only from the first request on), so a query that was waiting for the
- * warm-up's secret read when it failed reads the secret again itself.
+ * The warm-up of initialisation is a head start, never a verdict: Lambda may freeze the
+ * environment before its first request, so a query whose wait for the warm-up's secret read
+ * ended in a failure reads the secret again itself.
  */
 import type { Logger } from '../logger';
 import { createSql, openConnections, type PoolOptions, type Sql } from './client';

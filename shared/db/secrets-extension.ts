@@ -1,19 +1,15 @@
 /**
  * Reads the database secret through the AWS Parameters and Secrets Lambda Extension: a layer
- * whose process serves GET /secretsmanager/get on localhost (PARAMETERS_SECRETS_EXTENSION_HTTP_PORT,
- * 2773 by default), authenticated by the function's own session token, and calls Secrets
- * Manager with the function role's credentials. The function side is one node:http request:
- * no AWS SDK is loaded, which measured 120–250 ms cheaper at a cold start than the SDK v3 client
- * or Powertools Parameters (docs/database.md, "The database credential";
- * bench/secret-client.ts).
+ * whose process serves GET /secretsmanager/get on localhost, authenticated by the function's own
+ * session token, and calls Secrets Manager with the function role's credentials. The function
+ * side is one node:http request, so no AWS SDK is loaded at a cold start (docs/database.md,
+ * "The database credential").
  *
- * The extension's own cache is turned off in serverless.yml (the container keeps the
- * credentials itself, and a read after a refused login must see the rotated secret, not a copy
- * up to five minutes old). The extension registers with Lambda before the runtime starts but
- * may start serving a moment later, so a read made during initialisation retries a refused
- * connection, a 5xx, or the extension's "not ready" answer, with a short back-off, until
- * `timeoutMs` has passed. Any other answer fails at once: SecretReadError with the status, never
- * the body (which may name the secret).
+ * The extension's own cache is turned off in serverless.yml: the container keeps the credentials
+ * itself, and a read after a refused login must see the rotated secret. The extension may start
+ * serving a moment after the runtime starts, so a refused connection, a 5xx or its "not ready"
+ * answer is retried with a short back-off until `timeoutMs` has passed. Any other answer fails at
+ * once: SecretReadError with the status, never the body (which may name the secret).
  */
 import { request } from 'node:http';
 

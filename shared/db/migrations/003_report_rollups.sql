@@ -1,13 +1,13 @@
--- Daily rollups of the reports (issue 5, goal 5). Orders/day, revenue and dishes read one row
--- per day (per dish) of a restaurant on a platform instead of every order of the range.
--- Triggers on orders, order_lines and restaurants keep both tables equal, at the end of every
--- statement, to the aggregation the reports used to run over the source rows;
--- report_rollups_rebuild() recomputes them from those rows (the backfill below runs it).
+-- Daily rollups of the reports. Orders/day, revenue and dishes read one row per day (per dish)
+-- of a restaurant on a platform instead of every order of the range. Triggers on orders,
+-- order_lines and restaurants keep both tables equal, at the end of every statement, to the
+-- same aggregation over the source rows; report_rollups_rebuild() recomputes them from those
+-- rows (the backfill below runs it).
 --
--- Days are attributed exactly as the source queries attributed them. A report over the days
--- [from, to] read the orders placed from from::timestamp at time zone <the restaurant's zone>
--- up to (to + 1)::timestamp at time zone <zone>, and grouped them by their local calendar day
--- (placed_at at time zone <zone>)::date. The two differ around a DST change at local midnight
+-- Days are attributed exactly as a query over the source rows attributes them. A report over
+-- the days [from, to] reads the orders placed from from::timestamp at time zone <the
+-- restaurant's zone> up to (to + 1)::timestamp at time zone <zone>, and groups them by their
+-- local calendar day (placed_at at time zone <zone>)::date. The two differ around a DST change at local midnight
 -- (America/Havana, Asia/Beirut, ...): PostgreSQL reads an ambiguous 00:00 as the later instant,
 -- so the first local hour of such a day lies before that day's lower bound. Each rollup row
 -- therefore carries the range day `day` (the latest day whose local midnight is at or before

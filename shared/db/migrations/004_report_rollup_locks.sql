@@ -1,12 +1,12 @@
--- Locks for the daily rollups of migration 003 (review finding: a restaurant's time-zone change
--- raced the order writers of that restaurant).
+-- Locks for the daily rollups of migration 003, so that a restaurant's time-zone change cannot
+-- race the order writers of that restaurant.
 --
--- Every order writer now holds its orders' restaurants FOR SHARE (in id order) before it reads
+-- Every order writer holds its orders' restaurants FOR SHARE (in id order) before it reads
 -- their time zone, so a time-zone change (which recomputes that restaurant's rollups) waits for
--- the writers under way, and the writers after it read the new zone: without it, an order
--- written while the change was uncommitted was filed under the old zone's day, and the rollups
--- went out of step with the orders (or the change failed on a row the writer had just added).
--- FOR SHARE needs the UPDATE privilege on restaurants. report_rollups_rebuild() now locks orders
+-- the writers under way, and the writers after it read the new zone: otherwise an order written
+-- while the change is uncommitted would be filed under the old zone's day, and the rollups would
+-- go out of step with the orders (or the change fail on a row the writer had just added).
+-- FOR SHARE needs the UPDATE privilege on restaurants. report_rollups_rebuild() locks orders
 -- and order lines (SHARE) while it runs, so writers wait for it instead of racing it; the
 -- time-zone trigger recomputes without that table lock (it would deadlock with a writer waiting
 -- for the restaurant's row, which the change holds).

@@ -1,4 +1,4 @@
--- The daily rollups of migrations 003 and 004, kept exact whoever writes (issue 12, items 1, 2).
+-- The daily rollups of migrations 003 and 004, kept exact whoever writes.
 --
 -- Rows written with session_replication_role = replica (the apply and table-copy workers of
 -- PostgreSQL logical replication, AWS DMS, restores) fire only triggers enabled REPLICA or
@@ -20,14 +20,14 @@
 -- than one sync worker) when one copies orders while another copies their lines.
 --
 -- The apply worker runs with an empty search_path, so every plpgsql function of the rollups
--- now carries search_path = <the schema migrated>, pg_temp (the SQL helpers report_counts,
+-- carries search_path = <the schema migrated>, pg_temp (the SQL helpers report_counts,
 -- report_day and report_local_day stay without one: they read no table, and a SET clause would
 -- stop them being inlined). The apply worker runs as the subscription's owner (a superuser on
 -- PostgreSQL 15), whose privileges cover the FOR SHARE lock on restaurants of migration 004
 -- (which needs UPDATE on restaurants) and the writes to both rollup tables.
 --
--- No write fails because a rollup is out of step any more (it used to raise, which stops a
--- subscription): a rollup row whose count would go below zero is deleted instead, with a
+-- No write fails because a rollup is out of step (an error would stop a subscription): a
+-- rollup row whose count would go below zero is deleted instead, with a
 -- WARNING naming its key, and `npm run db:check` (scripts/db/check.ts) finds and repairs
 -- drift. Keys a writer cannot file (an order of a restaurant the subscriber does not have yet)
 -- are left out the same way, silently.

@@ -1,8 +1,8 @@
--- The brand's own order id (issue 12, item 3): unique per restaurant and platform, so an order
+-- The brand's own order id: unique per restaurant and platform, so an order
 -- sent again (a re-import, a replayed export) updates its one row through
 -- INSERT ... ON CONFLICT (restaurant_id, platform_id, external_id) DO UPDATE
 -- (scripts/db/import.ts, docs/import.md). Nullable: orders written without one (the sample
--- data, earlier writers) stay as they are, and NULLs are distinct in a unique constraint, so
+-- data, writers that have none) stay as they are, and NULLs are distinct in a unique constraint, so
 -- any number of them may share a restaurant and platform.
 --
 -- The rollups of migrations 003-005 need nothing new: an upsert fires the statement trigger

@@ -1,6 +1,6 @@
--- Deferred rollups for bulk writers (issue 12: first-import throughput). The statement trigger
--- of migrations 003-005 on order_lines plans its work once for one order (generic plans, nested
--- loops per order and dish): a statement of 2,000,000 new lines spent ~45 s in it. A transaction
+-- Deferred rollups for bulk writers. The statement trigger of migrations 003-005 on order_lines
+-- plans its work once for one order (generic plans, nested loops per order and dish), which
+-- suits a statement of a few orders and is slow for one of millions of lines. A transaction
 -- that writes many orders at once (npm run import, scripts/db/import-write.ts) may instead
 -- defer the rollups and recompute, set-wise and from the source rows, exactly the rollup rows
 -- its writes touched, before it commits:

@@ -1,12 +1,10 @@
--- report_rollups_refresh (migration 007) without a quadratic plan (issue 12). Its two
--- statements that replaced the refreshed days' rollup rows deleted the rows no longer fresh
--- with NOT EXISTS against a CTE of the fresh rows; where the days already had rollup rows
--- (an import of new orders into days that hold orders, a drift repair), the planner, which
--- knows no statistics of the rollup rows written in the same transaction, chose a nested loop
--- over the CTE for each row: 67 s of a refresh of 200,000 orders' days over ~17,500 dish rows.
--- The fresh rows now go into temporary tables with their key as primary key (analysed), the
--- delete looks each row up there, and the upsert reads them: the same rows written, in a time
--- linear in the rows. Everything else (the lock, the days, the counted orders) as in 007.
+-- report_rollups_refresh (migration 007) in a time linear in the rows. The fresh rows of the
+-- refreshed days go into temporary tables with their key as primary key (analysed), the delete
+-- of the rows no longer fresh looks each row up there, and the upsert reads them. A NOT EXISTS
+-- against a CTE of the fresh rows can be planned as a nested loop over the CTE for each row
+-- where the days already hold rollup rows (an import into days that hold orders, a drift
+-- repair): the planner knows no statistics of rollup rows written in the same transaction.
+-- Everything else (the lock, the days, the counted orders) as in 007.
 
 create or replace function report_rollups_refresh(
   restaurant_ids text[], platform_ids text[], instants timestamptz[]

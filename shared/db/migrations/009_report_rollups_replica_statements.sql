@@ -1,19 +1,19 @@
 -- Replica-mode loads in a time linear in their rows, whatever the order of the tables.
 --
--- Migration 005's REPLICA row triggers did one order line's rollup work per row, through
--- statements planned once per session (force_generic_plan). Planned while orders looked small
--- (at the first row of a load, before autovacuum's statistics), the line's statement joined
--- its order by a hash join over a sequential scan of orders, kept for every later row: a
--- COPY of lines after their orders read the whole table once per line.
+-- Migration 005's REPLICA row triggers do one order line's rollup work per row, through
+-- statements planned once per session (force_generic_plan). Planned while orders look small
+-- (at the first row of a load, before autovacuum's statistics), the line's statement can join
+-- its order by a hash join over a sequential scan of orders and keep that plan for every later
+-- row, so that a COPY of lines after their orders reads the whole table once per line.
 --
 -- - A statement in replica mode (COPY, INSERT, UPDATE, DELETE: a table-copy worker of logical
---   replication, a DMS full load, a restore, a session that sets the role) now files its rows
+--   replication, a DMS full load, a restore, a session that sets the role) files its rows
 --   set-wise, as an ordinary writer's statement triggers do: a BEFORE STATEMENT trigger names
 --   the table in the transaction-local setting report_rollups.replica_statement, the REPLICA
 --   row triggers pass while it names their table (a WHEN clause: the row function is not even
 --   called), and REPLICA statement triggers with transition tables do the work; an AFTER
 --   STATEMENT trigger clears the setting. The apply worker fires row triggers only, never
---   statement triggers: its rows keep going through the row triggers, as before.
+--   statement triggers: its rows keep going through the row triggers.
 -- - Orders inserted by such a statement add their days and the dishes of any lines already
 --   there (lines may be copied first). Lines inserted whose order is not visible (another
 --   transaction copying orders and not committed yet, e.g. two sync workers of one
