@@ -4,20 +4,14 @@
  * comparison CSV of spec 2.4. Every value is double-quoted, inner quotes doubled, lines end
  * with CRLF.
  *
- * Formula neutralisation: a text value gets a leading `'` (and is otherwise kept as is) when
- * - it starts with a tab or a carriage return, or
- * - its first character after any leading whitespace is `=`, `+`, `-` or `@`, or a character
- *   that Unicode compatibility normalisation (NFKC) turns into one of them: fullwidth `＝ ＋ － ＠`,
- *   small `﹦ ﹢ ﹣ ﹫`, superscript and subscript `⁺ ⁼ ₊ ₌`, `⩵ ⩶` and `﬩`.
- * Leading whitespace is any run of Unicode White_Space characters (space, tab, line feed,
- * vertical tab, form feed, carriage return, no-break space U+00A0, U+1680, U+2000–U+200A, line and
- * paragraph separators U+2028–U+2029, U+202F, U+205F, U+3000) and of invisible format characters
- * (Unicode category Cf: the byte order mark U+FEFF, zero-width and joiner characters, direction
- * marks and isolates such as U+200E and U+2066, the soft hyphen U+00AD, U+180E, U+2060):
- * spreadsheet importers that trim or ignore them would otherwise read the cell as a formula.
- * Numbers are written as JavaScript prints them (`-12.5`, `1e+21`) and never neutralised: a
- * number value is only ever digits, sign, point and exponent, which a spreadsheet reads as that
- * number, and a `'` would turn a negative amount into text that sums skip.
+ * Formula neutralisation: a text value gets a leading `'` (and is otherwise kept as is) when it
+ * starts with a tab or a carriage return, or when its first character after any leading
+ * whitespace (JavaScript's `\s`) and invisible format characters (Unicode Cf: direction marks,
+ * zero-width characters, the soft hyphen, …) is `=`, `+`, `-` or `@`, or one that NFKC turns into
+ * one of them (fullwidth `＝`, small `﹢`, superscript `⁺`, …): spreadsheet importers that trim or
+ * ignore those would otherwise read the cell as a formula. Numbers are written as JavaScript
+ * prints them (`-12.5`, `1e+21`) and never neutralised: a spreadsheet reads them as that number,
+ * and a `'` would turn a negative amount into text that sums skip.
  */
 import { validationError } from '../errors';
 import type { GatewayResult } from '../http/event';

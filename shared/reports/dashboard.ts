@@ -1,10 +1,10 @@
 /**
- * The dashboard (issue 3, "More services"): today's key figures of a restaurant against the
- * same weekday a week earlier, in the generic success envelope of spec 2.5. Both periods run
- * from local midnight to the current local time of day, so a morning dashboard compares a
- * morning with a morning. Orders, revenue and average order value count the orders that count
- * in every report (placed, accepted, delivered); the cancellation rate is cancelled and
- * rejected orders over all orders of the period.
+ * The dashboard: today's key figures of a restaurant against the same weekday a week earlier,
+ * in the generic success envelope of spec 2.5. Both periods run from local midnight to the
+ * current local time of day, so a morning dashboard compares a morning with a morning. Orders,
+ * revenue and average order value count the orders that count in every report (placed,
+ * accepted, delivered); the cancellation rate is cancelled and rejected orders over all orders
+ * of the period.
  */
 import type { IsoDate } from '../dates';
 import { dashboardQueries, type DashboardQueries, type PeriodFigures } from './dashboard.sql';

@@ -1,7 +1,7 @@
 /**
- * Orders of today (issue 3, "More services"): every order of the restaurant's current calendar
- * day in its own time zone, newest first, whatever its state — an owner wants to see the
- * cancelled and rejected ones too. A report, so the rows follow spec 2.4 and export as CSV.
+ * Orders of today: every order of the restaurant's current calendar day in its own time zone,
+ * newest first, whatever its state — an owner wants to see the cancelled and rejected ones too.
+ * A report, so the rows follow spec 2.4 and export as CSV.
  */
 import { ordersTodayQueries, type OrdersTodayQueries } from './orders-today.sql';
 import type { ReportDefinition } from './report';

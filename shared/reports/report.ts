@@ -1,18 +1,11 @@
 /**
- * What a report (spec 1, 2.4) and a service (spec 2.5) are. Each is one definition, in
- * `shared/reports/<id>.ts`, beside its SQL in `shared/reports/<id>.sql.ts`:
- *
- * - its id (kebab-case), from which the catalogue names everything else: the handler
- *   `functions/<id>.ts`, the serverless function (the id in camelCase), the sample event
- *   `events/<id>.json`, logs and CSV file names;
- * - its English title and description, and for a report its properties, each with the English
- *   name the portal team needs and, where it is one, its unit;
- * - its parameters (the query string) and how they are validated;
- * - `queries`: its SQL bound to the container's pool, once per container;
- * - how it turns what its queries return into rows (a report) or `data` (a service).
- *
- * One definition drives the JSON rows, the CSV columns, the manifest for the portal team, the
- * OpenAPI document and the serverless function.
+ * What a report (spec 1, 2.4) and a service (spec 2.5) are. Each is one definition in
+ * `shared/reports/<id>.ts`, beside its SQL in `shared/reports/<id>.sql.ts`: its kebab-case id
+ * (from which the catalogue names its handler, function, sample event, logs and CSV files), its
+ * English title, description and (a report) properties with their units, its query-string
+ * parameters and their validation, its `queries`, and how their results become rows (a report)
+ * or `data` (a service). One definition drives the JSON rows, the CSV columns, the manifest for
+ * the portal team, the OpenAPI document and the serverless function.
  */
 import type { Sql } from '../db/client';
 import type { ReportScope } from './domain';

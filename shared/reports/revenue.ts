@@ -1,9 +1,9 @@
 /**
- * Revenue per month (issue 3, "More services"): one row per calendar month of the restaurant's
- * time zone between `from` and `to`, months without orders included with zeros. Each row
- * carries its month (unit DATE_MONTH) and that month's year (unit DATE_YEAR), so the portal can
- * show months and group them by year. The spec's range limit (31 days, spec 8) is kept
- * meaningful for months: at most 12 months, both ends included.
+ * Revenue per month: one row per calendar month of the restaurant's time zone between `from`
+ * and `to`, months without orders included with zeros. Each row carries its month (unit
+ * DATE_MONTH) and that month's year (unit DATE_YEAR), so the portal can show months and group
+ * them by year. The spec's range limit (31 days, spec 8) is kept meaningful for months: at most
+ * 12 months, both ends included.
  */
 import type { DateRange, IsoDate } from '../dates';
 import { cannotBeEmpty, PortalError, validationError, type ValidationEntry } from '../errors';

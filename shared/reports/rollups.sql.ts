@@ -3,8 +3,8 @@
  * row, and the daily rollups (migration 003_report_rollups.sql, kept equal to the counted orders
  * and their lines by triggers). A report over a range of the restaurant's own calendar days
  * [from, to] (its IANA time zone) reads the rollup rows whose `day` lies in the range, a range
- * scan of the rollup's primary key (restaurant_id, platform_id, day, ...): 31 rows per day and
- * dish, not every order.
+ * scan of the rollup's primary key (restaurant_id, platform_id, day, ...): one row per day (and
+ * dish), not every order.
  */
 import type { DateRange } from '../dates';
 import type { Sql } from '../db/client';
