@@ -2,16 +2,12 @@
  * Structured JSON logs, one line each. Callers pass only what is safe to log: codes, names,
  * ids and timings; never a token, a claim value, SQL text or a stack.
  *
- * A line is `{"level":…,"message":…,"time":…}` followed by the fields, exactly as
- * `JSON.stringify({ level, message, time, ...fields })` writes it; it is built without that
- * merged object and without a Date per line (every request writes at least one).
- *
- * A line may also be a CloudWatch embedded-metric-format document (shared/metrics.ts): given
- * metric directives, it ends with `"_aws":{"Timestamp":<the line's instant in epoch ms>,
- * "CloudWatchMetrics":[…directives]}` (a field named `_aws` gives way to it). The directives
- * are serialised once each (they are built once per container); the metric values themselves
- * are ordinary fields. Such a line is filtered by level as any other: below the minimum level,
- * its metrics are not written either.
+ * A line is what `JSON.stringify({ level, message, time, ...fields })` writes, built without
+ * that merged object and without a Date per line, since every request writes at least one.
+ * Given metric directives, the line is also a CloudWatch embedded-metric-format document
+ * (shared/metrics.ts): it ends with `"_aws":{"Timestamp":…,"CloudWatchMetrics":[…]}` (a field
+ * named `_aws` gives way to it), the directives serialised once each. Below the minimum level,
+ * neither the line nor its metrics are written.
  */
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

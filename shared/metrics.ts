@@ -4,36 +4,14 @@
  * and no call on the request path: the directives are built here once per container, and the
  * logger (logger.ts) adds each line's `_aws` member with its Timestamp.
  *
- * The contract (CloudWatch alarms are written against these names):
- *
- * - Namespace: METRICS_NAMESPACE (default `PortalServiceApi`). Every metric has the dimension
- *   `Service`: METRICS_SERVICE (default `portal-service-api`; serverless.yml sets
- *   `<service>-<stage>`). Both are read and validated by config.ts (`loadMetricsConfig`).
- * - `Requests` (Count, 1) and `Latency` (Milliseconds, the access log's `latencyMs`): on the
- *   access-log line of every API Gateway request, preflights included; dimension sets
- *   `[Service]` and `[Service, Route, StatusClass]`, where `Route` is the logged route template
- *   (`GET /v1/restaurants/{id}/reports/orders/day`) and `StatusClass` the status's class
- *   (`2xx`, `3xx`, `4xx`, `5xx`). A response without a numeric status keeps only `[Service]`;
- *   a request that was not timed has no `Latency`.
- * - `ColdStarts` (Count): on the same line, 1 on the container's first API request, else 0;
- *   dimension set `[Service]`. A warm-up or scheduled event writes no request metrics, but it
- *   ends the cold start (so a warmed container's first request counts 0).
- * - `KeySetFailures` (Count): 1 on each `key set fetch failed` line, that is each failed fetch
- *   of the key set, whether it ran at initialisation or for a request, and whether or not the
- *   last good set kept serving (`servingStale`); dimension set `[Service]`. Requests never count
- *   it: their lines carry 0, so that the metric has a data point whenever there is traffic. A
- *   request answered 500 because no key set could be had (a failed fetch, or the back-off after
- *   one) is counted by `Requests` with `StatusClass` 5xx and its line says `"failure":"keySet"`.
- * - `DatabaseErrors` (Count): 1 on the access-log line of a request answered 500 because of the
- *   database (`failureKind`), 0 on every other request line; dimension set `[Service]`. The
- *   warm-up of initialisation counts nothing: a request retries what it could not do.
- *
- * The metrics are written on log lines, at those lines' levels: the request metrics need
- * LOG_LEVEL `info` or lower (the default), the background failures `warn` or lower (a
- * `key set fetch failed` line while the stale set serves is a warning, with none an error).
- * Non-HTTP events (warm-ups, schedules) write no metric line. Metric lines hold only these
- * names, the route template and closed values: never a header, token, claim, query value,
- * path id, SQL or stack.
+ * The names, units and dimensions are a contract the CloudWatch alarms are written against
+ * (docs/operations.md, "Metrics"): `Requests` and `Latency` by `[Service]` and
+ * `[Service, Route, StatusClass]`, and `ColdStarts`, `KeySetFailures` and `DatabaseErrors` by
+ * `[Service]`, on every access line; `KeySetFailures` is 1 only on a `key set fetch failed` line
+ * (request lines carry 0, so the metric has a data point whenever there is traffic). A metric is
+ * written at its line's level, so a line filtered out writes none. Metric lines hold only these
+ * names, the route template and closed values: never a header, token, claim, query value, path
+ * id, SQL or stack.
  */
 import type { LogFields, MetricDefinition, MetricDirective, MetricDirectives } from './logger';
 

@@ -1,9 +1,8 @@
 /**
  * Everything expensive, built once per warm container and shared by all its invocations:
- * configuration, the key set and its verifier, the database pool. Nothing tenant-specific
- * is held here: the verifier's cache of verified tokens (TOKEN_CACHE_DEFAULTS: 1,000 tokens,
- * 60 s at most, never past a token's expiry, flushed when a key-set refresh removes a key) is
- * keyed by the SHA-256 of each whole token and holds only that token's own claims.
+ * configuration, the key set and its verifier, the database pool. Nothing tenant-specific is
+ * held here: the verifier's cache of verified tokens is keyed by the SHA-256 of each whole token
+ * and holds only that token's own claims.
  */
 import { createKeySet } from './auth/key-set';
 import type { OwnershipRules } from './auth/ownership';
@@ -33,13 +32,13 @@ export interface Dependencies {
 
 /**
  * Database connections opened at initialisation (at most DB_POOL_MAX), concurrently with the
- * key-set prefetch (after reading the database secret, when there is one), so the first
- * request finds them ready: two, the most queries one request
- * runs at once (a report beside its compare range). When the pool has no more slots than that
- * (DB_POOL_MAX defaults to 2), the first queries wait for these rather than open others.
- * A warm-up that fails (the database down, or the environment frozen after initialisation) is
- * one info line by name and code, with no metric: queries then connect, and read the secret,
- * as usual, and only their own failures count `DatabaseErrors`. The key-set prefetch likewise.
+ * key-set prefetch (after reading the database secret, when there is one), so that the first
+ * request finds them ready: as many as the most queries one request runs at once (a report
+ * beside its compare range), so that a pool no larger than that needs no other connection for
+ * the first queries. A warm-up that fails (the database down, or the environment frozen after
+ * initialisation) is one info line by name and code, with no metric: queries then connect, and
+ * read the secret, as usual, and only their own failures count `DatabaseErrors`. The key-set
+ * prefetch likewise.
  */
 export const INIT_CONNECTIONS = 2;
 
