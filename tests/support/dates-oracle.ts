@@ -1,27 +1,13 @@
 /**
- * The Date-based date arithmetic that shared/dates.ts and scripts/dates.ts replaced, kept as the
- * oracle their tests hold them to (tests/unit/shared/dates-oracle.test.ts and
- * tests/unit/scripts/dates-oracle.test.ts), with the inputs those tests draw.
+ * The Date-based date arithmetic that scripts/dates.ts replaced, kept as the oracle
+ * tests/unit/scripts/dates-oracle.test.ts holds it to, with the inputs that test draws.
  */
 import fc from 'fast-check';
 import type { DateRange, IsoDate } from '../../shared/dates';
 
 // The oracle: the date helpers as they were, on UTC midnights with Date.
-export const DAY_MS = 86_400_000;
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
 export const oracle = {
-  parseIsoDate: (value: string): IsoDate | undefined => {
-    const match = ISO_DATE.exec(value);
-    if (!match) return undefined;
-    const [, y, m, d] = match.map(Number) as [number, number, number, number];
-    if (y < 1) return undefined;
-    const date = new Date(0);
-    date.setUTCFullYear(y, m - 1, d);
-    if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) {
-      return undefined;
-    }
-    return value as IsoDate;
-  },
   toTime: (date: string): number => Date.parse(`${date}T00:00:00Z`),
   fromTime: (time: number): IsoDate => new Date(time).toISOString().slice(0, 10) as IsoDate,
   addDays: (date: IsoDate, days: number): IsoDate =>
