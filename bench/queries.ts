@@ -1,65 +1,50 @@
 /**
- * Goal 5 of issue 5: the report queries at scale. Builds (once; reused while its spec matches)
- * a generated data set in the dedicated PostgreSQL database `portal_bench` — 500 restaurants ×
- * 2,000 orders over two years plus one busy restaurant with ~275 orders a day, ~2.5 order
- * lines per order, the sample data's time zones and currencies — then measures the reports'
- * real SQL (shared/reports/<id>.sql.ts on a postgres.js pool from createSql) for the busy
- * restaurant, median and p95 over BENCH_QUERY_ITERATIONS runs after warm-ups, and captures
- * EXPLAIN (ANALYZE, BUFFERS) of the exact SQL text they send (caught through postgres.js
- * `debug`).
+ * The report queries on generated data sets, and the scale goal. A data set of scale S holds S
+ * copies of one universe: 500 restaurants × 2,000 orders over two years plus one busy
+ * restaurant with ~275 orders a day, ~2.5 order lines per order, the sample data's time zones
+ * and currencies (1.2M orders a copy). Scale 1 lives in the database portal_bench, scale 10
+ * (BENCH_SCALE=10: 12M orders) in portal_bench_x10; each is built once, a copy per
+ * transaction with its rollups deferred and recomputed before commit as a bulk import's are,
+ * and reused while its spec matches. The
+ * measured restaurants are in the first copy, so at scale 10 they have the same orders a day
+ * and the database ten times the orders.
  *
- * The reports read the daily rollups of migration 003. A new data set is written through
- * their triggers, as a pipeline's rows would be: the bulk INSERTs fire the statement-level
- * triggers once each, which aggregate the whole batch set-wise: the one-off build took ~110 s
- * here instead of ~47 s without rollups, and its rollups equalled report_rollups_rebuild()'s
- * row for row. Disabling the triggers and rebuilding afterwards (~25 s) would save ~40 s once,
- * but needs table ownership, an exclusive lock and a window in which the rollups are wrong:
- * not worth a second code path. A data set built before migration 003
- * is upgraded in place: migrate() applies 003, whose backfill (report_rollups_rebuild())
- * computes the rollups from the rows present, and the rollups are then vacuumed and analyzed.
+ * Each report's real SQL (shared/reports/<id>.sql.ts on a pool from createSql) runs for the
+ * busy restaurant and a typical one, BENCH_QUERY_ITERATIONS (200) times after
+ * BENCH_QUERY_WARMUPS (20), calls alternating between the data sets when there are two.
  *
- * Run alone: npx tsx bench/queries.ts  (BENCH_DATABASE_URL overrides the database URL).
+ * Run alone: npx tsx bench/queries.ts  (BENCH_SCALE=10 adds the 12M-order data set).
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { migrate } from '../scripts/db/migrate';
 import { CURRENCIES, SAMPLE_OWNERS } from '../scripts/db/sample-data';
-import type { DateRange, IsoDate } from '../shared/dates';
 import { addDays, todayIn } from '../scripts/dates';
 import { createSql, type Sql } from '../shared/db/client';
+import type { DateRange, IsoDate } from '../shared/dates';
 import { dashboardQueries } from '../shared/reports/dashboard.sql';
 import { dishesQueries } from '../shared/reports/dishes.sql';
 import { ordersPerDayQueries } from '../shared/reports/orders-per-day.sql';
 import { ordersTodayQueries } from '../shared/reports/orders-today.sql';
 import { revenueQueries } from '../shared/reports/revenue.sql';
+import { ratioGoal, type RatioGoal } from './goal';
+import { loadAverage } from './deployed';
+import { median, round } from './lib';
 
-export interface QueryBenchResult {
-  title: string;
-  rows: { name: string; median: number; p95: number; unit: 'ms' }[];
-  notes: string[];
-}
-
-const MAINTENANCE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = 'portal_bench';
-const BENCH_URL =
-  process.env.BENCH_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
+export const ADMIN_URL =
+  process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const RESTAURANTS = 500;
 const ORDERS_PER_RESTAURANT = 2_000;
 const BUSY_ORDERS = 200_000; // ~275 a day over two years
 const DAYS = 730;
-const BUSY = { restaurantId: 'BENCH-BUSY', platformId: 'BX_AE' } as const;
+export const BUSY = { restaurantId: 'BENCH-BUSY', platformId: 'BX_AE' } as const;
 /** A restaurant of the many: ~2.7 orders a day. */
 const TYPICAL = { restaurantId: 'BENCH-0007', platformId: 'BP_0' } as const;
-/** Changes whenever the generator changes, so an older data set is rebuilt. */
-const SPEC = `v1:${RESTAURANTS}x${ORDERS_PER_RESTAURANT}+${BUSY_ORDERS}/${DAYS}d`;
 
 const ITERATIONS = Number(process.env.BENCH_QUERY_ITERATIONS ?? 200);
 const WARMUPS = Number(process.env.BENCH_QUERY_WARMUPS ?? 20);
-const DAYS_INDEX = 'report_daily_orders_pkey';
-const DISHES_INDEX = 'report_daily_dishes_pkey';
-const SOURCE_TABLES = ['orders', 'order_lines'];
 const ROLLUP_TABLES = ['report_daily_orders', 'report_daily_dishes'];
 
 const DISHES: readonly (readonly [name: string, price: number])[] = SAMPLE_OWNERS.flatMap((owner) =>
@@ -69,64 +54,73 @@ const ZONES = SAMPLE_OWNERS.flatMap((owner) =>
   owner.restaurants.map((restaurant) => [restaurant.timeZone, restaurant.currency] as const),
 );
 
-const ensureDatabase = async (log: (line: string) => void): Promise<void> => {
-  if (process.env.BENCH_DATABASE_URL) return;
-  const admin = postgres(MAINTENANCE_URL, { max: 1, onnotice: () => undefined });
+export interface DataSet {
+  readonly scale: number;
+  readonly database: string;
+  readonly url: string;
+  /** Changes whenever the generator changes, so an older data set is rebuilt. */
+  readonly spec: string;
+}
+
+export const dataSet = (scale: number): DataSet => {
+  const database = scale === 1 ? 'portal_bench' : `portal_bench_x${scale}`;
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  const universe = `${RESTAURANTS}x${ORDERS_PER_RESTAURANT}+${BUSY_ORDERS}/${DAYS}d`;
+  return {
+    scale,
+    database,
+    url: url.toString(),
+    spec: scale === 1 ? `v2:${universe}` : `v2:${scale}x(${universe})`,
+  };
+};
+
+const ensureDatabase = async (set: DataSet, log: (line: string) => void): Promise<void> => {
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => undefined });
   try {
-    const found = await admin`select 1 from pg_database where datname = ${DATABASE}`;
+    const found = await admin`select 1 from pg_database where datname = ${set.database}`;
     if (found.length === 0) {
-      log(`creating database ${DATABASE}`);
-      await admin.unsafe(`create database ${DATABASE}`);
+      log(`  creating database ${set.database}`);
+      await admin.unsafe(`create database ${set.database}`);
     }
   } finally {
     await admin.end();
   }
 };
 
-const analyzeRollups = async (sql: Sql): Promise<void> => {
-  for (const table of ROLLUP_TABLES) await sql`vacuum analyze ${sql(table)}`;
-};
+const openSql = (set: DataSet, poolMax = 2): Sql =>
+  createSql({ url: set.url, poolMax, statementTimeoutMs: 3_600_000, connectTimeoutSeconds: 10 });
 
-/**
- * Generates the data set in SQL unless the one present has this SPEC; an existing one gets the
- * migrations it lacks (the rollups' backfill included).
- */
-const ensureData = async (sql: Sql, log: (line: string) => void): Promise<string> => {
-  const migrationStarted = performance.now();
-  const applied = await migrate(sql);
-  await sql`create table if not exists bench_dataset (spec text primary key, built_at timestamptz not null default now())`;
-  const [present] = await sql<{ spec: string }[]>`select spec from bench_dataset`;
-  if (present?.spec === SPEC) {
-    if (applied.length === 0) return 'reused';
-    log(
-      `applied ${applied.join(', ')} to the data set in ${((performance.now() - migrationStarted) / 1000).toFixed(1)} s; vacuum analyze`,
-    );
-    await analyzeRollups(sql);
-    return `reused, upgraded with ${applied.join(', ')}`;
-  }
-  log(`generating the data set ${SPEC} (about two minutes)`);
-  const started = performance.now();
+/** One copy of the universe: restaurants of ids `offset`+1.., its busy restaurant `busy`. */
+const writeCopy = async (sql: Sql, copy: number) => {
+  const offset = copy * RESTAURANTS;
+  const busy = copy === 0 ? BUSY.restaurantId : `BENCH-BUSY-${copy + 1}`;
+  const platform = BUSY.platformId;
+  const suffix = copy === 0 ? 'busy' : `busy-${copy + 1}`;
   await sql.begin(async (tx) => {
-    await tx`truncate order_lines, orders, restaurant_platforms, restaurants, bench_dataset cascade`;
-    for (const [code, minorUnits] of CURRENCIES) {
-      await tx`insert into currencies values (${code}, ${minorUnits}) on conflict (code) do nothing`;
-    }
+    // The rollups are deferred and recomputed set-wise before commit (migration 007), as a
+    // bulk import does: the per-statement line trigger plans its work per order.
+    await tx`select report_rollups_defer()`;
     await tx`
       insert into restaurants (id, name, time_zone, currency)
       select 'BENCH-' || lpad(i::text, 4, '0'), 'Bench restaurant ' || i,
              (${ZONES.map(([zone]) => zone)}::text[])[1 + i % ${ZONES.length}],
              (${ZONES.map(([, currency]) => currency)}::text[])[1 + i % ${ZONES.length}]
-      from generate_series(1, ${RESTAURANTS}) as i
+      from generate_series(${offset + 1}::int, ${offset + RESTAURANTS}::int) as i
       union all
-      select ${BUSY.restaurantId}, 'Bench busy restaurant', 'Asia/Dubai', 'AED'`;
+      select ${busy}, 'Bench busy restaurant', 'Asia/Dubai', 'AED'`;
     await tx`
       insert into restaurant_platforms (restaurant_id, platform_id, platform_restaurant_id)
-      select id, 'BP_' || (right(id, 4)::int % 7), lower(id) from restaurants where id <> ${BUSY.restaurantId}
+      select 'BENCH-' || lpad(i::text, 4, '0'), 'BP_' || (i % 7), 'bench-' || lpad(i::text, 4, '0')
+      from generate_series(${offset + 1}::int, ${offset + RESTAURANTS}::int) as i
       union all
-      select ${BUSY.restaurantId}, ${BUSY.platformId}, 'bx-busy'
+      select ${busy}, ${platform}, ${'bx-' + suffix}
       union all
-      select ${BUSY.restaurantId}, 'BY_AE', 'by-busy'`;
-    // Orders arrive in time order across all restaurants, as a live table's heap would hold them.
+      select ${busy}, 'BY_AE', ${'by-' + suffix}`;
+    const [{ last } = { last: '0' }] = await tx<{ last: string }[]>`
+      select coalesce(max(id), 0)::text as last from orders`;
+    // Orders arrive in time order across the copy's restaurants, as a live table's heap would
+    // hold them.
     await tx`
       insert into orders (restaurant_id, platform_id, placed_at, state, total)
       select restaurant_id, platform_id, placed_at,
@@ -139,10 +133,11 @@ const ensureData = async (sql: Sql, log: (line: string) => void): Promise<string
                random() as s
         from restaurant_platforms rp
         cross join generate_series(1, ${ORDERS_PER_RESTAURANT})
-        where rp.restaurant_id <> ${BUSY.restaurantId}
+        where rp.restaurant_id between 'BENCH-' || lpad(${offset + 1}::text, 4, '0')
+                                   and 'BENCH-' || lpad(${offset + RESTAURANTS}::text, 4, '0')
         union all
-        select ${BUSY.restaurantId},
-               case when g % 10 = 0 then 'BY_AE' else ${BUSY.platformId} end,
+        select ${busy},
+               case when g % 10 = 0 then 'BY_AE' else ${platform} end,
                now() - random() * (${DAYS}::int * interval '1 day'), random()
         from generate_series(1, ${BUSY_ORDERS}) as g
       ) generated
@@ -155,231 +150,214 @@ const ensureData = async (sql: Sql, log: (line: string) => void): Promise<string
              (${DISHES.map(([, price]) => String(price))}::text[]::numeric[])[1 + (o.id * 7 + n * 13) % ${DISHES.length}]
       from orders o
       cross join lateral generate_series(1, 1 + (o.id % 4)::int) as n
+      where o.id > ${last}::bigint
       order by o.id, n`;
-    await tx`insert into bench_dataset (spec) values (${SPEC})`;
+    await tx`
+      select report_rollups_refresh(
+        array_agg(restaurant_id), array_agg(platform_id), array_agg(placed_at))
+      from orders where id > ${last}::bigint`;
   });
-  log(`generated in ${((performance.now() - started) / 1000).toFixed(1)} s; vacuum analyze`);
-  await sql`vacuum analyze orders`;
-  await sql`vacuum analyze order_lines`;
-  await sql`analyze restaurants`;
-  await sql`analyze restaurant_platforms`;
-  await sql`analyze currencies`;
-  await analyzeRollups(sql);
-  return 'generated';
 };
 
-const percentile = (sorted: readonly number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-
-const measure = async (run: () => Promise<unknown>) => {
-  for (let i = 0; i < WARMUPS; i += 1) await run();
-  const times: number[] = [];
-  for (let i = 0; i < ITERATIONS; i += 1) {
-    const start = performance.now();
-    await run();
-    times.push(performance.now() - start);
+/**
+ * Builds the data set unless the one present has its spec; an existing one gets the
+ * migrations it lacks. Returns what was done.
+ */
+export const ensureDataSet = async (set: DataSet, log: (line: string) => void): Promise<string> => {
+  await ensureDatabase(set, log);
+  const sql = openSql(set);
+  try {
+    const applied = await migrate(sql);
+    await sql`create table if not exists bench_dataset (spec text primary key, built_at timestamptz not null default now())`;
+    const [present] = await sql<{ spec: string }[]>`select spec from bench_dataset`;
+    if (present?.spec === set.spec) {
+      if (applied.length === 0) return 'reused';
+      for (const table of ROLLUP_TABLES) await sql`vacuum analyze ${sql(table)}`;
+      return `reused, upgraded with ${applied.join(', ')}`;
+    }
+    log(`  generating ${set.database} (${set.spec}): ~2 min per 1.2M orders on 2 cores`);
+    const started = performance.now();
+    await sql`truncate order_lines, orders, restaurant_platforms, restaurants, bench_dataset cascade`;
+    for (const [code, minorUnits] of CURRENCIES) {
+      await sql`insert into currencies values (${code}, ${minorUnits}) on conflict (code) do nothing`;
+    }
+    for (let copy = 0; copy < set.scale; copy += 1) {
+      await writeCopy(sql, copy);
+      log(
+        `  copy ${copy + 1}/${set.scale} written at ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      );
+    }
+    for (const table of ['orders', 'order_lines', 'restaurants', 'restaurant_platforms']) {
+      await sql`vacuum analyze ${sql(table)}`;
+    }
+    for (const table of ROLLUP_TABLES) await sql`vacuum analyze ${sql(table)}`;
+    await sql`insert into bench_dataset (spec) values (${set.spec})`;
+    log(`  generated in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    return 'generated';
+  } finally {
+    await sql.end();
   }
-  times.sort((a, b) => a - b);
-  return { median: percentile(times, 50), p95: percentile(times, 95) };
 };
 
-interface Captured {
+/** The dates every report is asked for: the last 31 full days, a compare range, 12 months. */
+export const benchRanges = () => {
+  const end = addDays(todayIn('Asia/Dubai'), -1);
+  const range: DateRange = { from: addDays(end, -30), to: end };
+  const compare: DateRange = { from: addDays(end, -61), to: addDays(end, -31) };
+  const monthStart = `${end.slice(0, 7)}-01` as IsoDate;
+  const [y, m] = monthStart.split('-').map(Number) as [number, number];
+  const firstMonth = new Date(Date.UTC(y, m - 1 - 11, 1)).toISOString().slice(0, 10) as IsoDate;
+  return { range, compare, months: { from: firstMonth, to: monthStart } as DateRange };
+};
+
+type Case = readonly [name: string, run: (sql: Sql) => Promise<unknown>];
+
+const reportCases = (): readonly Case[] => {
+  const { range, compare, months } = benchRanges();
+  return [
+    ['orders/day, 31 days', (sql) => ordersPerDayQueries(sql).ordersPerDay(BUSY, range)],
+    [
+      'orders/day, 31 days + compare',
+      (sql) => {
+        const q = ordersPerDayQueries(sql);
+        return Promise.all([q.ordersPerDay(BUSY, range), q.ordersPerDay(BUSY, compare)]);
+      },
+    ],
+    ['dishes, 31 days', (sql) => dishesQueries(sql).dishes(BUSY, range)],
+    ['revenue, 12 months', (sql) => revenueQueries(sql).revenuePerMonth(BUSY, months)],
+    ['orders today', (sql) => ordersTodayQueries(sql).ordersToday(BUSY)],
+    ['dashboard', (sql) => dashboardQueries(sql).todayFigures(BUSY)],
+    ['typical: dishes, 31 days', (sql) => dishesQueries(sql).dishes(TYPICAL, range)],
+    ['typical: revenue, 12 months', (sql) => revenueQueries(sql).revenuePerMonth(TYPICAL, months)],
+  ];
+};
+
+export interface Captured {
   readonly string: string;
   readonly parameters: readonly unknown[];
 }
 
-/** The SQL text and parameters a port sends, caught with postgres.js' debug hook. */
-const captureSql = async (url: string, run: (sql: Sql) => Promise<unknown>): Promise<Captured> => {
-  let captured: Captured | undefined;
+/** The SQL texts and parameters `run` sends, caught with postgres.js' debug hook. */
+export const captureSql = async (
+  url: string,
+  run: (sql: Sql) => Promise<unknown>,
+): Promise<Captured[]> => {
+  const captured: Captured[] = [];
   const spy = postgres(url, {
-    max: 1,
+    max: 2,
     onnotice: () => undefined,
     debug: (_connection, string, parameters) => {
-      captured = { string, parameters: [...(parameters as readonly unknown[])] };
+      captured.push({ string, parameters: [...(parameters as readonly unknown[])] });
     },
   });
   try {
     await run(spy);
-    if (!captured) throw new Error('no query captured');
     return captured;
   } finally {
     await spy.end();
   }
 };
 
-interface PlanCheck {
-  readonly text: string;
-  readonly usesIndex: boolean;
-  readonly seqScans: string[];
-  readonly readsSource: boolean;
+export interface QueryRow {
+  readonly name: string;
+  /** Median of each repetition, per scale. */
+  readonly medianMs: Record<string, number[]>;
+  readonly p95Ms: Record<string, number[]>;
 }
 
-const explain = async (
-  sql: Sql,
-  { string, parameters }: Captured,
-  index: string,
-): Promise<PlanCheck> => {
-  const rows = await sql.unsafe<{ 'QUERY PLAN': string }[]>(
-    `explain (analyze, buffers) ${string}`,
-    parameters as postgres.ParameterOrJSON<never>[],
-  );
-  const text = rows.map((row) => row['QUERY PLAN']).join('\n');
-  const usesIndex = new RegExp(
-    `(Index Scan|Index Only Scan|Bitmap Index Scan) (using|on) ${index}`,
-  ).test(text);
-  const seqScans = [...text.matchAll(/Seq Scan on (\w+)/g)]
-    .map((match) => match[1] ?? '')
-    .filter((table) => [...SOURCE_TABLES, ...ROLLUP_TABLES].includes(table));
-  const readsSource = SOURCE_TABLES.some((table) =>
-    new RegExp(`\\bon ${table}\\b|using ${table}_`).test(text),
-  );
-  return { text, usesIndex, seqScans, readsSource };
-};
+export interface QueryResult {
+  readonly sets: { database: string; spec: string; state: string; orders: number }[];
+  readonly repetitions: { loadAverage: string }[];
+  readonly rows: QueryRow[];
+  /** With two data sets: the slowest query at scale 1, its median at scale 10 over scale 1. */
+  readonly scaleGoal?: RatioGoal & { readonly query: string };
+}
 
-const round2 = (value: number) => Math.round(value * 100) / 100;
-
-export const queryBench = async (log: (line: string) => void): Promise<QueryBenchResult> => {
-  await ensureDatabase(log);
-  const sql = createSql({
-    url: BENCH_URL,
-    poolMax: 2,
-    statementTimeoutMs: 600_000,
-    connectTimeoutSeconds: 10,
-  });
-  const notes: string[] = [];
-  const rows: QueryBenchResult['rows'] = [];
+/**
+ * Every report query on each data set of `scales`, in `repetitions` rounds; with scales 1 and
+ * 10, the scale goal on the query slowest at scale 1.
+ */
+export const reportQueries = async (
+  log: (line: string) => void,
+  scales: readonly number[],
+  repetitions: number,
+): Promise<QueryResult> => {
+  const sets = scales.map(dataSet);
+  const described: QueryResult['sets'] = [];
+  for (const set of sets) {
+    const state = await ensureDataSet(set, log);
+    const sql = openSql(set);
+    const [count] = await sql<{ n: string }[]>`select count(*)::text as n from orders`;
+    await sql.end();
+    described.push({ ...set, state, orders: Number(count?.n) });
+    log(`  ${set.database}: ${count?.n} orders (${state})`);
+  }
+  const pools = sets.map((set) => openSql(set));
+  const cases = reportCases();
+  const rows: QueryRow[] = cases.map(([name]) => ({
+    name,
+    medianMs: Object.fromEntries(sets.map((s) => [s.database, []])),
+    p95Ms: Object.fromEntries(sets.map((s) => [s.database, []])),
+  }));
+  const reps: QueryResult['repetitions'] = [];
   try {
-    const state = await ensureData(sql, log);
-    const [counts] = await sql<{ orders: string; lines: string; restaurants: string }[]>`
-      select (select count(*) from orders)::text as orders,
-             (select count(*) from order_lines)::text as lines,
-             (select count(*) from restaurants)::text as restaurants`;
-    notes.push(
-      `data set ${SPEC} (${state}): ${counts?.orders} orders, ${counts?.lines} order lines, ` +
-        `${counts?.restaurants} restaurants in portal_bench; busy restaurant ` +
-        `${BUSY.restaurantId}/${BUSY.platformId} (Asia/Dubai, ~250 orders/day on that platform)`,
-    );
-
-    const perDay = ordersPerDayQueries(sql);
-    const dishes = dishesQueries(sql);
-    const revenue = revenueQueries(sql);
-    const today = ordersTodayQueries(sql);
-    const dashboard = dashboardQueries(sql);
-    const end = addDays(todayIn('Asia/Dubai'), -1);
-    const range: DateRange = { from: addDays(end, -30), to: end };
-    const compare: DateRange = { from: addDays(end, -61), to: addDays(end, -31) };
-    const monthStart = `${end.slice(0, 7)}-01` as IsoDate;
-    const [y, m] = monthStart.split('-').map(Number) as [number, number];
-    const firstMonth = new Date(Date.UTC(y, m - 1 - 11, 1)).toISOString().slice(0, 10) as IsoDate;
-    const months: DateRange = { from: firstMonth, to: monthStart };
-
-    const cases: readonly (readonly [string, () => Promise<unknown>])[] = [
-      ['orders/day, 31 days', () => perDay.ordersPerDay(BUSY, range)],
-      [
-        'orders/day, 31 days + compare (2 queries)',
-        () => Promise.all([perDay.ordersPerDay(BUSY, range), perDay.ordersPerDay(BUSY, compare)]),
-      ],
-      ['dishes, 31 days', () => dishes.dishes(BUSY, range)],
-      ['revenue, 12 months', () => revenue.revenuePerMonth(BUSY, months)],
-      ['orders today', () => today.ordersToday(BUSY)],
-      ['dashboard (today vs a week ago)', () => dashboard.todayFigures(BUSY)],
-      ['typical restaurant: dishes, 31 days', () => dishes.dishes(TYPICAL, range)],
-      ['typical restaurant: revenue, 12 months', () => revenue.revenuePerMonth(TYPICAL, months)],
-    ];
-    const [volume] = await sql<
-      {
-        month: string;
-        year: string;
-        lines: string;
-        rollup_month: string;
-        rollup_year: string;
-        day_rows: string;
-        dish_rows: string;
-        year_rows: string;
-      }[]
-    >`
-      with month as (
-        select id from orders
-        where restaurant_id = ${BUSY.restaurantId} and platform_id = ${BUSY.platformId}
-          and placed_at >= (${range.from}::date::timestamp at time zone 'Asia/Dubai')
-          and placed_at < ((${range.to}::date + 1)::timestamp at time zone 'Asia/Dubai')
-          and state in ('PLACED', 'ACCEPTED', 'DELIVERED')
-      )
-      select (select count(*) from month)::text as month,
-             (select count(*) from order_lines where order_id in (select id from month))::text as lines,
-             (select count(*) from orders
-              where restaurant_id = ${BUSY.restaurantId} and platform_id = ${BUSY.platformId}
-                and placed_at >= (${months.from}::date::timestamp at time zone 'Asia/Dubai')
-                and state in ('PLACED', 'ACCEPTED', 'DELIVERED'))::text as year,
-             (select coalesce(sum(orders), 0) from report_daily_orders
-              where restaurant_id = ${BUSY.restaurantId} and platform_id = ${BUSY.platformId}
-                and day between ${range.from}::date and ${range.to}::date)::text as rollup_month,
-             (select coalesce(sum(orders), 0) from report_daily_orders
-              where restaurant_id = ${BUSY.restaurantId} and platform_id = ${BUSY.platformId}
-                and day >= ${months.from}::date)::text as rollup_year,
-             (select count(*) from report_daily_orders
-              where restaurant_id = ${BUSY.restaurantId} and platform_id = ${BUSY.platformId}
-                and day between ${range.from}::date and ${range.to}::date)::text as day_rows,
-             (select count(*) from report_daily_dishes
-              where restaurant_id = ${BUSY.restaurantId} and platform_id = ${BUSY.platformId}
-                and day between ${range.from}::date and ${range.to}::date)::text as dish_rows,
-             (select count(*) from report_daily_orders
-              where restaurant_id = ${BUSY.restaurantId} and platform_id = ${BUSY.platformId}
-                and day >= ${months.from}::date
-                and day < (${months.to}::date + interval '1 month')::date)::text as year_rows`;
-    notes.push(
-      `busy restaurant: 31 days = ${volume?.month} counted orders (${volume?.lines} order lines); 12 months = ${volume?.year} counted orders; ` +
-        `the rollups hold ${volume?.rollup_month} and ${volume?.rollup_year} of them (${volume?.month === volume?.rollup_month && volume?.year === volume?.rollup_year ? 'equal' : 'NOT EQUAL'})`,
-    );
-    for (const [name, run] of cases) {
-      const { median, p95 } = await measure(run);
-      rows.push({ name, median: round2(median), p95: round2(p95), unit: 'ms' });
-      log(`${name}: median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms`);
-    }
-    notes.push(
-      `${ITERATIONS} iterations after ${WARMUPS} warm-ups each, sequential, postgres.js pool of 2 (createSql), range ${range.from}..${range.to}`,
-    );
-    const slow = rows.filter((row) => row.median > 10);
-    const perRow = (name: string) => rows.find((row) => row.name === name)?.median ?? Number.NaN;
-    notes.push(
-      slow.length === 0
-        ? 'goal met: every report query ≤ 10 ms median'
-        : `goal missed by: ${slow.map((row) => `${row.name} ${row.median} ms (${round2(row.median / 10)}× the 10 ms goal)`).join(', ')}`,
-    );
-    notes.push(
-      `what the queries read: the daily rollups of migration 003, not orders — orders/day ${volume?.day_rows} rows of report_daily_orders, ` +
-        `dishes ${volume?.dish_rows} rows of report_daily_dishes, revenue ${volume?.year_rows} rows of report_daily_orders; ` +
-        `the rest is a round trip and postgres.js (orders/day ${perRow('orders/day, 31 days')} ms for 31 rows)`,
-    );
-
-    const plans: readonly (readonly [string, string, (spy: Sql) => Promise<unknown>])[] = [
-      ['orders/day', DAYS_INDEX, (spy) => ordersPerDayQueries(spy).ordersPerDay(BUSY, range)],
-      ['dishes', DISHES_INDEX, (spy) => dishesQueries(spy).dishes(BUSY, range)],
-      ['revenue', DAYS_INDEX, (spy) => revenueQueries(spy).revenuePerMonth(BUSY, months)],
-    ];
-    for (const [name, index, run] of plans) {
-      const plan = await explain(sql, await captureSql(BENCH_URL, run), index);
-      log(`EXPLAIN (ANALYZE, BUFFERS) ${name}:\n${plan.text}`);
-      const verdict =
-        plan.usesIndex && plan.seqScans.length === 0 && !plan.readsSource
-          ? `index range scan on ${index}, no sequential scan, orders and order_lines not read`
-          : `NOT as expected: index ${plan.usesIndex ? 'used' : 'NOT used'}, seq scans on [${plan.seqScans.join(', ')}], orders or order_lines ${plan.readsSource ? 'read' : 'not read'}`;
-      const execution = /Execution Time: ([\d.]+) ms/.exec(plan.text)?.[1];
-      notes.push(`plan of ${name}: ${verdict} (EXPLAIN ANALYZE execution ${execution ?? '?'} ms)`);
+    for (let rep = 0; rep < repetitions; rep += 1) {
+      const load = loadAverage();
+      reps.push({ loadAverage: load });
+      for (const [i, [name, run]] of cases.entries()) {
+        const times: number[][] = sets.map(() => []);
+        for (let k = 0; k < WARMUPS + ITERATIONS; k += 1) {
+          for (const [s, pool] of pools.entries()) {
+            const start = performance.now();
+            await run(pool);
+            if (k >= WARMUPS) times[s]?.push(performance.now() - start);
+          }
+        }
+        const row = rows[i];
+        for (const [s, set] of sets.entries()) {
+          const sorted = [...(times[s] ?? [])].sort((a, b) => a - b);
+          row?.medianMs[set.database]?.push(round(median(sorted), 3));
+          row?.p95Ms[set.database]?.push(
+            round(sorted[Math.ceil(0.95 * sorted.length) - 1] ?? NaN, 3),
+          );
+        }
+        log(
+          `  rep ${rep + 1} (load ${load}) ${name}: ` +
+            sets.map((set) => `${row?.medianMs[set.database]?.at(-1)} ms`).join(' / '),
+        );
+      }
     }
   } finally {
-    await sql.end();
+    await Promise.all(pools.map((pool) => pool.end()));
   }
-  return { title: 'Report queries on 1M+ orders (PostgreSQL)', rows, notes };
+  const base = sets[0]?.database ?? '';
+  const large = sets.find((set) => set.scale === 10)?.database;
+  if (sets[0]?.scale !== 1 || large === undefined)
+    return { sets: described, repetitions: reps, rows };
+  const slowest = rows.reduce((a, b) =>
+    median(b.medianMs[base] ?? []) > median(a.medianMs[base] ?? []) ? b : a,
+  );
+  const ratios = (slowest.medianMs[base] ?? []).map((small, r) =>
+    round((slowest.medianMs[large]?.[r] ?? NaN) / small),
+  );
+  return {
+    sets: described,
+    repetitions: reps,
+    rows,
+    scaleGoal: { ...ratioGoal(ratios, 1.2), query: slowest.name },
+  };
 };
 
 const isMain =
   process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (isMain) {
-  const result = await queryBench((line) => {
-    console.error(line);
-  });
-  console.log(result.title);
-  console.table(result.rows);
-  for (const note of result.notes) console.log(`- ${note}`);
+  const scales = process.env.BENCH_SCALE === '10' ? [1, 10] : [1];
+  const result = await reportQueries(
+    (line) => {
+      console.error(line);
+    },
+    scales,
+    1,
+  );
+  console.log(JSON.stringify(result, null, 2));
 }

@@ -1,52 +1,48 @@
 /**
- * npm run bench — every benchmark of issues 5 and 13 in one run on this machine: cold start
- * (goal 1), the warm path with fresh and repeated tokens (goals 2, 3), the key set under 1,000
- * concurrent invocations (issue 5's goal 4), the report queries (goal 5, bench/queries.ts, when
- * present), whole invocations of the packaged handler at 1/8/32 concurrent through one pool on
- * that data set (issue 13's goal 4, bench/concurrency.ts) and `npm start` under a fixed load
- * (goal 6). Prints a table and writes
- * bench/results.json. Goals 1-3 run on the deployed configuration read from serverless.yml
- * (bench/deployed.ts: custom.esbuild's build, provider.runtime's Node from the registry,
- * NODE_OPTIONS), each against its anchors, in BENCH_REPETITIONS (3) repetitions with the load
- * average at the start of each; Node 20 (this process's) figures beside them. Each section's
- * child processes are fresh; ratios compare figures measured in this run.
+ * npm run bench — the performance goals, measured where callers feel it (BENCHMARKS.md): the
+ * packaged bundles on the deployed Node with the deployed settings (bench/deployed.ts reads
+ * them from serverless.yml), each goal a ratio of two figures of this run, in every
+ * repetition, with the load average at the start of each.
  *
- * Environment: BENCH_ADMIN_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres),
- * the PostgreSQL server where the cold-start database portal_bench_cold is (re)created.
- * BENCH_SKIP_HTTP=1 skips section 6; BENCH_REPETITIONS (default 3); BENCH_ITERATIONS (measured
- * warm-path calls per repetition, default 2000).
+ * 1. Cold start (bench/cold.ts): first 200 of a fresh container / floor B ≤ 1.2×.
+ * 2. Warm invocation (bench/warm.ts): the whole handler / the same queries alone through
+ *    postgres.js on the 1.2M-order data set: repeated token p50 ≤ 1.25×, p99 ≤ 1.5×; fresh
+ *    token p50 ≤ 1.8×.
+ * 3. Scale (bench/queries.ts): the slowest report query's median on 12M orders / on 1.2M
+ *    ≤ 1.2×; only with BENCH_SCALE=10 (builds the 12M-order data set once).
+ * Information: the naive handler, the verifiers alone and a bare Middy handler
+ * (bench/verifiers.ts), every report query's median, and 1/8/32 containers as processes,
+ * straight to PostgreSQL and through PgBouncer (bench/concurrency.ts).
+ *
+ * Prints a table and writes bench/results.json (not committed). Environment:
+ * BENCH_ADMIN_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), the server
+ * the databases are created on; BENCH_REPETITIONS (3); BENCH_SCALE=10; BENCH_PROFILE=1 (a CPU
+ * profile of the warm handler, bench/profile/).
  */
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, release, totalmem, type } from 'node:os';
+import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { describeBuild, loadAverage, nodeBinary, nodeVersion, readDeployed } from './deployed';
+import postgres from 'postgres';
+import { coldStart, type ColdResult } from './cold';
 import { concurrency, type ConcurrencyResult } from './concurrency';
-import { coldStart, type ColdResult, type RatioGoal } from './cold';
-import { throughHttp, type HttpResult } from './http';
-import { keySetConcurrency, type KeySetResult } from './key-set';
+import { describeBuild, loadAverage, nodeBinary, nodeVersion, readDeployed } from './deployed';
+import type { RatioGoal } from './goal';
 import { median, ROOT, round } from './lib';
-import { warmPath, type WarmResult } from './warm';
-
-interface QueryBenchResult {
-  title: string;
-  rows: { name: string; median: number; p95: number; unit: 'ms' }[];
-  notes: string[];
-}
-
-type QueryBench = (log: (line: string) => void) => Promise<QueryBenchResult>;
+import { ADMIN_URL, dataSet, ensureDataSet, reportQueries, type QueryResult } from './queries';
+import { verifiers, type VerifiersResult } from './verifiers';
+import { warmInvocation, type WarmResult } from './warm';
 
 const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
 const section = async <T>(title: string, run: () => Promise<T>): Promise<T | { error: string }> => {
-  log(`\n== ${title}`);
+  log(`\n== ${title} (load ${loadAverage()})`);
   const start = Date.now();
   try {
     const result = await run();
-    log(`  done in ${((Date.now() - start) / 1000).toFixed(1)} s`);
+    log(`  done in ${((Date.now() - start) / 1000).toFixed(0)} s`);
     return result;
   } catch (error) {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -55,267 +51,185 @@ const section = async <T>(title: string, run: () => Promise<T>): Promise<T | { e
   }
 };
 
-const isError = (value: unknown): value is { error: string } =>
+const failed = (value: unknown): value is { error: string } =>
   typeof value === 'object' && value !== null && 'error' in value;
 
-const queries = async (): Promise<QueryBenchResult | { notMeasured: string }> => {
-  const file = join(ROOT, 'bench/queries.ts');
-  if (!existsSync(file)) return { notMeasured: 'bench/queries.ts does not exist in this checkout' };
-  const module = (await import(pathToFileURL(file).href)) as { queryBench?: unknown };
-  if (typeof module.queryBench !== 'function') {
-    return { notMeasured: 'bench/queries.ts does not export queryBench' };
+const printTable = (rows: readonly (readonly string[])[]): void => {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
+  for (const row of rows) {
+    log(
+      row
+        .map((cell, i) => cell.padEnd(widths?.[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    );
   }
-  return (module.queryBench as QueryBench)(log);
 };
 
-const pad = (text: string, width: number): string => text.padEnd(width);
+const scaleOption = (): number[] => {
+  const scale = process.env.BENCH_SCALE;
+  if (scale === undefined || scale === '' || scale === '1') return [1];
+  if (scale !== '10') throw new Error(`BENCH_SCALE=${scale}: only 10 is measured`);
+  return [1, 10];
+};
 
-const printTable = (rows: readonly (readonly string[])[]): void => {
-  const widths =
-    rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? [];
-  for (const row of rows) log(row.map((cell, i) => pad(cell, widths[i] ?? 0)).join('  '));
+const postgresVersion = async (): Promise<string> => {
+  const sql = postgres(ADMIN_URL, { max: 1, onnotice: () => undefined });
+  try {
+    const [row] = await sql<{ v: string }[]>`select current_setting('server_version') as v`;
+    return `PostgreSQL ${row?.v ?? '?'}`;
+  } finally {
+    await sql.end();
+  }
 };
 
 const main = async (): Promise<void> => {
   const started = new Date();
+  const scales = scaleOption();
   const deployed = readDeployed();
-  const deployedNode = nodeBinary(deployed.nodeMajor);
-  const deployedVersion = deployedNode ? nodeVersion(deployedNode) : 'unavailable';
+  const node = nodeBinary(deployed.nodeMajor);
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT })
+    .toString()
+    .trim();
   const machine = {
-    nproc: availableParallelism(),
+    cpus: availableParallelism(),
     cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
     memoryGiB: round(totalmem() / 1024 ** 3, 1),
-    os: `${type()} ${release()}`,
-    node: process.version,
-    deployedNode: deployedVersion,
-    deployedRuntime: deployed.runtime,
+    node: node ? nodeVersion(node) : 'unavailable',
+    runtime: deployed.runtime,
     build: describeBuild(deployed),
     nodeOptions: deployed.nodeOptions,
+    database: await postgresVersion(),
   };
-  log(`portal-service-api benchmark — ${started.toISOString()}, load average ${loadAverage()}`);
+  log(`npm run bench at ${commit}, ${started.toISOString()}, load average ${loadAverage()}`);
   log(
-    `machine: ${machine.nproc} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}`,
-  );
-  log(
-    `deployed: ${deployed.runtime} → Node ${deployedVersion} (${deployedNode ?? 'npx -p node@' + String(deployed.nodeMajor) + ' failed'}), ` +
-      `NODE_OPTIONS ${deployed.nodeOptions || 'none'}, build ${machine.build}`,
+    `machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, ` +
+      `${machine.database}; deployed ${machine.runtime} as Node ${machine.node}, ` +
+      `NODE_OPTIONS ${machine.nodeOptions || 'none'}; build ${machine.build}`,
   );
 
-  const warm = await section('2/3. Warm path (fresh and repeated tokens)', () => warmPath(log));
-  const keySet = await section('4. Key set: 1,000 concurrent invocations, cold container', () =>
-    keySetConcurrency(log),
+  const sets = await section('Data sets', async () => {
+    for (const scale of scales) {
+      const set = dataSet(scale);
+      log(`  ${set.database}: ${await ensureDataSet(set, log)}`);
+    }
+  });
+  if (failed(sets)) throw new Error('no data set');
+  const cold = await section('Goal 1, cold start: first 200 / floor B', () => coldStart(log));
+  const warm = await section('Goal 2, warm invocation: handler / queries alone', () =>
+    warmInvocation(log),
   );
-  const cold = await section('1. Cold start (bundles, evaluation, first response)', () =>
-    coldStart(log),
+  const queries = await section(
+    scales.length > 1 ? 'Goal 3, scale: report queries on 12M / 1.2M orders' : 'Report queries',
+    () => reportQueries(log, scales, Number(process.env.BENCH_REPETITIONS ?? 3)),
   );
-  const query = await section('5. Queries (bench/queries.ts)', queries);
-  const concurrent =
-    isError(query) || 'notMeasured' in query
-      ? { skipped: "needs section 5's data set" }
-      : await section('4b. Concurrent invocations, one pool (issue 13 goal 4)', () =>
-          concurrency(log),
-        );
-  const http =
-    process.env.BENCH_SKIP_HTTP === '1'
-      ? { skipped: 'BENCH_SKIP_HTTP=1' }
-      : await section('6. Through HTTP (npm start under a fixed load)', () => throughHttp(log));
+  const concurrent = await section('Information: 1/8/32 containers as processes', () =>
+    concurrency(log),
+  );
+  const anchors = await section('Information: the chain beside the verifiers alone', () =>
+    verifiers(log),
+  );
 
-  const rows: string[][] = [['Section', 'Figure', 'Value', 'Goal', 'Met']];
-  const yes = (met: boolean): string => (met ? 'yes' : 'NO');
-  /** A goal's row: the median ratio of the repetitions, their spread, met in every one. */
-  const goalRow = (section_: string, figure: string, g: RatioGoal, deployed: boolean) => {
-    const median_ = round(median(g.ratios));
-    rows.push([
-      section_,
-      `${figure}, median [min–max] of ${g.ratios.length}`,
-      `${median_}× [${g.min}–${g.max}×] (${round(median_ / g.goal, 2)} of the goal)`,
-      `≤ ${g.goal}× every rep`,
-      deployed ? yes(g.met) : `(${yes(g.met)})`,
+  const goals: string[][] = [['Goal', 'Ratio: median [min–max]', 'Target', 'Met']];
+  const goal = (name: string, g: RatioGoal | undefined, missing?: string) => {
+    if (!g) {
+      goals.push([name, missing ?? 'not measured', '', '']);
+      return;
+    }
+    goals.push([
+      name,
+      `${round(median(g.ratios), 2)}× [${g.min}–${g.max}×] over ${g.ratios.length}`,
+      `≤ ${g.goal}× in each`,
+      g.met ? 'met' : 'NOT MET',
     ]);
   };
-  /** An information row: the median ratio of the repetitions and their spread. */
-  const infoRow = (section_: string, figure: string, values: readonly number[]) => {
-    rows.push([
-      section_,
-      `${figure}, median [min–max]`,
-      `${round(median(values))}× [${Math.min(...values)}–${Math.max(...values)}×]`,
-      'info',
-      '',
-    ]);
-  };
-  if (!isError(cold)) {
+  const error = (value: { error: string }) => `FAILED: ${value.error.split('\n')[0] ?? ''}`;
+  if (failed(cold)) goal('1. Cold start, first 200 / floor B', undefined, error(cold));
+  else goal('1. Cold start, first 200 / floor B', cold.goal);
+  if (failed(warm)) goal('2. Warm invocation', undefined, error(warm));
+  else {
+    goal('2a. Warm, repeated token, p50 / queries alone', warm.repeatedP50);
+    goal('2b. Warm, repeated token, p99 / queries alone', warm.repeatedP99);
+    goal('2c. Warm, fresh token, p50 / queries alone', warm.freshP50);
+  }
+  if (failed(queries)) goal('3. Scale', undefined, error(queries));
+  else if (queries.scaleGoal) {
+    goal(`3. Scale, ${queries.scaleGoal.query}, 12M / 1.2M orders`, queries.scaleGoal);
+  } else goal('3. Scale, slowest query, 12M / 1.2M orders', undefined, 'BENCH_SCALE=10 to measure');
+
+  const figures: string[][] = [['Figure', 'Repetitions (load average 1/5/15 min)']];
+  if (!failed(cold)) {
     const c: ColdResult = cold;
-    for (const b of c.bundles) {
-      rows.push([
-        '1 cold',
-        `${b.name}: size / eval median`,
-        `${b.sizeKb} KB / ${b.evalMedianMs} ms`,
-        '',
-        '',
+    for (const [i, r] of c.repetitions.entries()) {
+      const f = r.figures;
+      figures.push([
+        i === 0 ? 'first 200 ms: ours / floor B / naive' : '',
+        `${f.ours.firstMs} / ${f.floor.firstMs} / ${f.naive.firstMs} (${r.loadAverage})`,
       ]);
     }
-    for (const f of c.firstResponse) {
-      const on = f.runtime.deployed ? 'deployed' : f.runtime.version;
-      for (const [i, r] of f.repetitions.entries()) {
-        rows.push([
-          '1 cold',
-          `${f.runtime.label} rep ${i + 1} (load ${r.loadAverage}): first 200 ours / floor B / naive`,
-          `${r.ours.firstMedianMs} / ${r.floor.firstMedianMs} / ${r.naive.firstMedianMs} ms`,
-          '',
-          '',
-        ]);
-      }
-      const deployed = f.runtime.deployed;
-      goalRow('1 cold', `${on}: first 200 ours / floor B`, f.floorGoal, deployed);
-      goalRow('1 cold', `${on}: first 200 ours / naive`, f.naiveGoal, deployed);
-      infoRow(
-        '1 cold',
-        `${on}: floor B / naive (goal 1b asks ours for 0.5× naive)`,
-        f.repetitions.map((r) => r.floorToNaive),
-      );
-      infoRow(
-        '1 cold',
-        `${on}: ours without the esbuild plugins (Middy's streams eager) / floor B`,
-        f.repetitions.map((r) => r.eagerToFloor),
-      );
-    }
+    figures.push([
+      'ours / naive (information)',
+      c.repetitions.map((r) => `${r.oursToNaive}×`).join(', '),
+    ]);
   }
-  if (!isError(warm)) {
+  if (!failed(warm)) {
     const w: WarmResult = warm;
-    for (const run of w.runs) {
-      const on = run.deployed ? 'deployed' : (run.repetitions[0]?.node ?? '');
-      for (const [i, r] of run.repetitions.entries()) {
-        const f = r.fresh.measured;
-        const q = r.repeated.measured;
-        rows.push([
-          '2 fresh',
-          `${run.label} rep ${i + 1} (load ${r.loadAverage}): chain / jose / aws-jwt-verify / node:crypto, median`,
-          `${f.chain?.medianUs} / ${f.jose?.medianUs} / ${f.awsJwtVerify?.medianUs} / ${f.crypto?.medianUs} µs`,
-          '',
-          '',
-        ]);
-        rows.push([
-          '3 repeat',
-          `${run.label} rep ${i + 1} (load ${r.loadAverage}): chain / aws-jwt-verify / bare Middy, median`,
-          `${q.chain?.medianUs} / ${q.awsJwtVerify?.medianUs} / ${q.bareMiddy?.medianUs} µs`,
-          '',
-          '',
-        ]);
-      }
-      const goal = (section_: string, name: string, g: RatioGoal) => {
-        goalRow(section_, `${on}: ${name}`, g, run.deployed);
-      };
-      const info = (section_: string, name: string, values: readonly number[]) => {
-        infoRow(section_, `${on}: ${name}`, values);
-      };
-      const ratios = run.repetitions.map((r) => r.ratios);
-      goal('2 fresh', 'chain / jose jwtVerify', run.freshGoal);
-      info(
-        '2 fresh',
-        'chain / node:crypto alone',
-        ratios.map((r) => r.freshChainToCrypto),
-      );
-      info(
-        '2 fresh',
-        'chain / aws-jwt-verify',
-        ratios.map((r) => r.freshChainToAwsJwtVerify),
-      );
-      goal('3 repeat', 'chain / aws-jwt-verify, interleaved', run.repeatedGoal);
-      goal('3 repeat', 'chain / aws-jwt-verify, blocks of 500', run.repeatedGoalBlocked);
-      info(
-        '3 repeat',
-        'chain / bare Middy',
-        ratios.map((r) => r.repeatedChainToBareMiddy),
-      );
-      info(
-        '3 repeat',
-        'bare Middy / aws-jwt-verify',
-        ratios.map((r) => r.repeatedBareMiddyToAwsJwtVerify),
-      );
+    for (const [i, r] of w.repetitions.entries()) {
+      figures.push([
+        i === 0 ? 'warm p50/p99 ms: queries, repeated, fresh' : '',
+        `${r.queries.p50Ms}/${r.queries.p99Ms}, ${r.repeated.p50Ms}/${r.repeated.p99Ms}, ` +
+          `${r.fresh.p50Ms}/${r.fresh.p99Ms} (${r.loadAverage})`,
+      ]);
     }
   }
-  if ('skipped' in concurrent) rows.push(['4 concurrency', 'skipped', concurrent.skipped, '', '']);
-  else if (!isError(concurrent)) {
+  if (!failed(queries)) {
+    const q: QueryResult = queries;
+    for (const row of q.rows) {
+      figures.push([
+        `query median ms: ${row.name}`,
+        q.sets.map((s) => `${row.medianMs[s.database]?.join(', ')}`).join(' | 12M: '),
+      ]);
+    }
+  }
+  if (!failed(concurrent)) {
     const c: ConcurrencyResult = concurrent;
     for (const r of c.rows) {
-      rows.push([
-        '4 concurrency',
-        `deployed: ${r.path}, ${r.concurrency} concurrent, ${r.mode} (load ${r.loadAverage})`,
-        `p50 ${r.p50Ms} / p99 ${r.p99Ms} ms`,
-        'info',
-        '',
+      figures.push([
+        `${r.path}, ${r.processes} processes: p50 / p99 ms`,
+        r.failed
+          ? `FAILED: ${r.failed.split('\n').slice(-1).join('').slice(0, 200)}`
+          : `${r.p50Ms} / ${r.p99Ms} (${r.loadAverage})`,
       ]);
     }
-    rows.push(['4 concurrency', 'PgBouncer', c.pgBouncer, 'info', '']);
+    figures.push(['PgBouncer', c.pgBouncer]);
   }
-  if (!isError(keySet)) {
-    const k: KeySetResult = keySet;
-    rows.push(['4 key set', 'fetches per round', k.fetchesPerRound.join(', '), '1', yes(k.met)]);
-    rows.push([
-      '4 key set',
-      `all ${k.concurrency} answered (median)`,
-      `${k.allAnsweredMedianMs} ms`,
-      '',
-      '',
-    ]);
+  if (!failed(anchors)) {
+    const a: VerifiersResult = anchors;
+    const us = (t: VerifiersResult['fresh']) =>
+      Object.entries(t)
+        .map(([k, v]) => `${k} ${v.medianUs}`)
+        .join(', ');
+    figures.push(['fresh token, median µs', `${us(a.fresh)} (${a.loadAverage})`]);
+    figures.push(['repeated token, median µs', us(a.repeated)]);
   }
-  if (!isError(query)) {
-    if ('notMeasured' in query) rows.push(['5 queries', 'not measured', query.notMeasured, '', '']);
-    else {
-      for (const q of query.rows) {
-        rows.push([
-          '5 queries',
-          q.name,
-          `${q.median} / ${q.p95} ${q.unit}`,
-          '≤ 10 ms',
-          yes(q.median <= 10),
-        ]);
-      }
-    }
-  }
-  if ('skipped' in http) rows.push(['6 http', 'skipped', http.skipped, '', '']);
-  else if (!isError(http)) {
-    const h: HttpResult = http;
-    rows.push(['6 http', 'requests/s', String(h.requestsPerSecond ?? 'n/a'), 'info', '']);
-    if (h.latencyMs) {
-      const l = h.latencyMs;
-      rows.push([
-        '6 http',
-        'latency p50/p90/p99/max',
-        `${l.p50}/${l.p90}/${l.p99}/${l.max} ms`,
-        'info',
-        '',
-      ]);
-    }
-  }
-  for (const [name, value] of Object.entries({ cold, warm, keySet, query, concurrent, http })) {
-    if (isError(value)) rows.push([name, 'FAILED', value.error.split('\n')[0] ?? '', '', '']);
-  }
-  log('\n== Summary');
-  log(
-    `Goals 1-3 on the deployed configuration: ${deployed.runtime} as Node ${deployedVersion} ` +
-      `(the registry's node@${deployed.nodeMajor}, its binary spawned directly), bundles built ` +
-      `with serverless.yml's custom.esbuild (${describeBuild(deployed)}), NODE_OPTIONS ` +
-      `${deployed.nodeOptions || 'none (as deployed)'}; rows without "deployed" ran on Node ` +
-      `${process.versions.node} for comparison. Ratios are medians of interleaved samples, one ` +
-      `per repetition; [min–max] is their spread; a goal is met when every repetition meets it.`,
-  );
-  printTable(rows);
 
+  log('\n== Goals');
+  printTable(goals);
+  log('\n== Figures');
+  printTable(figures);
   const results = {
+    commit,
     date: started.toISOString(),
-    durationSeconds: round((Date.now() - started.getTime()) / 1000, 1),
-    command: 'npm run bench',
+    durationSeconds: round((Date.now() - started.getTime()) / 1000, 0),
     machine,
     coldStart: cold,
-    warmPath: warm,
-    keySet,
-    queries: query,
+    warmInvocation: warm,
+    queries,
     concurrency: concurrent,
-    http,
+    verifiers: anchors,
   };
   await writeFile(join(ROOT, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  log('\nWritten to bench/results.json');
+  log(`\nWritten to bench/results.json in ${results.durationSeconds} s`);
 };
 
 await main();

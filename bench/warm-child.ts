@@ -1,19 +1,18 @@
 /**
- * One repetition of goals 2 and 3, in a fresh process. bench/warm.ts bundles this file with
- * serverless.yml's custom.esbuild settings (minify, keepNames, target node24 …) and runs it on
- * the deployed Node, so the chain runs compiled as the functions' bundles are, not under tsx.
- * The chain is reportEndpoint(ordersPerDay) with its queries answered from memory, its verifier
- * built as createDependencies builds it (token cache included). Prints one `BENCH {…}` line.
+ * The information rows beside the warm goal, in a fresh process: bench/verifiers.ts bundles
+ * this file with serverless.yml's esbuild settings and runs it on the deployed Node. The chain
+ * is reportEndpoint(ordersPerDay) with its queries answered from memory, its verifier built as
+ * createDependencies builds it (token cache included). Prints one `BENCH {…}` line.
  *
- * Fresh token (goal 2): per token, interleaved in this order, the chain, jose `jwtVerify`,
+ * Fresh token: per token, interleaved in this order, the chain, jose `jwtVerify`,
  * aws-jwt-verify `verifySync` and node:crypto alone (`crypto.verify` on a key imported once,
- * then the payload parsed); each token is new to all four. Repeated token (goal 3): one token,
- * per call the chain, aws-jwt-verify `verifySync` and a bare Middy handler returning the chain's
- * JSON and headers; then the same three again in blocks of 500 calls (the other protocol).
+ * then the payload parsed); each token is new to all four. Repeated token: one token, per call
+ * the chain, aws-jwt-verify `verifySync` and a bare Middy handler returning the chain's JSON
+ * and headers; then the same three again in blocks of 500 calls.
  *
  * Warm-ups run in blocks until the block medians of the chain and of its anchor have stopped
- * moving (two successive blocks within BENCH_SETTLED, 5 %) or a cap; every block's median is
- * reported, and the measured run's quarters too.
+ * moving (two successive blocks within BENCH_SETTLED, 5 %) or a cap; then BENCH_ITERATIONS
+ * (2,000) measured calls.
  */
 import { createPublicKey, verify } from 'node:crypto';
 import middy from '@middy/core';
@@ -146,7 +145,7 @@ const main = async (): Promise<void> => {
         throw new Error(`chain answered ${result.statusCode}: ${result.body}`);
     };
 
-    // Goal 2: every token new to all four.
+    // Fresh tokens: every token new to all four.
     let pending: string[] = [];
     let next = 0;
     let signed = 0;
@@ -184,7 +183,7 @@ const main = async (): Promise<void> => {
       },
     );
 
-    // Goal 3: one token, repeated; a fresh chain so that its cache holds this token alone.
+    // One token, repeated; a fresh chain so that its cache holds this token alone.
     const cached = buildChain(issuer, server.url, productionVerifier);
     const [token = ''] = await signTokens(issuer, 1);
     const event: APIGatewayProxyEvent = orderDayEvent(token, today);

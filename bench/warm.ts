@@ -1,179 +1,369 @@
 /**
- * Goals 2 and 3, the warm path, on the deployed configuration (issue 13): bench/warm-child.ts
- * (the whole chain, reportEndpoint of middleware/compose.ts over in-memory report queries, beside
- * its anchors) bundled with serverless.yml's custom.esbuild settings and run on the registry's
- * Node of provider.runtime with its NODE_OPTIONS (none), in BENCH_REPETITIONS (3) fresh
- * processes, the load average read at the start of each; then once on this process's Node for
- * comparison. Goal 2: the chain with a token it has never seen ≤ 0.8× jose `jwtVerify` alone,
- * in every repetition (node:crypto alone and aws-jwt-verify beside it). Goal 3: the chain with a
- * repeated token ≤ 0.25× aws-jwt-verify `verifySync` alone (a bare Middy handler returning the
- * same JSON and headers beside it), judged on the interleaved protocol; the blocked protocol
- * (500 calls of one, then the next) is printed beside it.
+ * The warm-invocation goal: the packaged orders-per-day handler (serverless.yml's esbuild
+ * settings, the deployed Node and environment defaults, the access line written to stdout) in
+ * a warm container of its own, invoked one at a time on the 1.2M-order data set for the busy
+ * restaurant, 31 days with a 31-day compare range, against the same two queries issued alone
+ * through postgres.js in the same process. Goals, in every repetition: with a repeated token
+ * p50 ≤ 1.25× and p99 ≤ 1.5× the queries'; with a token never seen before p50 ≤ 1.8×.
+ * BENCH_REPETITIONS (3) fresh processes, each BENCH_WARM_WARMUPS (300) then
+ * BENCH_WARM_ITERATIONS (2,000) iterations of the three, interleaved (bench/invoke-child.ts).
+ *
+ * BENCH_PROFILE=1 adds a CPU profile of the handler alone (repeated token, then fresh tokens;
+ * node --cpu-prof) and sums its self time by source file through the bundle's source map:
+ * where the time beyond the queries goes.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ratioGoal, type RatioGoal } from './cold';
-import { describeBuild, loadAverage, nodeBinary, nodeVersion, readDeployed } from './deployed';
+import { join, relative } from 'node:path';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { createIssuer, serveKeySet, type LocalIssuer } from '../scripts/local/issuer';
+import { ordersPerDayQueries } from '../shared/reports/orders-per-day.sql';
+import { loadAverage, nodeBinary, readDeployed } from './deployed';
+import { orderDayEvent } from './fixtures';
+import { ratioGoal, type RatioGoal } from './goal';
 import { bundle, ROOT, round, runChild } from './lib';
+import { benchRanges, BUSY, captureSql, dataSet, type Captured } from './queries';
+import { REPETITIONS } from './cold';
 
-export interface Timing {
-  readonly medianUs: number;
-  readonly p95Us: number;
-  /** Medians of the measured run's four quarters: flat when the warm-up was long enough. */
-  readonly quarterMediansUs: number[];
-}
+const WARMUPS = Number(process.env.BENCH_WARM_WARMUPS ?? 300);
+const ITERATIONS = Number(process.env.BENCH_WARM_ITERATIONS ?? 2000);
 
-interface Phase {
-  readonly warmupBlocks: number;
-  readonly blockSize: number;
-  /** The last two warm-up blocks' medians within 5 % for the chain and its anchor. */
-  readonly settled: boolean;
-  readonly blockMediansUs: Record<string, number[]>;
-  readonly measured: Record<string, Timing>;
-}
-
-/** What one child reports (bench/warm-child.ts). */
-export interface WarmRepetitionRaw {
-  readonly node: string;
-  readonly iterations: number;
-  readonly fresh: Phase;
-  readonly repeated: Phase & {
-    readonly blocks: { size: number; rounds: number; measured: Record<string, Timing> };
+/** The busy restaurant's orders/day event: 31 days and a 31-day compare range. */
+export const busyEvent = (token: string): APIGatewayProxyEvent => {
+  const { range, compare } = benchRanges();
+  const event = orderDayEvent(token, range.to);
+  const query = {
+    from: range.from,
+    to: range.to,
+    'compare[from]': compare.from,
+    'compare[to]': compare.to,
   };
-}
-
-export interface WarmRepetition extends WarmRepetitionRaw {
-  readonly loadAverage: string;
-  readonly ratios: {
-    readonly freshChainToJose: number;
-    readonly freshChainToCrypto: number;
-    readonly freshChainToAwsJwtVerify: number;
-    readonly repeatedChainToAwsJwtVerify: number;
-    readonly repeatedChainToAwsJwtVerifyBlocked: number;
-    readonly repeatedChainToBareMiddy: number;
-    readonly repeatedBareMiddyToAwsJwtVerify: number;
-  };
-}
-
-export interface WarmRun {
-  readonly label: string;
-  readonly deployed: boolean;
-  readonly repetitions: WarmRepetition[];
-  readonly freshGoal: RatioGoal;
-  readonly repeatedGoal: RatioGoal;
-  readonly repeatedGoalBlocked: RatioGoal;
-}
-
-export interface WarmResult {
-  readonly deployed: { runtime: string; build: string; nodeOptions: string };
-  readonly runs: WarmRun[];
-}
-
-const WARM_REPETITIONS = Math.max(1, Number(process.env.BENCH_REPETITIONS ?? 3));
-
-const ratio = (a: Timing | undefined, b: Timing | undefined): number =>
-  round((a?.medianUs ?? NaN) / (b?.medianUs ?? NaN));
-
-const withRatios = (raw: WarmRepetitionRaw, load: string): WarmRepetition => {
-  const f = raw.fresh.measured;
-  const r = raw.repeated.measured;
-  const b = raw.repeated.blocks.measured;
+  const path = `/v1/restaurants/${BUSY.restaurantId}/reports/orders/day`;
   return {
-    ...raw,
-    loadAverage: load,
-    ratios: {
-      freshChainToJose: ratio(f.chain, f.jose),
-      freshChainToCrypto: ratio(f.chain, f.crypto),
-      freshChainToAwsJwtVerify: ratio(f.chain, f.awsJwtVerify),
-      repeatedChainToAwsJwtVerify: ratio(r.chain, r.awsJwtVerify),
-      repeatedChainToAwsJwtVerifyBlocked: ratio(b.chain, b.awsJwtVerify),
-      repeatedChainToBareMiddy: ratio(r.chain, r.bareMiddy),
-      repeatedBareMiddyToAwsJwtVerify: ratio(r.bareMiddy, r.awsJwtVerify),
+    ...event,
+    path,
+    pathParameters: { id: BUSY.restaurantId },
+    headers: { ...event.headers, 'X-Platform-Id': BUSY.platformId },
+    multiValueHeaders: { ...event.multiValueHeaders, 'X-Platform-Id': [BUSY.platformId] },
+    queryStringParameters: query,
+    multiValueQueryStringParameters: Object.fromEntries(
+      Object.entries(query).map(([k, v]) => [k, [v]]),
+    ),
+    requestContext: { ...event.requestContext, path },
+  };
+};
+
+/** A token of the busy restaurant's owner; `jti` makes each one new to the token cache. */
+export const busyToken = (issuer: LocalIssuer, jti: string): Promise<string> =>
+  issuer.sign(
+    {
+      sub: 'bench-busy-owner',
+      jti,
+      authSchema: JSON.stringify({
+        restaurants: [
+          {
+            id: BUSY.restaurantId,
+            platforms: [
+              {
+                restaurantId: 'bx-busy',
+                platformId: BUSY.platformId,
+                platformKey: BUSY.platformId,
+              },
+            ],
+          },
+        ],
+      }),
+    },
+    { expiresIn: '2h' },
+  );
+
+/** The SQL the handler sends for busyEvent: both ranges of orders/day. */
+export const busyQueries = (url: string): Promise<Captured[]> => {
+  const { range, compare } = benchRanges();
+  return captureSql(url, (spy) => {
+    const q = ordersPerDayQueries(spy);
+    return Promise.all([q.ordersPerDay(BUSY, range), q.ordersPerDay(BUSY, compare)]);
+  });
+};
+
+/** The packaged handler and the child that hosts it, with the environment they run in. */
+export interface Container {
+  readonly dir: string;
+  readonly node: string;
+  readonly handler: string;
+  readonly child: string;
+  readonly env: Record<string, string>;
+  readonly prepare: boolean;
+  readonly issuer: LocalIssuer;
+  readonly close: () => Promise<void>;
+}
+
+export const packagedContainer = async (databaseUrl: string, label: string): Promise<Container> => {
+  const deployed = readDeployed();
+  const node = nodeBinary(deployed.nodeMajor);
+  if (!node) throw new Error(`npx -p node@${deployed.nodeMajor} could not provide Node`);
+  const dir = await mkdtemp(join(tmpdir(), `portal-bench-${label}-`));
+  const handler = join(dir, 'orders-per-day.cjs');
+  const child = join(dir, 'invoke-child.cjs');
+  await bundle(join(ROOT, 'functions/orders-per-day.ts'), handler, ['pg-native']);
+  await bundle(join(ROOT, 'bench/invoke-child.ts'), child);
+  const issuer = await createIssuer();
+  const server = await serveKeySet(() => issuer.publicKeySet);
+  const env = {
+    ...deployed.environment,
+    ...(deployed.nodeOptions ? { NODE_OPTIONS: deployed.nodeOptions } : {}),
+    JWKS_URL: server.url,
+    JWT_ISSUER: issuer.issuer,
+    DATABASE_URL: databaseUrl,
+    NODE_ENV: 'production',
+  };
+  return {
+    dir,
+    node,
+    handler,
+    child,
+    env,
+    prepare: deployed.environment.DB_PREPARE !== 'false',
+    issuer,
+    close: async () => {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
     },
   };
 };
 
-export const warmPath = async (log: (line: string) => void): Promise<WarmResult> => {
-  const deployed = readDeployed();
-  const deployedNode = nodeBinary(deployed.nodeMajor);
-  if (!deployedNode) throw new Error(`npx -p node@${deployed.nodeMajor} could not provide Node`);
-  const dir = await mkdtemp(join(tmpdir(), 'portal-bench-warm-'));
+interface Percentiles {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly samples: number;
+}
+
+export interface WarmRepetition {
+  readonly loadAverage: string;
+  readonly repeated: Percentiles;
+  readonly fresh: Percentiles;
+  readonly queries: Percentiles;
+}
+
+export interface WarmResult {
+  readonly warmups: number;
+  readonly iterations: number;
+  readonly repetitions: WarmRepetition[];
+  readonly repeatedP50: RatioGoal;
+  readonly repeatedP99: RatioGoal;
+  readonly freshP50: RatioGoal;
+  readonly profile?: Profile;
+}
+
+const settingsFor = async (
+  c: Container,
+  url: string,
+  queries: Captured[],
+  fresh: number,
+  extra: object,
+): Promise<string> => {
+  const tokens: APIGatewayProxyEvent[] = [];
+  const tag = `${Date.now()}-${Math.random()}`;
+  for (let i = 0; i < fresh; i += 1) {
+    tokens.push(busyEvent(await busyToken(c.issuer, `fresh-${tag}-${i}`)));
+  }
+  const file = join(c.dir, `settings-${tag}.json`);
+  await writeFile(
+    file,
+    JSON.stringify({
+      repeated: busyEvent(await busyToken(c.issuer, `repeated-${tag}`)),
+      fresh: tokens,
+      queries,
+      databaseUrl: url,
+      prepare: c.prepare,
+      ...extra,
+    }),
+  );
+  return file;
+};
+
+export const warmInvocation = async (log: (line: string) => void): Promise<WarmResult> => {
+  const { url } = dataSet(1);
+  const c = await packagedContainer(url, 'warm');
   try {
-    const child = join(dir, 'warm-child.cjs');
-    await bundle(join(ROOT, 'bench/warm-child.ts'), child);
-    log(`  build: ${describeBuild(deployed)} (serverless.yml custom.esbuild)`);
-    log(`  NODE_OPTIONS: ${deployed.nodeOptions || '(none, as deployed)'}`);
+    const queries = await busyQueries(url);
     log(
-      '  protocol: one fresh process per repetition; fresh tokens interleaved per token ' +
-        '(chain, jose, aws-jwt-verify, node:crypto), warm-up in blocks of 200 until two ' +
-        'successive block medians of the chain and jose are within 5 %, then 2,000 tokens; ' +
-        'repeated token interleaved per call (chain, aws-jwt-verify, bare Middy), warm-up in ' +
-        'blocks of 1,000 likewise, 2,000 calls, then 4 rounds of 500-call blocks of each',
+      `  protocol: ${REPETITIONS} fresh processes; each ${WARMUPS} warm-up then ${ITERATIONS} ` +
+        'iterations of: repeated token, fresh token, the queries alone (order rotating)',
     );
-    const env = {
-      ...(deployed.nodeOptions ? { NODE_OPTIONS: deployed.nodeOptions } : {}),
-      ...(process.env.BENCH_ITERATIONS ? { BENCH_ITERATIONS: process.env.BENCH_ITERATIONS } : {}),
-    };
-    const plans = [
-      { node: deployedNode, deployed: true, reps: WARM_REPETITIONS },
-      { node: process.execPath, deployed: false, reps: 1 },
-    ];
-    const runs: WarmRun[] = [];
-    for (const plan of plans) {
-      const version = nodeVersion(plan.node);
-      const label = plan.deployed
-        ? `Node ${version} (${deployed.runtime}, deployed)`
-        : `Node ${version}`;
-      const repetitions: WarmRepetition[] = [];
-      for (let rep = 0; rep < plan.reps; rep += 1) {
-        const load = loadAverage();
-        const raw = (await runChild(
-          child,
-          [],
-          env,
-          600_000,
-          plan.node,
-        )) as unknown as WarmRepetitionRaw;
-        const repetition = withRatios(raw, load);
-        repetitions.push(repetition);
-        const x = repetition.ratios;
-        log(
-          `  ${label} rep ${rep + 1} (load ${load}): fresh chain/jose ${x.freshChainToJose}× ` +
-            `(warm-up ${raw.fresh.warmupBlocks}×${raw.fresh.blockSize}, chain block medians ` +
-            `${raw.fresh.blockMediansUs.chain?.join(' ') ?? ''} µs); repeated chain/aws-jwt-verify ` +
-            `${x.repeatedChainToAwsJwtVerify}× interleaved, ${x.repeatedChainToAwsJwtVerifyBlocked}× in blocks ` +
-            `(warm-up ${raw.repeated.warmupBlocks}×${raw.repeated.blockSize}, chain block medians ` +
-            `${raw.repeated.blockMediansUs.chain?.join(' ') ?? ''} µs)`,
-        );
-      }
-      runs.push({
-        label,
-        deployed: plan.deployed,
-        repetitions,
-        freshGoal: ratioGoal(
-          repetitions.map((r) => r.ratios.freshChainToJose),
-          0.8,
-        ),
-        repeatedGoal: ratioGoal(
-          repetitions.map((r) => r.ratios.repeatedChainToAwsJwtVerify),
-          0.25,
-        ),
-        repeatedGoalBlocked: ratioGoal(
-          repetitions.map((r) => r.ratios.repeatedChainToAwsJwtVerifyBlocked),
-          0.25,
-        ),
+    const repetitions: WarmRepetition[] = [];
+    for (let rep = 0; rep < REPETITIONS; rep += 1) {
+      const settings = await settingsFor(c, url, queries, WARMUPS + ITERATIONS, {
+        mode: 'warm',
+        warmups: WARMUPS,
+        iterations: ITERATIONS,
       });
+      const load = loadAverage();
+      const result = (await runChild(
+        c.child,
+        [c.handler, settings],
+        c.env,
+        600_000,
+        c.node,
+      )) as unknown as Omit<WarmRepetition, 'loadAverage'>;
+      const r = { loadAverage: load, ...result };
+      repetitions.push(r);
+      log(
+        `  rep ${rep + 1} (load ${load}): queries alone p50 ${r.queries.p50Ms} / p99 ` +
+          `${r.queries.p99Ms} ms; repeated token p50 ${r.repeated.p50Ms} / p99 ` +
+          `${r.repeated.p99Ms} ms; fresh token p50 ${r.fresh.p50Ms} / p99 ${r.fresh.p99Ms} ms`,
+      );
     }
+    const ratios = (pick: (r: WarmRepetition) => number) => repetitions.map((r) => round(pick(r)));
+    const profile =
+      process.env.BENCH_PROFILE === '1' ? await profileHandler(c, url, queries, log) : undefined;
     return {
-      deployed: {
-        runtime: deployed.runtime,
-        build: describeBuild(deployed),
-        nodeOptions: deployed.nodeOptions,
-      },
-      runs,
+      warmups: WARMUPS,
+      iterations: ITERATIONS,
+      repetitions,
+      repeatedP50: ratioGoal(
+        ratios((r) => r.repeated.p50Ms / r.queries.p50Ms),
+        1.25,
+      ),
+      repeatedP99: ratioGoal(
+        ratios((r) => r.repeated.p99Ms / r.queries.p99Ms),
+        1.5,
+      ),
+      freshP50: ratioGoal(
+        ratios((r) => r.fresh.p50Ms / r.queries.p50Ms),
+        1.8,
+      ),
+      ...(profile ? { profile } : {}),
     };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await c.close();
   }
+};
+
+export interface Profile {
+  readonly directory: string;
+  /** Per run (repeated token, fresh token): CPU time by source file, busiest first. */
+  readonly runs: { only: string; cpuMs: number; bySource: { source: string; ms: number }[] }[];
+}
+
+interface CpuProfile {
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+    children?: number[];
+  }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * CPU time of a profile by the source file that caused it: each sample goes to the nearest
+ * frame on its stack that maps (through the bundle's source map) to a file of this repository
+ * or a package, so Node's internals and native code count for the code that called them.
+ */
+const bySource = (profile: CpuProfile): Map<string, number> => {
+  const maps = new Map<string, SourceMap | undefined>();
+  const mapOf = (url: string): SourceMap | undefined => {
+    if (!maps.has(url)) {
+      try {
+        const file = new URL(url).pathname;
+        maps.set(url, new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as never));
+      } catch {
+        maps.set(url, undefined);
+      }
+    }
+    return maps.get(url);
+  };
+  const own = new Map<number, string | undefined>();
+  const fallback = new Map<number, string>();
+  const parent = new Map<number, number>();
+  for (const { id, callFrame, children } of profile.nodes) {
+    for (const child of children ?? []) parent.set(child, id);
+    const { url, functionName, lineNumber, columnNumber } = callFrame;
+    if (url === '') fallback.set(id, `(${functionName.replace(/[()]/g, '') || 'native'})`);
+    else if (url.startsWith('node:')) fallback.set(id, url.split('/').slice(0, 2).join('/'));
+    else {
+      const entry = mapOf(url)?.findEntry(lineNumber, columnNumber);
+      const original = entry && 'originalSource' in entry ? entry.originalSource : undefined;
+      own.set(
+        id,
+        original
+          ? relative(ROOT, new URL(original, url).pathname).replace(
+              /^node_modules\/((?:@[^/]+\/)?[^/]+)\/.*$/,
+              '$1',
+            )
+          : undefined,
+      );
+      fallback.set(id, '(bundle, unmapped)');
+    }
+  }
+  const cause = new Map<number, string>();
+  const causeOf = (id: number): string => {
+    const known = cause.get(id);
+    if (known) return known;
+    let node: number | undefined = id;
+    let name: string | undefined;
+    while (node !== undefined && name === undefined) {
+      name = own.get(node);
+      node = parent.get(node);
+    }
+    const found = name ?? fallback.get(id) ?? '?';
+    cause.set(id, found);
+    return found;
+  };
+  const totals = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const name = causeOf(id);
+    totals.set(name, (totals.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  return totals;
+};
+
+const profileHandler = async (
+  c: Container,
+  url: string,
+  queries: Captured[],
+  log: (line: string) => void,
+): Promise<Profile> => {
+  const directory = join(ROOT, 'bench/profile');
+  await rm(directory, { recursive: true, force: true });
+  await mkdir(directory, { recursive: true });
+  const runs: Profile['runs'] = [];
+  for (const only of ['repeated', 'fresh'] as const) {
+    const count = WARMUPS + ITERATIONS;
+    const settings = await settingsFor(c, url, queries, only === 'fresh' ? count : 0, {
+      mode: 'warm',
+      only,
+      warmups: WARMUPS,
+      iterations: ITERATIONS,
+    });
+    const dir = join(directory, only);
+    const options = [c.env.NODE_OPTIONS ?? '', '--cpu-prof', `--cpu-prof-dir=${dir}`];
+    await runChild(
+      c.child,
+      [c.handler, settings],
+      { ...c.env, NODE_OPTIONS: options.join(' ').trim() },
+      600_000,
+      c.node,
+    );
+    const [file] = await readdir(dir);
+    const totals = bySource(JSON.parse(readFileSync(join(dir, file ?? ''), 'utf8')) as CpuProfile);
+    const idle = totals.get('(idle)') ?? 0;
+    const cpuMs = [...totals.values()].reduce((a, b) => a + b, 0) - idle;
+    const sorted = [...totals.entries()]
+      .filter(([name]) => name !== '(idle)')
+      .sort((a, b) => b[1] - a[1])
+      .map(([source, ms]) => ({ source, ms: round(ms, 1) }));
+    runs.push({ only, cpuMs: round(cpuMs, 1), bySource: sorted });
+    log(
+      `  profile, ${only} token, ${count} invocations: ${round(cpuMs, 0)} ms on CPU; ` +
+        sorted
+          .slice(0, 12)
+          .map((s) => `${s.source} ${round((100 * s.ms) / cpuMs, 1)} %`)
+          .join(', '),
+    );
+  }
+  return { directory: relative(ROOT, directory), runs };
 };
