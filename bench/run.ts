@@ -171,6 +171,18 @@ const main = async (): Promise<void> => {
       'ours / naive (information)',
       c.repetitions.map((r) => `${r.oursToNaive}×`).join(', '),
     ]);
+    figures.push([
+      'ours without the RDS CAs: ms, / floor B',
+      c.repetitions
+        .map((r) => `${r.figures.oursWithoutCas.firstMs} (${r.withoutCasToFloor}×)`)
+        .join(', '),
+    ]);
+    figures.push([
+      'bundle KB, eval ms (rep 1)',
+      Object.entries(c.bundleKb)
+        .map(([k, kb]) => `${k} ${kb}, ${c.repetitions[0]?.figures[k as 'ours'].evalMs}`)
+        .join('; '),
+    ]);
   }
   if (!failed(warm)) {
     const w: WarmResult = warm;
