@@ -1,9 +1,16 @@
 /**
- * Jest runs the TypeScript sources as native ES modules (Middy and jose ship ESM only):
- * SWC strips the types and keeps `import`/`export`; Node's VM modules load them.
+ * One Jest configuration, five projects; JEST_PROJECTS (comma-separated, default `test`) picks
+ * which run, as each npm script sets it:
+ * - `test` (npm test): unit, security, handler and database integration suites, end to end;
+ * - `slow` (npm run test:all): every-region packaging, the scaffold, TLS and PgBouncer servers;
+ * - `faults`: database faults that need a real PostgreSQL (TEST_DATABASE_URL);
+ * - `browser`: the API and the preview in Debian's chromium;
+ * - `lambda`: the packaged functions booted by aws-lambda-ric.
+ * Jest runs the TypeScript sources as native ES modules (Middy and jose ship ESM only): SWC
+ * strips the types and keeps `import`/`export`; Node's VM modules load them.
  * @type {import('jest').Config}
  */
-export default {
+const base = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
@@ -16,17 +23,42 @@ export default {
       },
     ],
   },
-  testMatch: ['<rootDir>/tests/**/*.test.ts'],
-  // Suites with needs of their own run by their own scripts (and in .ci/run):
-  // tests/faults needs a real PostgreSQL (npm run test:faults), tests/browser Debian's
-  // chromium (npm run test:browser), tests/lambda-runtime a built aws-lambda-ric (npm run test:lambda).
-  testPathIgnorePatterns: [
-    '/node_modules/',
-    '<rootDir>/tests/faults/',
-    '<rootDir>/tests/browser/',
-    '<rootDir>/tests/lambda-runtime/',
-  ],
   setupFiles: ['<rootDir>/tests/support/env.ts'],
+  testTimeout: 30000,
+};
+
+/** Suites that build packages or start servers of their own: npm run test:all. */
+const SLOW = [
+  '<rootDir>/tests/integration/serverless/',
+  '<rootDir>/tests/integration/scripts/new-report.test.ts',
+  '<rootDir>/tests/integration/db/tls.test.ts',
+  '<rootDir>/tests/integration/db/pgbouncer.test.ts',
+];
+const OWN_PROJECTS = ['/tests/faults/', '/tests/browser/', '/tests/lambda-runtime/'];
+
+const project = (displayName, testMatch, ignore = []) => ({
+  ...base,
+  displayName,
+  testMatch,
+  testPathIgnorePatterns: ['/node_modules/', ...ignore],
+});
+
+const PROJECTS = [
+  project('test', ['<rootDir>/tests/**/*.test.ts'], [...SLOW, ...OWN_PROJECTS]),
+  project(
+    'slow',
+    SLOW.map((path) => (path.endsWith('/') ? `${path}**/*.test.ts` : path)),
+  ),
+  project('faults', ['<rootDir>/tests/faults/**/*.test.ts']),
+  project('browser', ['<rootDir>/tests/browser/**/*.test.ts']),
+  project('lambda', ['<rootDir>/tests/lambda-runtime/**/*.test.ts']),
+];
+const selected = (process.env.JEST_PROJECTS ?? 'test').split(',').map((name) => name.trim());
+const unknown = selected.filter((name) => !PROJECTS.some((p) => p.displayName === name));
+if (unknown.length > 0) throw new Error(`JEST_PROJECTS: no project named ${unknown.join(', ')}`);
+
+export default {
+  projects: PROJECTS.filter((p) => selected.includes(p.displayName)),
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
   collectCoverageFrom: [
@@ -38,5 +70,4 @@ export default {
     'plugins/**/*.ts',
     '!**/*.d.ts',
   ],
-  testTimeout: 30000,
 };
