@@ -27,56 +27,21 @@ export const routeOf = (event: GatewayEvent): string =>
 export const requestIdOf = (event: GatewayEvent): string | undefined =>
   event.requestContext.requestId;
 
-/** Whether every character of `text` is ASCII. */
-const isAscii = (text: string): boolean => {
-  for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) >= 128) return false;
-  return true;
-};
-
-/**
- * Whether header name `key` is `wanted` (already lower-cased) in any case: exactly
- * `key.toLowerCase() === wanted`, without building the lower-cased copy of an ASCII name.
- * Lower-casing never shortens a string and lengthens one only with a non-ASCII mark
- * (İ → i̇), so a name of another length can match only a longer, non-ASCII `wanted`.
- */
-const sameName = (key: string, wanted: string, wantedIsAscii: boolean): boolean => {
-  if (key.length !== wanted.length) {
-    return !wantedIsAscii && key.length < wanted.length && key.toLowerCase() === wanted;
-  }
-  for (let i = 0; i < key.length; i += 1) {
-    const code = key.charCodeAt(i);
-    if (code === wanted.charCodeAt(i)) continue;
-    // Beyond ASCII (the Kelvin sign lower-cases to k), ask toLowerCase itself.
-    if (code >= 128) return key.toLowerCase() === wanted;
-    if (code < 65 || code > 90 || code + 32 !== wanted.charCodeAt(i)) return false;
-  }
-  return true;
-};
-
 /** Every value of a header, across all spellings of its name. */
 export const headerValues = (event: GatewayEvent, name: string): string[] => {
   const wanted = name.toLowerCase();
-  const ascii = isAscii(wanted);
-  const values: string[] = [];
   const multi = isV2(event) ? undefined : event.multiValueHeaders;
   if (multi) {
-    for (const key in multi) {
-      if (!Object.hasOwn(multi, key) || !sameName(key, wanted, ascii)) continue;
-      const list = multi[key];
-      if (list) for (const value of list) values.push(value);
-    }
+    const values = Object.entries(multi).flatMap(([key, list]) =>
+      key.toLowerCase() === wanted && list ? list : [],
+    );
     if (values.length > 0) return values;
   }
   // API Gateway sends `headers: null` for a request without headers, whatever the types say.
-  const headers = event.headers as Record<string, string | undefined> | null;
-  if (headers) {
-    for (const key in headers) {
-      if (!Object.hasOwn(headers, key) || !sameName(key, wanted, ascii)) continue;
-      const value = headers[key];
-      if (value !== undefined) values.push(value);
-    }
-  }
-  return values;
+  const headers = (event.headers as Record<string, string | undefined> | null) ?? {};
+  return Object.entries(headers).flatMap(([key, value]) =>
+    key.toLowerCase() === wanted && value !== undefined ? [value] : [],
+  );
 };
 
 /** Every value of a query-string parameter, in the order the client sent them. */

@@ -3,7 +3,6 @@ import type {
   APIGatewayProxyEventHeaders,
   APIGatewayProxyEventV2,
 } from 'aws-lambda';
-import fc from 'fast-check';
 import {
   headerValues,
   httpMethod,
@@ -12,7 +11,6 @@ import {
   queryStringValues,
   requestIdOf,
   routeOf,
-  type GatewayEvent,
 } from '../../../../shared/http/event';
 import { httpApiEvent, restEvent } from '../../../support/events';
 
@@ -436,96 +434,5 @@ describe('jsonResult', () => {
       },
       body: '{"state":"ERROR"}',
     });
-  });
-});
-
-describe('headerValues against the scan it replaced', () => {
-  /** headerValues as it was: Object.entries and toLowerCase over every name. */
-  const oracle = (event: GatewayEvent, name: string): string[] => {
-    const wanted = name.toLowerCase();
-    const values: string[] = [];
-    const v2 = typeof (event.requestContext as { http?: unknown }).http === 'object';
-    const multi = v2 ? undefined : (event as APIGatewayProxyEvent).multiValueHeaders;
-    if (multi) {
-      for (const [key, list] of Object.entries(multi)) {
-        if (key.toLowerCase() === wanted && list) values.push(...list);
-      }
-      if (values.length > 0) return values;
-    }
-    const headers = event.headers as Record<string, string | undefined> | null;
-    for (const [key, value] of Object.entries(headers ?? {})) {
-      if (key.toLowerCase() === wanted && value !== undefined) values.push(value);
-    }
-    return values;
-  };
-
-  // Spellings of a few names, with the characters whose lower case is special: the Kelvin
-  // sign (lower-cases to k), dotted İ (lower-cases to two characters), long s (upper-cases to S).
-  const names = [
-    'Authorization',
-    'authorization',
-    'AUTHORIZATION',
-    'X-Platform-Id',
-    'x-platform-id',
-    'X-PLATFORM-ID',
-    'x-platform-iD',
-    'Accept',
-    'accept',
-    'X-Api-Key',
-    'X-Api-\u212Aey',
-    'x-api-key',
-    'authorİzation',
-    'authori\u0307zation',
-    'İ',
-    'i\u0307',
-    '\u017Fet',
-    'set',
-    'Set',
-  ];
-  const name = fc.constantFrom(...names);
-  const value = fc.constantFrom('Bearer a.b.c', 'TB_AE', '', 'text/csv');
-  const headerMap = fc.option(fc.dictionary(name, fc.option(value, { nil: undefined })), {
-    nil: null,
-  });
-  const multiMap = fc.option(
-    fc.dictionary(name, fc.option(fc.array(value, { maxLength: 3 }), { nil: undefined })),
-    { nil: null },
-  );
-
-  it('finds the same values, in the same order, for any REST (v1) headers', () => {
-    fc.assert(
-      fc.property(headerMap, multiMap, name, (headers, multiValueHeaders, asked) => {
-        const event = rest({
-          headers: headers as APIGatewayProxyEventHeaders,
-          multiValueHeaders: multiValueHeaders as APIGatewayProxyEvent['multiValueHeaders'],
-        });
-        expect(headerValues(event, asked)).toEqual(oracle(event, asked));
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it('finds the same values for any HTTP API (v2) headers', () => {
-    fc.assert(
-      fc.property(headerMap, name, (headers, asked) => {
-        const event = httpApi({ headers: headers as APIGatewayProxyEventV2['headers'] });
-        expect(headerValues(event, asked)).toEqual(oracle(event, asked));
-      }),
-      { numRuns: 2000 },
-    );
-  });
-
-  it('matches the Kelvin sign to k and the two-character lower case of İ as toLowerCase does', () => {
-    // Prepare
-    const event = rest({
-      headers: { 'X-Api-\u212Aey': 'kelvin', İ: 'dotted' },
-      multiValueHeaders: null as unknown as APIGatewayProxyEvent['multiValueHeaders'],
-    });
-
-    // Act
-    const found = [headerValues(event, 'x-api-key'), headerValues(event, 'i\u0307')];
-
-    // Assess
-    expect(found).toEqual([['kelvin'], ['dotted']]);
   });
 });
