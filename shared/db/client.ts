@@ -1,15 +1,9 @@
 /**
- * One small PostgreSQL pool per warm container (postgres.js), reused across invocations.
- * DATE values stay YYYY-MM-DD strings and numerics stay decimal strings: nothing is shifted
- * through a JavaScript Date or rounded through a float on the way in.
- *
- * postgres.js normally queries pg_type on each new connection to learn the array types
- * (`fetch_types`): an extra round trip and ~600 rows to read before the first query of a cold
- * start. We turn it off and declare the one array type the service uses instead — text[], the
- * `= any(${[...]})` lists of states and platform ids; its OID (1009) is fixed in every
- * PostgreSQL. Any other array type fails loudly, never silently — an array of non-strings is
- * a TypeError in the serializer, one of other strings a "malformed array literal" or type error
- * from the server: add the type here when a query needs one.
+ * One small PostgreSQL pool per warm container (postgres.js), reused across invocations, with
+ * the TLS, timeout and reconnect behaviour the functions need. DATE values stay YYYY-MM-DD
+ * strings and numerics stay decimal strings: nothing is shifted through a JavaScript Date or
+ * rounded through a float on the way in. postgres.js's lookup of array types is off
+ * (`fetch_types`), so the one array type the queries send, text[], is declared here.
  */
 import { readFileSync } from 'node:fs';
 import { connect, isIP, Socket } from 'node:net';
@@ -119,6 +113,12 @@ const keepText = {
   parse: (value: string) => value,
 };
 
+/**
+ * text[] (the same OID in every PostgreSQL), for the `= any(${[...]})` lists of states and
+ * platform ids. Declared here because postgres.js learns array types from a catalog query on
+ * every new connection, which a cold start or a reconnect would wait for; any other array
+ * type fails loudly (a TypeError here, or the server's "malformed array literal") until declared.
+ */
 const TEXT_ARRAY_OID = 1009;
 
 /** A text[] value as a PostgreSQL array literal; every element quoted, so any text is safe. */
