@@ -132,8 +132,8 @@ export const buildManifest = (catalogue: readonly Endpoint[]): Manifest => {
 };
 
 const AUTHENTICATION: Readonly<Record<Authentication, string>> = {
-  bearer: "the owner's token: `Authorization: Bearer <token>`",
-  'api-key': 'the deployment API key: `x-api-key: <API_KEY>`',
+  bearer: 'token',
+  'api-key': 'API key',
 };
 
 /** A Markdown table cell: one line, pipes escaped. */
@@ -147,117 +147,170 @@ const table = (header: readonly string[], rows: readonly (readonly string[])[]):
 
 const code = (text: string): string => `\`${text}\``;
 
-const schemaBlock = (title: string, schema: JsonSchema): string[] => [
-  `${title}:`,
-  '',
-  '```json',
-  JSON.stringify(schema, null, 2),
-  '```',
-];
-
-const parameterRows = (parameters: readonly ManifestParameter[]): string[][] =>
-  parameters.map((parameter) => [
-    code(parameter.name),
+/** A parameter as a list item: name, where, whether required, its format, its description. */
+const parameterItem = (parameter: ManifestParameter): string => {
+  const facts = [
     parameter.in,
-    parameter.required ? 'yes' : 'no',
-    [
-      parameter.format ?? '',
-      parameter.values ? parameter.values.map(code).join(', ') : '',
-      parameter.default === undefined ? '' : `default ${code(parameter.default)}`,
+    parameter.required ? 'required' : 'optional',
+    parameter.format ?? '',
+    parameter.values ? parameter.values.map(code).join(' or ') : '',
+    parameter.default === undefined ? '' : `default ${code(parameter.default)}`,
+  ].filter((part) => part !== '');
+  return `- ${code(parameter.name)} (${facts.join(', ')}): ${parameter.description}`;
+};
+
+/** A parameter's identity: two endpoints share it when every field is the same. */
+const parameterKey = (parameter: ManifestParameter): string => JSON.stringify(parameter);
+
+/** The parameters that more than one endpoint declares identically, in first-seen order. */
+const sharedParameters = (endpoints: readonly ManifestEndpoint[]): ManifestParameter[] => {
+  const seen = new Map<string, { parameter: ManifestParameter; count: number }>();
+  for (const parameter of endpoints.flatMap((endpoint) => endpoint.parameters)) {
+    const entry = seen.get(parameterKey(parameter));
+    seen.set(parameterKey(parameter), { parameter, count: (entry?.count ?? 0) + 1 });
+  }
+  return [...seen.values()].filter(({ count }) => count > 1).map(({ parameter }) => parameter);
+};
+
+const schemaText = (value: unknown): string =>
+  Array.isArray(value) ? value.map(String).join(' or ') : String(value);
+
+/** What a schema says besides its properties: type, format, choices, length, requiredness. */
+const schemaFacts = (schema: JsonSchema, required: boolean): string =>
+  [
+    schema['type'] === undefined ? '' : schemaText(schema['type']),
+    schema['format'] === undefined ? '' : schemaText(schema['format']),
+    Array.isArray(schema['enum'])
+      ? schema['enum'].map((value) => code(String(value))).join(', ')
+      : '',
+    schema['maxLength'] === undefined
+      ? ''
+      : `at most ${schemaText(schema['maxLength'])} characters`,
+    required ? 'required' : '',
+  ]
+    .filter((part) => part !== '')
+    .join(', ');
+
+const objectProperties = (schema: JsonSchema): [string, JsonSchema][] =>
+  Object.entries((schema['properties'] ?? {}) as Record<string, JsonSchema>);
+
+/** Where a schema was first listed in an endpoint's section, by its JSON text. */
+interface Listed {
+  /** A description already listed: the dotted name of its property. */
+  readonly described: Map<string, string>;
+  /** An object's properties already listed, by their JSON text: the dotted name of the object. */
+  readonly fields: Map<string, string>;
+}
+
+/**
+ * A JSON schema as a nested list, one line per property. A description, or an object's fields,
+ * listed before in the section are not repeated: the line points to the first.
+ */
+const schemaList = (schema: JsonSchema, listed: Listed, parent = ''): string[] => {
+  const item = schema['type'] === 'array' ? (schema['items'] as JsonSchema) : schema;
+  const required = new Set((item['required'] ?? []) as string[]);
+  const indent = '  '.repeat(parent === '' ? 0 : parent.split('.').length);
+  return objectProperties(item).flatMap(([name, property]) => {
+    const path = parent === '' ? name : `${parent}.${name}`;
+    const description = typeof property['description'] === 'string' ? property['description'] : '';
+    const sameAs = description === '' ? undefined : listed.described.get(description);
+    const fields = property['properties'];
+    const fieldsKey = JSON.stringify(fields);
+    const sameFields = fields === undefined ? undefined : listed.fields.get(fieldsKey);
+    const text = [
+      sameAs ? `as ${code(sameAs)}` : description,
+      sameFields ? `fields as ${code(sameFields)}` : '',
     ]
       .filter((part) => part !== '')
-      .join('; '),
-    parameter.description,
-  ]);
+      .join('; ');
+    const line = `${indent}- ${code(name)} (${schemaFacts(property, required.has(name))})${text === '' ? '' : `: ${text}`}`;
+    if (description !== '' && !sameAs) listed.described.set(description, path);
+    if (fields === undefined || sameFields) return [line];
+    listed.fields.set(fieldsKey, path);
+    return [line, ...schemaList(property, listed, path)];
+  });
+};
 
-const endpointSection = (endpoint: ManifestEndpoint): string[] => {
+const schemaBlock = (title: string, schema: JsonSchema, listed: Listed): string[] => [
+  `${title}${schema['type'] === 'array' ? ', an array of objects' : ''}:`,
+  '',
+  ...schemaList(schema, listed),
+  '',
+];
+
+const endpointSection = (endpoint: ManifestEndpoint, shared: ReadonlySet<string>): string[] => {
+  const own = endpoint.parameters.filter((parameter) => !shared.has(parameterKey(parameter)));
+  const common = endpoint.parameters.filter((parameter) => shared.has(parameterKey(parameter)));
+  const listed: Listed = { described: new Map(), fields: new Map() };
   const lines = [
-    `### ${endpoint.title} (${code(endpoint.id)})`,
+    `### ${endpoint.title}`,
     '',
-    endpoint.description,
+    `${endpoint.paths.map((path) => code(`${endpoint.method} ${path}`)).join(', ')} (${code(endpoint.function)}, id ${code(endpoint.id)}): ${AUTHENTICATION[endpoint.authentication]}; errors ${endpoint.errorStatuses.join(', ')}. ${endpoint.description}`,
     '',
-    ...endpoint.paths.map((path) => `- ${code(`${endpoint.method} ${path}`)}`),
-    `- Function: ${code(endpoint.function)}`,
-    `- Authentication: ${AUTHENTICATION[endpoint.authentication]}`,
-    `- Errors (spec 2.6 body): ${endpoint.errorStatuses.join(', ')}`,
-    '',
-    ...table(
-      ['Parameter', 'In', 'Required', 'Format', 'Description'],
-      parameterRows(endpoint.parameters),
-    ),
-    '',
+    ...(common.length > 0
+      ? [
+          `Parameters: the shared ${common.map((parameter) => code(parameter.name)).join(', ')}${own.length > 0 ? ', and:' : '.'}`,
+          '',
+        ]
+      : []),
+    ...(own.length > 0 ? [...own.map(parameterItem), ''] : []),
   ];
   switch (endpoint.kind) {
     case 'report':
       return [
         ...lines,
-        'Answers `{"data":[{"data":{…},"compare"?:{…}}]}` (spec 2.4) with these properties in `data` and `compare`, or CSV with `format=csv`:',
-        '',
         ...table(
           ['Key', 'English name', 'Type', 'Unit', 'CSV column'],
           endpoint.properties.map((property) => [
             code(property.key),
             property.name,
             property.type,
-            property.unit ? `${code(property.unit)} (${property.unitMeaning ?? ''})` : '',
+            property.unit ? code(property.unit) : '',
             code(property.csvColumn),
           ]),
         ),
         '',
       ];
     case 'service':
-      return [
-        ...lines,
-        ...schemaBlock(
-          'Answers `{"data": …}` (spec 2.5); the schema of `data`',
-          endpoint.dataSchema,
-        ),
-        '',
-      ];
+      return [...lines, ...schemaBlock('`data` (spec 2.5)', endpoint.dataSchema, listed)];
     case 'custom':
       return [
         ...lines,
         ...(endpoint.requestBodySchema
-          ? [...schemaBlock('Request body (JSON)', endpoint.requestBodySchema), '']
+          ? schemaBlock('Request body (JSON)', endpoint.requestBodySchema, listed)
           : []),
-        ...schemaBlock('Answers (JSON)', endpoint.responseSchema),
-        '',
+        ...schemaBlock('Answer (JSON)', endpoint.responseSchema, listed),
       ];
   }
 };
 
-/** The manifest as Markdown for people: the same content as the JSON. */
-export const renderManifestMarkdown = (manifest: Manifest): string =>
-  [
+/**
+ * The manifest as Markdown for people: the content of the JSON, each parameter that several
+ * endpoints share described once, the schemas as lists.
+ */
+export const renderManifestMarkdown = (manifest: Manifest): string => {
+  const shared = sharedParameters(manifest.endpoints);
+  const sharedKeys = new Set(shared.map(parameterKey));
+  return [
     `# ${manifest.service}: portal integration manifest`,
     '',
-    `Generated by ${code(manifest.generatedBy)}; do not edit by hand.`,
+    `Generated by ${code(manifest.generatedBy)}; do not edit by hand. [portal-manifest.json](portal-manifest.json) holds the same with the full JSON schemas.`,
     '',
-    'Every endpoint answers OPTIONS with the CORS headers of spec 4.3 and errors with the body of spec 2.6.',
+    'Every endpoint answers OPTIONS with the CORS headers of spec 4.3, and errors with the body of spec 2.6. "token": the owner\'s, `Authorization: Bearer <token>`; "API key": `x-api-key: <API_KEY>`. A report answers `{"data":[{"data":{…},"compare"?:{…}}]}` (spec 2.4), or CSV with `format=csv`.',
     '',
     '## Units (spec 2.4)',
     '',
-    ...table(
-      ['Unit', 'Meaning', 'Value', 'Rendered as'],
-      manifest.units.map((unit) => [
-        code(unit.unit),
-        unit.meaning,
-        unit.valueFormat,
-        unit.renderedAs,
-      ]),
+    ...manifest.units.map(
+      (unit) =>
+        `- ${code(unit.unit)}, ${unit.meaning}: ${unit.valueFormat}; rendered as ${unit.renderedAs}.`,
     ),
+    '',
+    '## Shared parameters',
+    '',
+    ...shared.map(parameterItem),
     '',
     '## Endpoints',
     '',
-    ...table(
-      ['Function', 'Method', 'Paths', 'Answers'],
-      manifest.endpoints.map((endpoint) => [
-        code(endpoint.function),
-        endpoint.method,
-        endpoint.paths.map(code).join(', '),
-        `${endpoint.title} (${endpoint.kind})`,
-      ]),
-    ),
-    '',
-    ...manifest.endpoints.flatMap(endpointSection),
+    ...manifest.endpoints.flatMap((endpoint) => endpointSection(endpoint, sharedKeys)),
   ].join('\n');
+};

@@ -340,7 +340,7 @@ describe('renderManifestMarkdown', () => {
     // Assess
     const expected = manifest.endpoints.flatMap((endpoint) => [
       ...endpoint.paths.map((path) => `\`${endpoint.method} ${path}\``),
-      ...endpoint.parameters.map((parameter) => `| \`${parameter.name}\` | ${parameter.in} |`),
+      ...endpoint.parameters.map((parameter) => `- \`${parameter.name}\` (${parameter.in}, `),
       ...(endpoint.kind === 'report'
         ? endpoint.properties.map((property) => `| \`${property.key}\` | ${property.name} |`)
         : []),
