@@ -20,7 +20,7 @@ if (!databaseUrl) {
   process.exit(2);
 }
 
-const JEST = [
+const JEST: [string, ...string[]] = [
   'node',
   '--experimental-vm-modules',
   '--no-warnings=ExperimentalWarning',
@@ -32,7 +32,7 @@ const { TEST_DATABASE_URL: _omitted, ...embedded } = process.env;
 
 interface Step {
   readonly name: string;
-  readonly command: readonly string[];
+  readonly command: readonly [string, ...string[]];
   /** The embedded PGlite unless the step needs the real server. */
   readonly env: NodeJS.ProcessEnv;
 }
@@ -97,7 +97,7 @@ for (const step of STEPS) {
   process.stdout.write(`\n== ${step.name}\n`);
   const started = Date.now();
   const [command, ...args] = step.command;
-  const run = spawnSync(command!, args, { cwd: ROOT, env: step.env, stdio: 'inherit' });
+  const run = spawnSync(command, args, { cwd: ROOT, env: step.env, stdio: 'inherit' });
   const seconds = Math.round((Date.now() - started) / 1000);
   const ok = run.status === 0;
   failed ||= !ok;
