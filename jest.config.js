@@ -24,7 +24,6 @@ const base = {
     ],
   },
   setupFiles: ['<rootDir>/tests/support/env.ts'],
-  testTimeout: 30000,
 };
 
 /** Suites that build packages or start servers of their own: npm run test:all. */
@@ -59,6 +58,7 @@ if (unknown.length > 0) throw new Error(`JEST_PROJECTS: no project named ${unkno
 
 export default {
   projects: PROJECTS.filter((p) => selected.includes(p.displayName)),
+  testTimeout: 30000,
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
   collectCoverageFrom: [

@@ -1,13 +1,13 @@
 /**
- * npm run load -- [--requests 20000] [--connections 50] [--output docs/load-test.md|-]
+ * npm run load -- [--requests 20000] [--connections 50] [--output FILE]
  *
  * A load test of `npm start`: starts the service itself on free ports (embedded database, local
  * issuer, serverless-offline), mints tokens with the local issuer, and sends a FIXED number of
  * requests with autocannon at a fixed concurrency: valid report calls and preflights (200),
  * another owner's restaurants (403), missing, forged and expired tokens (401) and bad dates
  * (400), rotated per connection. It counts every answer per kind of request, samples the
- * resident memory of the serverless-offline process tree before, during and after, prints the
- * figures and writes them to docs/load-test.md.
+ * resident memory of the serverless-offline process tree before, during and after, and prints
+ * the figures (also to FILE with --output, as Markdown).
  *
  * Not a timed pass/fail: it exits 1 only when an answer had a status (or error code) other than
  * the one its kind expects, or a request failed (connection error, timeout), or not every
@@ -27,7 +27,7 @@ import { createIssuer, loadOrCreateIssuer } from './local/issuer';
 import { startService, TSX, type RunningService } from './local/service';
 
 const ROOT = join(import.meta.dirname, '..');
-const DEFAULTS = { requests: 20_000, connections: 50, output: 'docs/load-test.md' } as const;
+const DEFAULTS = { requests: 20_000, connections: 50, output: '-' } as const;
 const STARTUP_TIMEOUT_MS = 180_000;
 /** Hard limit on the load phase: the run is stopped (and fails) beyond it. */
 const LOAD_TIMEOUT_MS = 15 * 60_000;
@@ -82,8 +82,7 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 // ---- arguments ----------------------------------------------------------------------------
 
-const usage =
-  'usage: npm run load -- [--requests N] [--connections N] [--output docs/load-test.md|-]';
+const usage = 'usage: npm run load -- [--requests N] [--connections N] [--output FILE]';
 const positive = (name: string, value: string, max: number): number => {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1 || parsed > max) {
@@ -617,7 +616,7 @@ const main = async (): Promise<number> => {
     process.stdout.write(`\n${report}\n`);
     if (output !== '-') {
       const file = resolve(ROOT, output);
-      // Formatted as `npm run format:check` wants it, so the committed report passes CI.
+      // Formatted as Prettier wants it, so a report kept in the repository passes format:check.
       const options = (await resolveConfig(file)) ?? {};
       await writeFile(file, await format(report, { ...options, filepath: file }));
       process.stdout.write(`Written to ${output}\n`);
