@@ -245,6 +245,8 @@ export const captureSql = async (
   const captured: Captured[] = [];
   const spy = postgres(url, {
     max: 2,
+    // Without it, the array types' look-up of each new connection would be caught too.
+    fetch_types: false,
     onnotice: () => undefined,
     debug: (_connection, string, parameters) => {
       captured.push({ string, parameters: [...(parameters as readonly unknown[])] });

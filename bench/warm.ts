@@ -80,12 +80,14 @@ export const busyToken = (issuer: LocalIssuer, jti: string): Promise<string> =>
   );
 
 /** The SQL the handler sends for busyEvent: both ranges of orders/day. */
-export const busyQueries = (url: string): Promise<Captured[]> => {
+export const busyQueries = async (url: string): Promise<Captured[]> => {
   const { range, compare } = benchRanges();
-  return captureSql(url, (spy) => {
+  const captured = await captureSql(url, (spy) => {
     const q = ordersPerDayQueries(spy);
     return Promise.all([q.ordersPerDay(BUSY, range), q.ordersPerDay(BUSY, compare)]);
   });
+  if (captured.length !== 2) throw new Error(`${captured.length} queries caught, not 2`);
+  return captured;
 };
 
 /** The packaged handler and the child that hosts it, with the environment they run in. */
