@@ -1,9 +1,14 @@
 /**
  * npm start: the whole service on this machine. Starts the local stack (embedded database and
  * local issuer unless DATABASE_URL / JWKS_URL point elsewhere), then serverless-offline with
- * the functions on exactly the spec's paths at http://localhost:$PORT, and prints a curl; and
- * the portal preview (scripts/local/preview.ts, docs/preview.md) on its own origin,
- * http://localhost:$PREVIEW_PORT (default PORT + 1, or PORT + 2 when that is LAMBDA_PORT).
+ * the functions on exactly the spec's paths at http://localhost:$PORT, and the portal preview
+ * (scripts/local/preview.ts, docs/preview.md) on its own origin, http://localhost:$PREVIEW_PORT
+ * (default PORT + 1, or PORT + 2 when that is LAMBDA_PORT).
+ *
+ * What it prints: one line when it starts, and once ready a banner (scripts/local/banner.ts:
+ * where everything runs, the first request as a curl, the preview's address). Otherwise only
+ * warnings and errors, unless `--verbose` or LOG_LEVEL debug or info asks for serverless-offline's
+ * route table, its lines per request and the functions' access log (scripts/local/verbosity.ts).
  *
  * The preview: once the API answers, the reference reports plugin is built with the API's URL
  * baked in (scripts/plugin/build.ts, into a temporary folder of this process that the preview's
@@ -17,7 +22,7 @@
  * Ready means answered over HTTP, not a line of serverless-offline's output: `npm start` sends
  * the request of its curl (orders per day of the sample restaurant, with a fresh token of the
  * sample owner) until it is answered 200 — or 401 when JWKS_URL names a key set other than the
- * local issuer's, which cannot know the token — and only then prints the curl. A PORT that
+ * local issuer's, which cannot know the token — and only then prints the banner. A PORT that
  * something on localhost already accepts connections on is refused up front (exit 2): that
  * something's answers could pass for the service's. The same goes for PREVIEW_PORT.
  *
@@ -41,9 +46,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { claimsFor, SAMPLE_OWNER } from './db/sample-data';
 import { LOCAL_PLUGIN_API_KEY } from './db/seed-plugins';
 import { addDays, todayIn } from './dates';
+import { banner } from './local/banner';
 import { startPreview, type PreviewServer } from './local/preview';
 import { READY_FILE_VARIABLE, removeReadyFile, writeReadyFile } from './local/ready';
 import { startLocalStack } from './local/stack';
+import { hideRouteTable, offlineLogEnv, startOptions, USAGE } from './local/verbosity';
 import { buildReportsPlugin } from './plugin/build';
 import { nodeIo, runDeploy } from './plugins/deploy';
 
@@ -53,6 +60,13 @@ const PROBE_INTERVAL_MS = 250;
 const PROBE_TIMEOUT_MS = 15_000;
 /** After this long without readiness, say what the probe gets (and keep trying). */
 const SLOW_START_NOTICE_MS = 60_000;
+
+const options = startOptions(process.argv.slice(2), process.env);
+if (options instanceof Error) {
+  process.stderr.write(`npm start: ${options.message}\n${USAGE}\n`);
+  process.exit(2);
+}
+const logEnv = offlineLogEnv(options, process.env);
 
 const isPort = (value: number) => Number.isInteger(value) && value >= 1 && value <= 65535;
 const port = Number(process.env.PORT ?? '3000');
@@ -115,17 +129,13 @@ if (await portInUse(previewPort)) {
 const restaurant = SAMPLE_OWNER.restaurants[0];
 if (!restaurant) throw new Error('the sample owner has no restaurant');
 
+process.stdout.write(`Starting portal-service-api on http://localhost:${port} …\n`);
 const stack = await startLocalStack({
   databaseUrl: process.env.DATABASE_URL,
   jwksUrl: process.env.JWKS_URL,
   jwtIssuer: process.env.JWT_ISSUER,
   seed: process.env.SEED === 'true',
 });
-process.stdout.write(
-  `database: ${stack.embedded ? 'embedded PGlite (sample data)' : 'DATABASE_URL'}\n` +
-    `key set:  ${stack.env.JWKS_URL}\n`,
-);
-
 const url = `http://localhost:${port}`;
 /** The folder the preview's CDN serves: this process's own build of the plugin. */
 const pluginDir = await mkdtemp(join(tmpdir(), 'portal-preview-plugin-'));
@@ -156,13 +166,21 @@ const readyStatuses = new Set(process.env.JWKS_URL ? [200, 401] : [200]);
 const serverless = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
 const child = spawn(
   process.execPath,
-  [serverless, 'offline', 'start', '--stage', 'local', '--httpPort', String(port)],
+  // --noSponsor: a notice (so quiet when quiet) in place of the blank line it prints otherwise.
+  [serverless, 'offline', 'start', '--stage', 'local', '--httpPort', String(port), '--noSponsor'],
   {
-    env: { ...process.env, ...stack.env, PORT: String(port) },
+    env: { ...process.env, ...stack.env, PORT: String(port), ...logEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   },
 );
-child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk));
+if (options.verbose) {
+  child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk));
+} else {
+  const filter = hideRouteTable();
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (text: string) => process.stdout.write(filter.push(text)));
+  child.stdout.on('end', () => process.stdout.write(filter.end()));
+}
 child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
 
 let stopping = false;
@@ -273,10 +291,18 @@ if (probeStatus !== undefined) {
     }
   }
   process.stdout.write(
-    `\nportal-service-api is up at ${url}. Try (token valid 12 h):\n\n` +
-      `curl -s -H 'Authorization: Bearer ${token}' \\\n` +
-      `  '${sampleUrl}'\n\n` +
-      `More tokens: npm run token -- --help\n\n` +
-      `Portal preview: ${previewUrl} (docs/preview.md)\n`,
+    `\n${banner({
+      url,
+      database: stack.embedded ? 'embedded' : 'DATABASE_URL',
+      seeded: process.env.SEED === 'true',
+      keySetUrl: stack.env.JWKS_URL ?? '',
+      localIssuer: !process.env.JWKS_URL,
+      logLevel: logEnv.LOG_LEVEL ?? '',
+      verbose: options.verbose,
+      token,
+      sampleUrl,
+      probeStatus,
+      previewUrl,
+    })}`,
   );
 }

@@ -26,6 +26,8 @@ const SERVICE_SETTINGS = new Set([
   'PLUGIN_UPDATE_URL',
   'PLUGIN_API_KEY',
   'PLUGIN_CDN_URL',
+  // Quiet unless the caller asks for the access log (LOG_LEVEL: 'info' in `env`).
+  'LOG_LEVEL',
   READY_FILE_VARIABLE,
 ]);
 
@@ -73,7 +75,7 @@ export interface RunningService {
   readonly curlUrl: string;
   /** What `npm start` wrote to PORTAL_READY_FILE. */
   readonly ready: ReadyDocument;
-  /** Everything the service printed so far (its access log included). */
+  /** Everything the service printed so far (its access log with LOG_LEVEL info or debug). */
   readonly output: () => string;
   readonly stop: () => Promise<void>;
 }

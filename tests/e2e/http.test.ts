@@ -62,6 +62,22 @@ describe('npm start, over HTTP', () => {
     expect(service.output()).toContain(`  '${curlUrl}'\n\nMore tokens: npm run token -- --help\n`);
   });
 
+  it('prints a short banner, without the route table or a line per request', async () => {
+    // Prepare: one more answered request, which prints nothing by default
+    await fetch(curlUrl, { headers: { Authorization: `Bearer ${curlToken}` } });
+
+    // Act
+    const output = service.output();
+
+    // Assess
+    expect(output).toContain(`portal-service-api is up at ${base}\n  database: embedded PGlite`);
+    expect(output).toContain(`Portal preview: ${service.ready.previewUrl} (docs/preview.md)\n`);
+    expect(output).not.toContain('┌');
+    expect(output).not.toContain('/reports/orders/day (λ: ordersPerDay)');
+    expect(output).not.toContain('"message":"request"');
+    expect(output.trim().split('\n').length).toBeLessThan(20);
+  });
+
   it('answers a browser preflight with 200 and the spec headers', async () => {
     const response = await fetch(`${base}/v1/restaurants/R-1001/reports/dishes`, {
       method: 'OPTIONS',
