@@ -1,9 +1,10 @@
 /**
- * Stand-in key sets for unit tests: a fixed list of published keys, held and resolved exactly
- * as createKeySet does (key-set.ts `keyResolver`: jose's createLocalJWKSet), without any
- * fetching.
+ * Signing keys and stand-in key sets for the auth tests: a fixed list of published keys, held
+ * and resolved exactly as createKeySet does (key-set.ts `keyResolver`: jose's
+ * createLocalJWKSet), without any fetching.
  */
-import { errors, type CryptoKey } from 'jose';
+import { jest } from '@jest/globals';
+import { errors, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import {
   keyResolver,
   type Jwk,
@@ -11,6 +12,18 @@ import {
   type KeySet,
   type KeysRemovedListener,
 } from '../../shared/auth/key-set';
+
+/** A signing key of the issuer's and its published JWK (with its kid). */
+export interface Signer {
+  readonly kid: string;
+  readonly privateKey: CryptoKey;
+  readonly publicJwk: JWK;
+}
+
+export const signer = async (kid: string, alg = 'RS256'): Promise<Signer> => {
+  const { privateKey, publicKey } = await generateKeyPair(alg);
+  return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, use: 'sig' } };
+};
 
 /** A KeySet's `getKey` over these keys. */
 export const localGetKey = (jwks: readonly Jwk[]): KeyResolver => keyResolver(jwks);
@@ -65,4 +78,18 @@ export const localKeySet = (jwks: readonly Jwk[]): LocalKeySet => {
       for (const listener of listeners) listener(removed);
     },
   };
+};
+
+type GetKey = KeySet['getKey'];
+
+export interface StubKeySet extends LocalKeySet {
+  /** Every key lookup: a lookup means a token was verified (again). */
+  readonly lookups: jest.Mock<GetKey>;
+}
+
+/** A local key set over these keys that counts its key lookups. */
+export const stubKeySet = (keys: readonly Jwk[]): StubKeySet => {
+  const local = localKeySet(keys);
+  const lookups = jest.fn<GetKey>(local.getKey);
+  return { ...local, getKey: lookups, lookups };
 };

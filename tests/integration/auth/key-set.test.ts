@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { SignJWT, type JWK } from 'jose';
 import {
   createKeySet,
   KEY_SET_DEFAULTS,
@@ -15,9 +15,9 @@ import {
   type KeySetOptions,
 } from '../../../shared/auth/key-set';
 import { createVerifier } from '../../../shared/auth/verifier';
-import { MESSAGES, PortalError } from '../../../shared/errors';
 import { createLogger } from '../../../shared/logger';
-import { keysFor } from '../../support/local-keys';
+import { keysFor, signer, type Signer } from '../../support/local-keys';
+import { INTERNAL, INVALID, refusalOf } from '../../support/token-errors';
 
 const KEY_SET_PATH = '/v2/jwks.json';
 const MOVED_PATH = '/moved/jwks.json';
@@ -137,33 +137,9 @@ const startServer = async (keys: JWK[]): Promise<JwksServer> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  return {
+  // The test drives the server by setting the state's mode, keys, padding and chunked.
+  return Object.assign(state, {
     url: new URL(`http://127.0.0.1:${port}${KEY_SET_PATH}`),
-    requests: state.requests,
-    get mode() {
-      return state.mode;
-    },
-    set mode(mode: Mode) {
-      state.mode = mode;
-    },
-    get keys() {
-      return state.keys;
-    },
-    set keys(next: JWK[]) {
-      state.keys = next;
-    },
-    get padding() {
-      return state.padding;
-    },
-    set padding(value: number) {
-      state.padding = value;
-    },
-    get chunked() {
-      return state.chunked;
-    },
-    set chunked(value: boolean) {
-      state.chunked = value;
-    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -171,18 +147,7 @@ const startServer = async (keys: JWK[]): Promise<JwksServer> => {
           resolve();
         });
       }),
-  };
-};
-
-interface Signer {
-  readonly kid: string;
-  readonly privateKey: CryptoKey;
-  readonly publicJwk: JWK;
-}
-
-const signer = async (kid: string): Promise<Signer> => {
-  const { privateKey, publicKey } = await generateKeyPair('RS256');
-  return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, use: 'sig' } };
+  });
 };
 
 const tokenOf = (key: Signer): Promise<string> =>
@@ -201,15 +166,6 @@ const rejectionOf = async (promise: Promise<unknown>): Promise<unknown> =>
     () => new Error('expected a rejection'),
     (error: unknown) => error,
   );
-
-/** A PortalError's message: its spec 2.6 body, as @middy/http-error-handler sends it. */
-const bodyOf = (code: string, message: string): string =>
-  JSON.stringify({ state: 'ERROR', code, message });
-const INTERNAL = {
-  statusCode: 500,
-  code: 'INTERNAL_ERROR',
-  message: bodyOf('INTERNAL_ERROR', MESSAGES.internal),
-};
 
 const START = Date.parse('2025-01-01T00:00:00Z');
 
@@ -242,6 +198,12 @@ const keySetFor = (options: Partial<KeySetOptions> = {}): KeySet =>
     timeoutMs: 200,
     ...options,
   });
+
+/** A key set of the server's and a verifier over it. */
+const verifierFor = (options: Partial<KeySetOptions> = {}) => {
+  const keySet = keySetFor(options);
+  return { keySet, verify: createVerifier({ keySet, clockToleranceSeconds: 0 }) };
+};
 
 const failures = (): Record<string, unknown>[] =>
   logs.filter((line) => line.message === 'key set fetch failed');
@@ -291,7 +253,7 @@ describe('cold start', () => {
   });
 
   it('verifies a token signed by a key of the set', async () => {
-    const verify = createVerifier({ keySet: keySetFor(), clockToleranceSeconds: 0 });
+    const { verify } = verifierFor();
 
     await expect(verify(await tokenOf(keyA))).resolves.toMatchObject({ sub: 'owner-1' });
   });
@@ -308,19 +270,17 @@ describe('cold start', () => {
     ['only symmetric (oct) keys', 'oct-only'],
   ] as const)('makes %s KeySetUnavailableError, answered 500 INTERNAL_ERROR', async (_f, mode) => {
     server.mode = mode;
-    const keySet = keySetFor();
-    const verify = createVerifier({ keySet, clockToleranceSeconds: 0 });
+    const { keySet, verify } = verifierFor();
 
     const started = performance.now();
     const direct = await rejectionOf(lookup(keySet, keyA.kid));
     const elapsed = performance.now() - started;
-    const mapped = await rejectionOf(verify(await tokenOf(keyA)));
+    const mapped = await refusalOf(verify(await tokenOf(keyA)));
 
     expect(direct).toBeInstanceOf(KeySetUnavailableError);
     expect(elapsed).toBeLessThan(1_500);
-    expect(mapped).toBeInstanceOf(PortalError);
     expect(mapped).toMatchObject(INTERNAL);
-    expect((mapped as PortalError).cause).toBeInstanceOf(KeySetUnavailableError);
+    expect(mapped.cause).toBeInstanceOf(KeySetUnavailableError);
     // The second request came within the failure back-off: answered without a fetch.
     expect(server.requests.filter((path) => path === KEY_SET_PATH)).toHaveLength(1);
     expect(failures()).toEqual([expect.objectContaining({ level: 'error', servingStale: false })]);
@@ -337,13 +297,11 @@ describe('cold start', () => {
   it('makes an unreachable key-set host KeySetUnavailableError, answered 500', async () => {
     const gone = await startServer([keyA.publicJwk]);
     await gone.close();
-    const keySet = keySetFor({ url: gone.url });
-    const verify = createVerifier({ keySet, clockToleranceSeconds: 0 });
+    const { keySet, verify } = verifierFor({ url: gone.url });
 
     await expect(lookup(keySet, keyA.kid)).rejects.toBeInstanceOf(KeySetUnavailableError);
-    const mapped = await rejectionOf(verify(await tokenOf(keyA)));
+    const mapped = await refusalOf(verify(await tokenOf(keyA)));
 
-    expect(mapped).toBeInstanceOf(PortalError);
     expect(mapped).toMatchObject(INTERNAL);
   });
 
@@ -407,8 +365,7 @@ describe('cache', () => {
   });
 
   it('keeps serving the last good set when a refresh fails, and logs it', async () => {
-    const keySet = keySetFor();
-    const verify = createVerifier({ keySet, clockToleranceSeconds: 0 });
+    const { keySet, verify } = verifierFor();
     await lookup(keySet, keyA.kid);
     server.mode = 'http-500';
 
@@ -450,8 +407,7 @@ describe('cache', () => {
   });
 
   it('serves a stale set up to 24 h, then gives KeySetUnavailableError (500)', async () => {
-    const keySet = keySetFor();
-    const verify = createVerifier({ keySet, clockToleranceSeconds: 0 });
+    const { keySet, verify } = verifierFor();
     await lookup(keySet, keyA.kid);
     server.mode = 'hang';
 
@@ -460,9 +416,8 @@ describe('cache', () => {
 
     clock = START + DAY;
     await expect(lookup(keySet, keyA.kid)).rejects.toBeInstanceOf(KeySetUnavailableError);
-    const mapped = await rejectionOf(verify(await tokenOf(keyA)));
+    const mapped = await refusalOf(verify(await tokenOf(keyA)));
 
-    expect(mapped).toBeInstanceOf(PortalError);
     expect(mapped).toMatchObject(INTERNAL);
     expect(failures().map((line) => [line.level, line.servingStale])).toEqual([
       ['warn', true],
@@ -529,18 +484,12 @@ describe('unknown kids', () => {
 
   it('are answered 401 TOKEN_INVALID, never 500, while cooling down', async () => {
     const stranger = await signer('stranger');
-    const keySet = keySetFor();
-    const verify = createVerifier({ keySet, clockToleranceSeconds: 0 });
+    const { keySet, verify } = verifierFor();
     await lookup(keySet, keyA.kid);
 
-    const refusal = await rejectionOf(verify(await tokenOf(stranger)));
+    const refusal = await refusalOf(verify(await tokenOf(stranger)));
 
-    expect(refusal).toBeInstanceOf(PortalError);
-    expect(refusal).toMatchObject({
-      statusCode: 401,
-      code: 'TOKEN_INVALID',
-      message: bodyOf('TOKEN_INVALID', MESSAGES.tokenUnverifiable),
-    });
+    expect(refusal).toMatchObject(INVALID);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -567,8 +516,7 @@ describe('unknown kids', () => {
 
 describe('key rotation', () => {
   it('verifies a token with the new kid after exactly one refetch', async () => {
-    const keySet = keySetFor();
-    const verify = createVerifier({ keySet, clockToleranceSeconds: 0 });
+    const { keySet, verify } = verifierFor();
     await verify(await tokenOf(keyA));
     server.keys = [keyA.publicJwk, keyB.publicJwk];
 
@@ -596,8 +544,7 @@ describe('key rotation', () => {
   });
 
   it('lets concurrent tokens with the new kid all wait for the one refetch', async () => {
-    const keySet = keySetFor();
-    const verify = createVerifier({ keySet, clockToleranceSeconds: 0 });
+    const { keySet, verify } = verifierFor();
     await lookup(keySet, keyA.kid);
     server.keys = [keyA.publicJwk, keyB.publicJwk];
     const token = await tokenOf(keyB);

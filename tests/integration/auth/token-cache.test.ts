@@ -7,12 +7,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { SignJWT, type JWK } from 'jose';
 import { createKeySet, type KeySet } from '../../../shared/auth/key-set';
 import { createVerifier, type Verifier } from '../../../shared/auth/verifier';
-import { PortalError } from '../../../shared/errors';
 import { createLogger } from '../../../shared/logger';
-import { EXPIRED, INVALID } from '../../support/token-errors';
+import { signer, type Signer } from '../../support/local-keys';
+import { EXPIRED, INVALID, refusalOf } from '../../support/token-errors';
 
 const START = Date.parse('2025-01-01T00:00:00Z');
 const START_S = START / 1000;
@@ -20,30 +20,10 @@ const TOLERANCE = 30;
 const COOLDOWN = 30_000;
 const HOUR = 3_600_000;
 
-interface Signer {
-  readonly kid: string;
-  readonly privateKey: CryptoKey;
-  readonly publicJwk: JWK;
-}
-
-const signer = async (kid: string): Promise<Signer> => {
-  const { privateKey, publicKey } = await generateKeyPair('RS256');
-  return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, use: 'sig' } };
-};
-
 const tokenOf = (key: Signer, exp = START_S + 3_600, sub = 'owner-1'): Promise<string> =>
   new SignJWT({ sub, iat: START_S, exp, authSchema: { restaurants: [] } })
     .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
     .sign(key.privateKey);
-
-const refusalOf = async (verification: Promise<unknown>): Promise<PortalError> => {
-  const outcome = await verification.then(
-    () => new Error('the token was accepted'),
-    (error: unknown) => error,
-  );
-  expect(outcome).toBeInstanceOf(PortalError);
-  return outcome as PortalError;
-};
 
 let keyA: Signer;
 let keyB: Signer;

@@ -6,16 +6,7 @@
  * jwtVerify, asked at the same instant, is the oracle for each boundary, to the millisecond.
  */
 import { createHash } from 'node:crypto';
-import { jest } from '@jest/globals';
-import {
-  createLocalJWKSet,
-  exportJWK,
-  generateKeyPair,
-  jwtVerify,
-  SignJWT,
-  type CryptoKey,
-  type JWK,
-} from 'jose';
+import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
 import type { KeySet } from '../../../../shared/auth/key-set';
 import {
   createTokenCache,
@@ -23,24 +14,19 @@ import {
   tokenKey,
 } from '../../../../shared/auth/token-cache';
 import { createVerifier, type Verifier } from '../../../../shared/auth/verifier';
-import { PortalError } from '../../../../shared/errors';
-import { localKeySet, localGetKey, type LocalKeySet } from '../../../support/local-keys';
-import { EXPIRED, INVALID } from '../../../support/token-errors';
+import type { PortalError } from '../../../../shared/errors';
+import {
+  localGetKey,
+  signer,
+  stubKeySet,
+  type Signer,
+  type StubKeySet,
+} from '../../../support/local-keys';
+import { EXPIRED, INVALID, refusalOf } from '../../../support/token-errors';
 
 const TOLERANCE = 30;
 const START = Date.parse('2025-01-01T00:00:00Z');
 const START_S = START / 1000;
-
-interface Signer {
-  readonly kid: string;
-  readonly privateKey: CryptoKey;
-  readonly publicJwk: JWK;
-}
-
-const signer = async (kid: string, alg = 'ES256'): Promise<Signer> => {
-  const { privateKey, publicKey } = await generateKeyPair(alg);
-  return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, use: 'sig' } };
-};
 
 const RESTAURANTS = [
   { id: 'r-1', platforms: [{ restaurantId: 'p-1', platformId: 'TB_AE', platformKey: 'TB_AE' }] },
@@ -62,27 +48,6 @@ const tokenOf = (
     .setProtectedHeader({ alg: 'ES256', ...header })
     .sign(key.privateKey);
 
-type GetKey = KeySet['getKey'];
-
-interface StubKeySet extends LocalKeySet {
-  readonly lookups: jest.Mock<GetKey>;
-}
-
-const stubKeySet = (keys: readonly JWK[]): StubKeySet => {
-  const local = localKeySet(keys);
-  const lookups = jest.fn<GetKey>(local.getKey);
-  return { ...local, getKey: lookups, lookups };
-};
-
-const refusalOf = async (verification: Promise<unknown>): Promise<PortalError> => {
-  const outcome = await verification.then(
-    () => new Error('the token was accepted'),
-    (error: unknown) => error,
-  );
-  expect(outcome).toBeInstanceOf(PortalError);
-  return outcome as PortalError;
-};
-
 let keyA: Signer;
 let keyB: Signer;
 let keyC: Signer;
@@ -96,6 +61,20 @@ const cachedVerifier = (
   cache: { maxEntries?: number; maxAgeMs?: number } = {},
   keys: KeySet = keySet,
 ): Verifier => createVerifier({ keySet: keys, clockToleranceSeconds: TOLERANCE, now, cache });
+
+/**
+ * Verifies `token` at START, 1 ms before a minute has passed and when it has: the key lookups
+ * counted after each (a lookup means the token was verified, not served from the cache).
+ */
+const lookupsOverAMinute = async (verifier: Verifier, token: string): Promise<number[]> => {
+  const counts: number[] = [];
+  for (const at of [START, START + 59_999, START + 60_000]) {
+    clock = at;
+    await verifier(token);
+    counts.push(keySet.lookups.mock.calls.length);
+  }
+  return counts;
+};
 
 /** jose's own verdict on the token at the current fake time, in the spec's codes. */
 const joseVerdict = (token: string): Promise<unknown> =>
@@ -112,8 +91,8 @@ const joseVerdict = (token: string): Promise<unknown> =>
 
 beforeAll(async () => {
   [keyA, keyB, keyC] = await Promise.all([
-    signer('key-a'),
-    signer('key-b'),
+    signer('key-a', 'ES256'),
+    signer('key-b', 'ES256'),
     signer('key-c', 'ES384'),
   ]);
 });
@@ -225,14 +204,7 @@ describe('a repeated token', () => {
 
   it('is cached by a verifier built without cache options, for TOKEN_CACHE_DEFAULTS’ 60 s', async () => {
     const defaults = createVerifier({ keySet, clockToleranceSeconds: TOLERANCE, now });
-    const token = await tokenOf(keyA);
-    await defaults(token);
-    clock = START + 59_999;
-    await defaults(token);
-    expect(keySet.lookups).toHaveBeenCalledTimes(1);
-    clock = START + 60_000;
-    await defaults(token);
-    expect(keySet.lookups).toHaveBeenCalledTimes(2);
+    expect(await lookupsOverAMinute(defaults, await tokenOf(keyA))).toEqual([1, 1, 2]);
   });
 
   it('is a different entry from a token of another owner', async () => {
@@ -293,13 +265,7 @@ describe('expiry', () => {
   it('drops an entry after maxAgeMs even when the token is still valid', async () => {
     const short = cachedVerifier({ maxAgeMs: 60_000 });
     const token = await tokenOf(keyA);
-    await short(token);
-    clock = START + 59_999;
-    await short(token);
-    expect(keySet.lookups).toHaveBeenCalledTimes(1);
-    clock = START + 60_000;
-    await short(token);
-    expect(keySet.lookups).toHaveBeenCalledTimes(2);
+    expect(await lookupsOverAMinute(short, token)).toEqual([1, 1, 2]);
     // Re-verified and cached again from then on.
     clock = START + 60_001;
     await short(token);

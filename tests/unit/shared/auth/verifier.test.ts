@@ -24,15 +24,14 @@ import {
   type JWK,
   type JWTHeaderParameters,
 } from 'jose';
-import { PortalError } from '../../../../shared/errors';
-import { localKeySet } from '../../../support/local-keys';
-import { KeySetUnavailableError, type KeySet } from '../../../../shared/auth/key-set';
+import { stubKeySet, type StubKeySet } from '../../../support/local-keys';
+import { KeySetUnavailableError } from '../../../../shared/auth/key-set';
 import {
   createVerifier,
   type AsymmetricAlgorithm,
   type Verifier,
 } from '../../../../shared/auth/verifier';
-import { EXPIRED, INVALID } from '../../../support/token-errors';
+import { EXPIRED, INVALID, refusalOf } from '../../../support/token-errors';
 
 const ISSUER = 'https://portal-auth.test';
 const TOLERANCE = 30;
@@ -92,28 +91,6 @@ const signed = (
   key: CryptoKey,
   payload: Record<string, unknown> = claims(),
 ): Promise<string> => new SignJWT(payload).setProtectedHeader(header).sign(key);
-
-type GetKey = KeySet['getKey'];
-
-interface StubKeySet extends KeySet {
-  readonly lookups: jest.Mock<GetKey>;
-}
-
-const stubKeySet = (keys: readonly JWK[]): StubKeySet => {
-  const local = localKeySet(keys);
-  const lookups = jest.fn<GetKey>(local.getKey);
-  return { ...local, getKey: lookups, lookups };
-};
-
-/** The error a verification was refused with; fails the test when it was not a PortalError. */
-const refusalOf = async (verification: Promise<unknown>): Promise<PortalError> => {
-  const outcome = await verification.then(
-    () => new Error('the token was accepted'),
-    (error: unknown) => error,
-  );
-  expect(outcome).toBeInstanceOf(PortalError);
-  return outcome as PortalError;
-};
 
 /** Refused as TOKEN_INVALID, mapped from the jose error with this stable code. */
 const expectInvalid = async (verification: Promise<unknown>, joseCode: string): Promise<void> => {
