@@ -1,6 +1,6 @@
 import type { JWTPayload } from 'jose';
 import { parseClaims, type PortalClaims } from '../../../../shared/auth/claims';
-import { PortalError } from '../../../../shared/errors';
+import { portalErrorOf } from '../../../support/portal-errors';
 
 const EXP = 1_767_225_900;
 
@@ -56,16 +56,6 @@ const EXPECTED: PortalClaims = {
       platforms: [{ restaurantId: 'tb-kw-3301', platformId: 'TB_KW', platformKey: 'TBLEGACY_KW' }],
     },
   ],
-};
-
-const portalErrorOf = (act: () => unknown): PortalError => {
-  try {
-    act();
-  } catch (error) {
-    if (error instanceof PortalError) return error;
-    throw error;
-  }
-  throw new Error('expected a PortalError, but nothing was thrown');
 };
 
 /** An auth schema with one restaurant whose parts the test replaces. */

@@ -1,7 +1,7 @@
 import type { PortalClaims, RestaurantGrant } from '../../../../shared/auth/claims';
 import { authorize, type OwnershipRules } from '../../../../shared/auth/ownership';
 import type { IsoDate } from '../../../../shared/dates';
-import { PortalError } from '../../../../shared/errors';
+import { portalErrorOf } from '../../../support/portal-errors';
 
 const d = (value: string) => value as IsoDate;
 
@@ -49,16 +49,6 @@ const claimsOf = (restaurants: readonly RestaurantGrant[]): PortalClaims => ({
   exp: 1_767_225_900,
   restaurants,
 });
-
-const portalErrorOf = (act: () => unknown): PortalError => {
-  try {
-    act();
-  } catch (error) {
-    if (error instanceof PortalError) return error;
-    throw error;
-  }
-  throw new Error('expected a PortalError, but nothing was thrown');
-};
 
 const FORBIDDEN_BODY = { state: 'ERROR', code: 'FORBIDDEN', message: 'Forbidden' };
 

@@ -1,8 +1,8 @@
 import { dashboard } from '../../../../shared/reports/dashboard';
 import type { DashboardFigures, DashboardQueries } from '../../../../shared/reports/dashboard.sql';
 import type { IsoDate } from '../../../../shared/dates';
-import type { ParameterReader } from '../../../../shared/http/event';
 import type { ReportScope } from '../../../../shared/reports/domain';
+import { readerOf } from '../../../support/parameters';
 
 /** The dashboard's queries in memory: answers the figures it was given and records the scopes asked. */
 class InMemoryDashboard implements DashboardQueries {
@@ -35,11 +35,6 @@ const FIGURES: DashboardFigures = {
     cancellationRate: 1,
   },
 };
-
-const readerOf =
-  (query: Readonly<Record<string, readonly string[]>>): ParameterReader =>
-  (name) =>
-    query[name] ?? [];
 
 describe('dashboard service', () => {
   it('pairs each figure of today with the same figure a week earlier', async () => {

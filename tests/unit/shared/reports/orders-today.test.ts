@@ -1,8 +1,8 @@
 import { toCsv } from '../../../../shared/reports/csv';
 import { ordersToday } from '../../../../shared/reports/orders-today';
 import type { OrdersTodayQueries, TodayOrder } from '../../../../shared/reports/orders-today.sql';
-import type { ParameterReader } from '../../../../shared/http/event';
 import type { ReportScope } from '../../../../shared/reports/domain';
+import { readerOf } from '../../../support/parameters';
 
 /**
  * The report's queries in memory: answers the orders it was given, in that order (the adapter's,
@@ -32,11 +32,6 @@ const ORDERS: readonly TodayOrder[] = [
   { id: '799', placedAt: '2026-11-22T12:34:00+04:00', state: 'CANCELLED', itemCount: 1, total: 12 },
   { id: '801', placedAt: '2026-11-22T10:02:00+04:00', state: 'REJECTED', itemCount: 6, total: 0 },
 ];
-
-const readerOf =
-  (query: Readonly<Record<string, readonly string[]>>): ParameterReader =>
-  (name) =>
-    query[name] ?? [];
 
 describe('orders-today report', () => {
   it('renders each order as id, placedAt, state, itemCount and total, in the order of the port', async () => {

@@ -1,50 +1,17 @@
 import fc from 'fast-check';
 import { PortalError, type ErrorBody, type ValidationEntry } from '../../../../shared/errors';
-import type { ParameterReader } from '../../../../shared/http/event';
 import { parseDayRange } from '../../../../shared/reports/parameters';
-
-type Query = Readonly<Record<string, string | readonly string[]>>;
-
-/** A reader over the parameters a client sent; a list sends the parameter once per element. */
-const readerOf =
-  (query: Query): ParameterReader =>
-  (name) => {
-    const value = query[name];
-    if (value === undefined) return [];
-    return typeof value === 'string' ? [value] : value;
-  };
+import { readerOf, type Query } from '../../../support/parameters';
+import { emptyField, portalErrorOf, validation } from '../../../support/portal-errors';
 
 const WITH_COMPARE = { compare: true };
 const WITHOUT_COMPARE = { compare: false };
-
-const portalErrorOf = (act: () => unknown): PortalError => {
-  try {
-    act();
-  } catch (error) {
-    if (error instanceof PortalError) return error;
-    throw error;
-  }
-  throw new Error('expected a PortalError, but nothing was thrown');
-};
-
-const validation = (...errors: ValidationEntry[]): ErrorBody => ({
-  state: 'ERROR',
-  code: 'VALIDATION_ERROR',
-  message: 'Error',
-  errors,
-});
 
 const OUT_OF_RANGE: ErrorBody = {
   state: 'ERROR',
   code: 'OUT_OF_RANGE',
   message: 'Only 31 days can be selected',
 };
-
-const empty = (field: string): ValidationEntry => ({
-  field,
-  code: 'FIELD_CANNOT_BE_EMPTY',
-  message: `${field} cannot be empty`,
-});
 
 const invalidDate = (field: string): ValidationEntry => ({
   field,
@@ -90,7 +57,7 @@ describe('parseDayRange', () => {
 
       // Assess
       expect(error.statusCode).toBe(400);
-      expect(error.toBody()).toEqual(validation(empty(field)));
+      expect(error.toBody()).toEqual(validation(emptyField(field)));
     });
   });
 
@@ -100,7 +67,7 @@ describe('parseDayRange', () => {
 
     // Assess
     expect(error.statusCode).toBe(400);
-    expect(error.toBody()).toEqual(validation(empty('from'), empty('to')));
+    expect(error.toBody()).toEqual(validation(emptyField('from'), emptyField('to')));
   });
 
   it('answers one entry per empty field when both are empty', () => {
@@ -110,7 +77,7 @@ describe('parseDayRange', () => {
     );
 
     // Assess
-    expect(error.toBody()).toEqual(validation(empty('from'), empty('to')));
+    expect(error.toBody()).toEqual(validation(emptyField('from'), emptyField('to')));
   });
 
   it.each([
@@ -343,7 +310,7 @@ describe('parseDayRange', () => {
 
       // Assess
       expect(error.toBody()).toEqual(
-        validation(empty('from'), {
+        validation(emptyField('from'), {
           field: 'compare[from]',
           code: 'FIELD_REQUIRED_WITH',
           message: 'compare[from] is required when compare[to] is given',

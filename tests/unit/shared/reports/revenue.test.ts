@@ -1,55 +1,21 @@
 import { type DateRange, type IsoDate } from '../../../../shared/dates';
-import { PortalError, type ErrorBody, type ValidationEntry } from '../../../../shared/errors';
-import type { ParameterReader } from '../../../../shared/http/event';
+import type { ValidationEntry } from '../../../../shared/errors';
 import type { ReportScope } from '../../../../shared/reports/domain';
 import { toCsv } from '../../../../shared/reports/csv';
 import { parseMonthRange, revenue } from '../../../../shared/reports/revenue';
 import type { MonthTotals, RevenueQueries } from '../../../../shared/reports/revenue.sql';
-
-type Query = Readonly<Record<string, string | readonly string[]>>;
-
-/** A reader over the parameters a client sent; a list sends the parameter once per element. */
-const readerOf =
-  (query: Query): ParameterReader =>
-  (name) => {
-    const value = query[name];
-    if (value === undefined) return [];
-    return typeof value === 'string' ? [value] : value;
-  };
-
-const portalErrorOf = (act: () => unknown): PortalError => {
-  try {
-    act();
-  } catch (error) {
-    if (error instanceof PortalError) return error;
-    throw error;
-  }
-  throw new Error('expected a PortalError, but nothing was thrown');
-};
-
-const validation = (...errors: ValidationEntry[]): ErrorBody => ({
-  state: 'ERROR',
-  code: 'VALIDATION_ERROR',
-  message: 'Error',
-  errors,
-});
-
-const empty = (field: string): ValidationEntry => ({
-  field,
-  code: 'FIELD_CANNOT_BE_EMPTY',
-  message: `${field} cannot be empty`,
-});
+import { readerOf, type Query } from '../../../support/parameters';
+import {
+  emptyField,
+  portalErrorOf,
+  repeatedField,
+  validation,
+} from '../../../support/portal-errors';
 
 const notFirstOfMonth = (field: string): ValidationEntry => ({
   field,
   code: 'INVALID_DATE',
   message: `${field} must be the first day of a month (YYYY-MM-01)`,
-});
-
-const repeated = (field: string): ValidationEntry => ({
-  field,
-  code: 'FIELD_REPEATED',
-  message: `${field} must be given once`,
 });
 
 const d = (value: string) => value as IsoDate;
@@ -95,7 +61,7 @@ describe('parseMonthRange', () => {
 
       // Assess
       expect(error.statusCode).toBe(400);
-      expect(error.toBody()).toEqual(validation(empty(field)));
+      expect(error.toBody()).toEqual(validation(emptyField(field)));
     });
   });
 
@@ -105,7 +71,7 @@ describe('parseMonthRange', () => {
 
     // Assess
     expect(error.statusCode).toBe(400);
-    expect(error.toBody()).toEqual(validation(empty('from'), empty('to')));
+    expect(error.toBody()).toEqual(validation(emptyField('from'), emptyField('to')));
   });
 
   it.each([
@@ -141,7 +107,7 @@ describe('parseMonthRange', () => {
     const error = portalErrorOf(() => parseMonthRange(readerOf({ to: '2026-03-02' })));
 
     // Assess
-    expect(error.toBody()).toEqual(validation(notFirstOfMonth('to'), empty('from')));
+    expect(error.toBody()).toEqual(validation(notFirstOfMonth('to'), emptyField('from')));
   });
 
   it.each([
@@ -155,7 +121,7 @@ describe('parseMonthRange', () => {
     );
 
     // Assess
-    expect(error.toBody()).toEqual(validation(repeated('from')));
+    expect(error.toBody()).toEqual(validation(repeatedField('from')));
   });
 
   it('refuses a repeated to as FIELD_REPEATED', () => {
@@ -165,7 +131,7 @@ describe('parseMonthRange', () => {
     );
 
     // Assess
-    expect(error.toBody()).toEqual(validation(repeated('to')));
+    expect(error.toBody()).toEqual(validation(repeatedField('to')));
   });
 
   it('refuses a range whose from is after its to as INVALID_RANGE', () => {
