@@ -1,19 +1,24 @@
 /**
- * The daily rollups under real PostgreSQL logical replication (issue 12, item 1; migration
- * 005_report_rollups_replicated.sql; docs/data.md). Starts its own PostgreSQL (initdb into a
- * temporary directory, as the postgres user, wal_level = logical, a free port) with two
- * databases migrated by the project's migrations: `publisher`, seeded with the sample data, and
- * `subscriber`. The publisher publishes the source tables of the reports (currencies,
- * restaurants, restaurant_platforms, orders, order_lines; never the rollup tables); the
- * subscriber subscribes with copy_data (one sync worker, see docs/data.md), so its rollups are
- * filled first by the initial copy and then by the apply worker, which writes with
- * session_replication_role = replica and an empty search_path. At the publisher: orders
- * inserted alone, with lines in one statement and in bulk; totals changed; states changed from
- * counted to uncounted and back; an order moved to another day and platform; lines changed,
- * moved and deleted; orders deleted (their lines by the cascade, replicated as deletions of
- * their own); a restaurant's time zone changed. Once the subscriber holds the publisher's rows,
- * every report at the subscriber equals the live aggregation of its source rows
- * (tests/integration/reports/live-aggregation.ts) and the rollup tables equal a full recompute.
+ * The daily rollups under real PostgreSQL logical replication (migrations 005, 009, 010;
+ * docs/data.md). Starts its own PostgreSQL (initdb into a temporary directory, as the postgres
+ * user, wal_level = logical, a free port) with two databases migrated by the project's
+ * migrations: `publisher`, seeded with the sample data, and `subscriber`. The publisher
+ * publishes the source tables of the reports (currencies, restaurants, restaurant_platforms,
+ * orders, order_lines; never the rollup tables); the subscriber subscribes with copy_data and
+ * PostgreSQL's default two sync workers, whose table copies are held open so that they overlap,
+ * so its rollups are filled first by the initial copy and then by the apply worker, which
+ * writes with session_replication_role = replica and an empty search_path. At the publisher:
+ * orders inserted alone, with lines in one statement and in bulk; totals changed; states
+ * changed from counted to uncounted and back; an order moved to another day and platform;
+ * lines changed, moved and deleted; orders deleted (their lines by the cascade, replicated as
+ * deletions of their own); a restaurant's time zone changed. Once the subscriber holds the
+ * publisher's rows, every report at the subscriber equals the live aggregation of its source
+ * rows (tests/integration/reports/live-aggregation.ts) and the rollup tables equal a full
+ * recompute. A second subscriber on a server of its own copies the tables with two sync
+ * workers while the publisher writes, the lines copy overlapping the restaurants copy; two
+ * replica-mode sessions load orders and lines at once while a third holds their restaurants
+ * uncommitted, as a parallel DMS full load or restore may. Every wait for a copy is bounded, so
+ * a copy that hangs fails its test.
  * The logical-replication part is independent of the run's database (PGlite or
  * TEST_DATABASE_URL) and skipped only where there is no initdb; the replica-mode session at the
  * end runs on the run's database.
@@ -66,6 +71,8 @@ const CATCH_UP_MS = 60_000;
 let server: PostgresServer | undefined;
 let publisher: Sql | undefined;
 let subscriber: Sql | undefined;
+/** The table copies of the initial copy that overlapped. */
+let initialOverlaps: string[] = [];
 
 const connect = (database: string): Sql =>
   createSql({
@@ -92,10 +99,16 @@ const fingerprint = async (sql: Sql): Promise<string> => {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until every table is synchronised and the subscriber holds the publisher's rows. */
-const caughtUp = async (): Promise<void> => {
+/**
+ * Waits until every table of `sub`'s subscription is synchronised and `sub` holds the
+ * publisher's rows; fails after CATCH_UP_MS (a copy that hangs fails the test) with the
+ * subscriber's server log.
+ */
+const caughtUp = async (
+  sub: Sql = must(subscriber),
+  subscriberServer: PostgresServer | undefined = server,
+): Promise<void> => {
   const pub = must(publisher);
-  const sub = must(subscriber);
   const expected = await fingerprint(pub);
   const deadline = Date.now() + CATCH_UP_MS;
   for (;;) {
@@ -105,11 +118,103 @@ const caughtUp = async (): Promise<void> => {
     if (Date.now() > deadline) {
       const status = await sub`select * from pg_stat_subscription`;
       throw new Error(
-        `the subscriber did not catch up in ${String(CATCH_UP_MS)} ms: ${JSON.stringify(status)}\n${readFileSync(join(server?.dir ?? '', 'server.log'), 'utf8')}`,
+        `the subscriber did not catch up in ${String(CATCH_UP_MS)} ms: ${JSON.stringify(status)}\n${readFileSync(join(subscriberServer?.dir ?? '', 'server.log'), 'utf8')}`,
       );
     }
     await sleep(100);
   }
+};
+
+/**
+ * Makes the table copies at `sql` (a subscriber, before its subscription) slow enough for the
+ * copies of two sync workers to overlap in the window that matters: rows in and not committed.
+ * Every copy holds its transaction open `seconds` after its rows are filed (an AFTER trigger
+ * named to fire after the rollups'), the orders copy also before they are filed, the
+ * restaurants copy before each row is filed (its rollup trigger is a row trigger); with
+ * `linesAwaitRestaurants`, the lines copy waits (10 s at most) until the restaurants copy has
+ * begun, which the sync workers would otherwise start last. Each copy logs in copy_log when it
+ * began and ended. Replica triggers only, so they fire in the table copies.
+ */
+const slowCopies = async (
+  sql: Sql,
+  seconds: number,
+  { linesAwaitRestaurants }: { linesAwaitRestaurants: boolean },
+): Promise<void> => {
+  await sql.unsafe(`
+    create table copy_log (
+      relname text not null,
+      phase text not null,
+      at timestamptz not null default clock_timestamp()
+    );
+    create function copy_began() returns trigger language plpgsql
+    set search_path = public, pg_catalog as $$
+    begin
+      insert into copy_log (relname, phase) values (tg_table_name, 'began');
+      return null;
+    end $$;
+    create function copy_held() returns trigger language plpgsql
+    set search_path = public, pg_catalog as $$
+    begin
+      perform pg_sleep(tg_argv[0]::float8);
+      if tg_argv[1] = 'ended' then
+        insert into copy_log (relname, phase) values (tg_table_name, 'ended');
+      end if;
+      return null;
+    end $$;
+    create function copy_awaits_restaurants() returns trigger language plpgsql
+    set search_path = public, pg_catalog as $$
+    begin
+      for i in 1..100 loop
+        exit when exists (
+          select 1 from pg_subscription_rel
+          where srrelid = 'restaurants'::regclass and srsubstate <> 'i');
+        perform pg_sleep(0.1);
+      end loop;
+      return null;
+    end $$;
+    create trigger copy_held_row after insert on restaurants
+      for each row execute function copy_held('${String(seconds / 5)}', '-');
+    create trigger copy_held after insert on orders
+      for each statement execute function copy_held('${String(seconds)}', '-');
+    alter table restaurants enable replica trigger copy_held_row;
+    alter table orders enable replica trigger copy_held;`);
+  if (linesAwaitRestaurants) {
+    await sql.unsafe(`
+      create trigger copy_awaits after insert on order_lines
+        for each statement execute function copy_awaits_restaurants();
+      alter table order_lines enable replica trigger copy_awaits;`);
+  }
+  for (const table of SOURCE_TABLES) {
+    await sql.unsafe(`
+      create trigger copy_began before insert on ${table}
+        for each statement execute function copy_began();
+      create trigger zz_copy_held after insert on ${table}
+        for each statement execute function copy_held('${String(seconds)}', 'ended');
+      alter table ${table} enable replica trigger copy_began;
+      alter table ${table} enable replica trigger zz_copy_held;`);
+  }
+};
+
+/** The pairs of table copies at `sql` that were under way at the same time (slowCopies). */
+const overlappingCopies = async (sql: Sql): Promise<string[]> => {
+  const rows = await sql<{ pair: string }[]>`
+    with copies as (
+      select relname, min(at) filter (where phase = 'began') as began,
+             max(at) filter (where phase = 'ended') as ended
+      from copy_log group by relname
+    )
+    select a.relname || '+' || b.relname as pair
+    from copies a join copies b on a.relname < b.relname
+    where a.began < b.ended and b.began < a.ended
+    order by 1`;
+  return rows.map((row) => row.pair);
+};
+
+/** Drops what slowCopies made. */
+const fastCopies = async (sql: Sql): Promise<void> => {
+  await sql.unsafe(
+    'drop function copy_began(), copy_held(), copy_awaits_restaurants() cascade; drop table copy_log',
+  );
 };
 
 class LoadRolledBack extends Error {}
@@ -128,8 +233,8 @@ beforeAll(async () => {
       'wal_level = logical',
       'max_replication_slots = 10',
       'max_wal_senders = 10',
-      // One table copy at a time: see docs/data.md, "Replicating into the reports".
-      'max_sync_workers_per_subscription = 1',
+      // PostgreSQL's default: two tables copied at once, in one cluster with the publisher.
+      'max_sync_workers_per_subscription = 2',
       'wal_receiver_status_interval = 1s',
     ],
   });
@@ -140,6 +245,9 @@ beforeAll(async () => {
   await migrate(publisher);
   await migrate(subscriber);
   await seed(publisher);
+  // In one cluster a sync worker creating its slot waits for the other's copy to commit: the
+  // lines copy waiting for the restaurants copy would only wait out its 10 s.
+  await slowCopies(subscriber, 1, { linesAwaitRestaurants: false });
   await publisher.unsafe(`create publication reports_source for table ${SOURCE_TABLES.join(', ')}`);
   // A subscription cannot create its slot on its own cluster (CREATE SUBSCRIPTION would wait
   // for itself): the slot is made first at the publisher.
@@ -151,6 +259,8 @@ beforeAll(async () => {
        with (create_slot = false, slot_name = 'reports_subscription', copy_data = true)`,
   );
   await caughtUp();
+  initialOverlaps = await overlappingCopies(subscriber);
+  await fastCopies(subscriber);
 }, 120_000);
 
 afterAll(async () => {
@@ -217,9 +327,10 @@ const expectExactAtSubscriber = async (): Promise<void> => {
 };
 
 describeWithServer('daily rollups at a logical-replication subscriber', () => {
-  it('are filled exactly by the initial copy of the seeded publisher', async () => {
+  it('are filled exactly by the initial copy of the seeded publisher, two sync workers copying at once in its cluster', async () => {
     const [orders] = await must(subscriber)<{ n: number }[]>`select count(*)::int as n from orders`;
     expect(orders?.n).toBeGreaterThan(1000);
+    expect(initialOverlaps).not.toEqual([]);
     await expectExactAtSubscriber();
   });
 
@@ -380,6 +491,178 @@ describeWithServer('daily rollups at a logical-replication subscriber', () => {
       expect(replica).toBeLessThan(3 * ordinary);
     } finally {
       await sql.end();
+    }
+  }, 120_000);
+
+  it('load orders and their lines in two replica-mode sessions at once while a third holds their restaurants uncommitted, exactly', async () => {
+    const srv = must(server);
+    srv.createDatabase('parallel_load');
+    const sql = createSql({
+      url: `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${String(srv.port)}/parallel_load`,
+      poolMax: 4,
+      statementTimeoutMs: 60_000,
+      connectTimeoutSeconds: 10,
+    });
+    try {
+      await migrate(sql);
+      // Only what the rollups read: in replica mode no foreign key is checked.
+      await sql`insert into currencies (code, minor_units) values ('AED', 2)`;
+      const ids = Array.from({ length: 20_000 }, (_, i) => i + 1);
+      const restaurants = Array.from(
+        { length: 20 },
+        (_, i) => `P-${String(i + 1)}\tParallel ${String(i + 1)}\tAsia/Dubai\tAED\n`,
+      ).join('');
+      const orders = ids
+        .map((id) => {
+          const day = `2026-${String(1 + (id % 12)).padStart(2, '0')}-${String(1 + (id % 28)).padStart(2, '0')}`;
+          const state = id % 7 === 3 ? 'CANCELLED' : 'DELIVERED';
+          return `${String(id)}\tP-${String(1 + (id % 20))}\tTB_P\t${day} 12:00:00+04\t${state}\t10\n`;
+        })
+        .join('');
+      const lines = ids
+        .map(
+          (id) =>
+            `${String(id)}\t1\tdish ${String(id % 30)}\t1\t5.00\n${String(id)}\t2\tdish ${String((id + 1) % 30)}\t2\t1.50\n`,
+        )
+        .join('');
+      const pids: number[] = [];
+      const copyIn = async (
+        tx: postgres.TransactionSql,
+        statement: string,
+        rows: string,
+        watched = false,
+      ): Promise<void> => {
+        await tx`set local session_replication_role = replica`;
+        if (watched) {
+          const [session] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+          pids.push(session?.pid ?? 0);
+        }
+        await pipeline(Readable.from([rows]), await tx.unsafe(statement).writable());
+      };
+      // Both watched sessions have committed (idle) or wait for a lock.
+      const watchedStalledOrDone = async (): Promise<void> => {
+        const deadline = Date.now() + CATCH_UP_MS;
+        for (;;) {
+          const [sessions] = await sql<{ settled: number }[]>`
+            select count(*)::int as settled from pg_stat_activity
+            where pid::text = any(${pids.map(String)})
+              and (state = 'idle' or (state = 'active' and wait_event_type = 'Lock'))`;
+          if (pids.length === 2 && sessions?.settled === 2) return;
+          if (Date.now() > deadline) {
+            throw new Error('the orders and lines copies neither ended nor waited');
+          }
+          await sleep(50);
+        }
+      };
+      const started = performance.now();
+      // The restaurants copy first, held open until the orders and lines copies, both at once,
+      // have filed and committed or wait for it.
+      let loads: Promise<unknown> = Promise.resolve();
+      await sql.begin(async (tx) => {
+        await copyIn(tx, 'copy restaurants from stdin', restaurants);
+        loads = Promise.all([
+          sql.begin((other) => copyIn(other, 'copy order_lines from stdin', lines, true)),
+          sql.begin((other) =>
+            copyIn(
+              other,
+              'copy orders (id, restaurant_id, platform_id, placed_at, state, total) from stdin',
+              orders,
+              true,
+            ),
+          ),
+        ]);
+        await watchedStalledOrDone();
+      });
+      await loads;
+      process.stderr.write(
+        `20 restaurants, then 20,000 orders and 40,000 lines at once, in replica-mode sessions: ${(performance.now() - started).toFixed(0)} ms\n`,
+      );
+      const { stored, expected } = await rollupTables(
+        sql,
+        Array.from({ length: 20 }, (_, i) => `P-${String(i + 1)}`),
+      );
+      expect(stored.dishes.length).toBeGreaterThan(0);
+      expect(stored).toEqual(expected);
+    } finally {
+      await sql.end();
+    }
+  }, 120_000);
+
+  it('are filled exactly by an initial copy with two sync workers at a subscriber of its own, with writes at the publisher during the copy', async () => {
+    const pub = must(publisher);
+    const srv = must(server);
+    const other = await startPostgresServer({
+      superuser: SUPERUSER,
+      password: PASSWORD,
+      hba: ['host all all 127.0.0.1/32 scram-sha-256'],
+      settings: () => [
+        'max_sync_workers_per_subscription = 2',
+        'wal_receiver_status_interval = 1s',
+      ],
+    });
+    let two: Sql | undefined;
+    try {
+      other.createDatabase('subscriber_two');
+      two = createSql({
+        url: `postgres://${SUPERUSER}:${PASSWORD}@127.0.0.1:${String(other.port)}/subscriber_two`,
+        poolMax: 2,
+        statementTimeoutMs: 60_000,
+        connectTimeoutSeconds: 10,
+      });
+      await migrate(two);
+      await slowCopies(two, 1, { linesAwaitRestaurants: true });
+      const started = performance.now();
+      await two.unsafe(
+        `create subscription reports_two
+           connection 'host=127.0.0.1 port=${String(srv.port)} dbname=publisher user=${SUPERUSER} password=${PASSWORD}'
+           publication reports_source
+           with (slot_name = 'reports_two', copy_data = true)`,
+      );
+      // While the tables are copied: orders with their lines, orders starting and stopping to
+      // count, lines renamed, orders deleted with their lines, a time-zone change.
+      for (let round = 0; round < 8; round += 1) {
+        await pub`
+          with o as (
+            insert into orders (restaurant_id, platform_id, placed_at, state, total)
+            select restaurant_id, platform_id, now() - ${round} * interval '5 hours', 'PLACED', 12.5
+            from restaurant_platforms order by 1, 2 limit 3
+            returning id
+          )
+          insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+          select o.id, l.n, 'Copied meanwhile ' || l.n % 2, l.n, 3.25
+          from o cross join generate_series(1, 2) as l(n)`;
+        await pub`
+          update orders
+          set state = case when state = 'CANCELLED' then 'DELIVERED' else 'CANCELLED' end
+          where id in (select id from orders order by id limit 3 offset ${round * 13})`;
+        await pub`
+          update order_lines set dish_name = 'Renamed meanwhile'
+          where order_id in (select id from orders order by id limit 2 offset ${round * 17 + 5})`;
+        await pub`delete from orders where id = (select id from orders order by id offset ${round * 19 + 7} limit 1)`;
+        if (round === 4) {
+          await pub`update restaurants set time_zone = 'Asia/Tokyo' where id = 'R-3002'`;
+        }
+        await sleep(250);
+      }
+      await caughtUp(two, other);
+      const copied = performance.now() - started;
+      const overlaps = await overlappingCopies(two);
+      process.stderr.write(
+        `initial copy with two sync workers (each copy held 1 s): ${copied.toFixed(0)} ms; copied at once: ${overlaps.join(', ')}\n`,
+      );
+      expect(overlaps).not.toEqual([]);
+      const ids = RESTAURANTS.map((r) => r.id);
+      const { stored } = await rollupTables(two, ids);
+      const { expected } = await rollupTables(pub, ids);
+      expect(stored.dishes.length).toBeGreaterThan(0);
+      expect(stored).toEqual(expected);
+      await two.unsafe('drop subscription reports_two');
+    } finally {
+      await two?.end();
+      other.stop();
+      await pub`
+        select pg_drop_replication_slot(slot_name) from pg_replication_slots
+        where slot_name = 'reports_two' and not active`.catch(() => []);
     }
   }, 120_000);
 
