@@ -1,15 +1,12 @@
 /**
  * Events that are not API Gateway requests, given to a deployed handler
- * (functions/orders-per-day.ts) on the container's dependencies, and to
- * `serverless invoke local -f ordersPerDay -d '{}'` on a clean environment: each is answered
- * without throwing, with one `non-HTTP event ignored` line and no access-log line.
+ * (functions/orders-per-day.ts) on the container's dependencies: each is answered without
+ * throwing, with one `non-HTTP event ignored` line and no access-log line
+ * (tests/integration/serverless/invoke-local.test.ts does the same through `invoke local`).
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { closeContainerDependencies } from '../../../shared/runtime';
 import { lambdaContext } from '../../support/events';
-import { ROOT, run, SERVERLESS } from '../../support/processes';
 
 // The line is at level info; tests/support/env.ts quiets the container to errors. The handler
 // module builds its container when loaded, so it is loaded once the level is set.
@@ -19,11 +16,8 @@ const { handler: ordersDayHandler } = await import('../../../functions/orders-pe
 
 type Invoke = (event: unknown, context: unknown) => Promise<unknown>;
 
-const workFolder = `.esbuild-test-non-http-${process.pid}`;
-
 afterAll(async () => {
   process.env.LOG_LEVEL = quietLevel;
-  rmSync(join(ROOT, workFolder), { recursive: true, force: true });
   await closeContainerDependencies();
 });
 
@@ -83,33 +77,4 @@ describe('a handler given a non-HTTP event', () => {
       },
     ]);
   });
-});
-
-describe("serverless invoke local -f ordersPerDay -d '{}'", () => {
-  it('exits 0 with one line about the event and no stack', async () => {
-    const { code, stdout, stderr } = await run(
-      [SERVERLESS, 'invoke', 'local', '-f', 'ordersPerDay', '-d', '{}'],
-      {
-        DATABASE_URL: '',
-        JWKS_URL: '',
-        JWT_ISSUER: '',
-        LOG_LEVEL: 'info',
-        ESBUILD_WORK_FOLDER: workFolder,
-      },
-      90_000,
-    );
-
-    expect({
-      code,
-      stack: `${stdout}\n${stderr}`.split('\n').filter((l) => l.startsWith('    at ')),
-    }).toEqual({ code: 0, stack: [] });
-    expect(
-      linesAbout(stdout, ABOUT_THE_EVENT).map(({ level, message, kind }) => ({
-        level,
-        message,
-        kind,
-      })),
-    ).toEqual([{ level: 'info', message: 'non-HTTP event ignored', kind: 'empty' }]);
-    expect(stderr).not.toMatch(/Error/);
-  }, 120_000);
 });
