@@ -26,12 +26,13 @@ const base = {
   setupFiles: ['<rootDir>/tests/support/env.ts'],
 };
 
-/** Suites that build packages or start servers of their own: npm run test:all. */
+/** Suites that build packages, run the tools or start servers of their own: npm run test:all. */
 const SLOW = [
   '<rootDir>/tests/integration/serverless/',
-  '<rootDir>/tests/integration/scripts/new-report.test.ts',
+  '<rootDir>/tests/integration/scripts/',
   '<rootDir>/tests/integration/db/tls.test.ts',
   '<rootDir>/tests/integration/db/pgbouncer.test.ts',
+  '<rootDir>/tests/integration/db/replication.test.ts',
 ];
 const OWN_PROJECTS = ['/tests/faults/', '/tests/browser/', '/tests/lambda-runtime/'];
 

@@ -39,7 +39,7 @@ interface Step {
 
 const STEPS: readonly Step[] = [
   {
-    name: 'packaging, scaffold, TLS and PgBouncer suites',
+    name: 'packaging, tools, TLS, PgBouncer and replication suites',
     command: [...JEST, ...json('slow')],
     env: { ...embedded, JEST_PROJECTS: 'slow' },
   },
@@ -47,8 +47,9 @@ const STEPS: readonly Step[] = [
     name: 'integration suites on PostgreSQL',
     command: [
       ...JEST,
-      // Packaging and the scaffold touch no database: they ran in the first step.
-      'tests/integration/(?!serverless/|scripts/new-report)',
+      // Packaging and the scaffold touch no database, and the TLS and replication suites start
+      // servers of their own: they ran in the first step.
+      'tests/integration/(?!serverless/|scripts/new-report|db/tls|db/replication)',
       ...json('postgresql'),
     ],
     env: { ...process.env, JEST_PROJECTS: 'test,slow' },
