@@ -9,28 +9,30 @@
 -- with a table lock can wait for ever in one cluster, where a sync worker creating its slot
 -- waits for every running transaction.
 --
--- - The turn: report_rollups_take_turn(), called by every rollup function before it reads the
---   source tables. In replica mode it takes the transaction-level advisory lock (742019, 1) of
---   the database exclusively; in any other mode it takes it shared. Held until commit, the turn
---   lets one replica-mode writer at a time file its rows, and it reads (with a new snapshot,
---   READ COMMITTED) everything the writers before it committed: of any two related rows the
---   later filer counts the pair, the earlier one could not see it. Ordinary writers share the
---   lock among themselves (they keep the row locks of migration 004) and wait, as the
---   replica-mode writers wait for them, only while a writer of the other kind is filing.
--- - Replica-mode writers take no row locks on orders or restaurants any more: the turn orders
---   them with each other, and one of them waiting for a row that a writer waiting for the
---   turn holds (the apply worker updates an order, then waits for the turn, while a table copy
---   that holds the turn files lines of that order) would be a deadlock. An order's update or
---   deletion and a time-zone change in replica mode take the turn too (after the row lock of
---   their own statement).
--- - Orders inserted as not counted, and updates the rollups do not see, fire no rollup function
---   and take no turn: they change nothing another writer would file.
+-- - The turn: report_rollups_take_turn(), called first by every trigger function that files
+--   rows (directly or through report_rollups_hold_zones) and by report_rollups_defer(). In
+--   replica mode it takes the transaction-level advisory lock (742019, 1) of the database
+--   exclusively, otherwise shared. Held from a writer's first filing to its commit, it lets one
+--   replica-mode writer at a time file, and that writer reads (a new snapshot per statement, at
+--   READ COMMITTED) everything the writers before it committed: of two related rows, the later
+--   filer counts the pair, the earlier one could not see it. Ordinary writers share the lock
+--   among themselves (they keep the row locks of migration 004) and wait only for a replica-mode
+--   writer holding it, as it waits for them.
+-- - Replica-mode writers take no row locks on orders or restaurants: the turn orders them, and
+--   one of them holding the turn while it waits for a row held by one waiting for the turn (the
+--   apply worker updates an order, then waits; a table copy in its turn locks that order to file
+--   its lines) would be a deadlock. An order updated or deleted and a time-zone change in
+--   replica mode take the turn too, after the row lock of their own statement.
+-- - Rows that fire no rollup function (orders inserted uncounted one row at a time, updates the
+--   rollups do not see) take no turn: what another writer files from them is the same whether
+--   it sees them or not.
 -- - report_rollups_defer() (migration 007) takes the turn, so that a deferring transaction's
 --   refresh runs in its turn.
+-- - Not covered: a replica-mode writer at REPEATABLE READ or SERIALIZABLE (it reads with the
+--   snapshot of its first statement, taken before its turn); the drift check repairs it.
 --
--- A replica-mode writer holds the turn from the end of its first statement to its commit: table
--- copies (COPY) still run side by side, and their filings (a set-wise pass each, migration 009)
--- one after another.
+-- Table copies (COPY) still run side by side; only their filings, a set-wise pass each
+-- (migration 009), run one after another.
 
 -- Takes the turn to file rollups: exclusive in replica mode (true), shared otherwise (false).
 create function report_rollups_take_turn() returns boolean language plpgsql as $$
