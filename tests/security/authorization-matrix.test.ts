@@ -11,7 +11,7 @@
  * parameters. Orders per day runs the full matrix; every other such endpoint a sample, on each
  * of its paths.
  *
- * The expectation is derived here from README "The ownership rule", independently of
+ * The expectation is derived here from docs/authentication.md "The ownership rule", independently of
  * shared/auth/ownership.ts: 200 exactly when the path id is the caller's own restaurant — its
  * brand id, or its restaurantId on the requested platform — on a platform that restaurant has,
  * and the platform is named unambiguously and validly; otherwise 403 with the spec body.
@@ -166,7 +166,7 @@ const SAMPLE_NAMINGS: readonly Naming[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
-// The rule, re-derived from the README.
+// The rule, re-derived from docs/authentication.md.
 
 const LEGACY_KEYS: ReadonlyMap<string, string> = new Map([
   [SAMPLE_LEGACY_KEY, SAMPLE_LEGACY_PLATFORM],
