@@ -11,7 +11,7 @@
  *
  * Each report's real SQL (shared/reports/<id>.sql.ts on a pool from createSql) runs for the
  * busy restaurant and a typical one, BENCH_QUERY_ITERATIONS (200) times after
- * BENCH_QUERY_WARMUPS (20), calls alternating between the data sets when there are two.
+ * BENCH_QUERY_WARMUPS (100), calls alternating between the data sets when there are two.
  *
  * Run alone: npx tsx bench/queries.ts  (BENCH_SCALE=10 adds the 12M-order data set).
  */
@@ -44,7 +44,7 @@ export const BUSY = { restaurantId: 'BENCH-BUSY', platformId: 'BX_AE' } as const
 const TYPICAL = { restaurantId: 'BENCH-0007', platformId: 'BP_0' } as const;
 
 const ITERATIONS = Number(process.env.BENCH_QUERY_ITERATIONS ?? 200);
-const WARMUPS = Number(process.env.BENCH_QUERY_WARMUPS ?? 20);
+const WARMUPS = Number(process.env.BENCH_QUERY_WARMUPS ?? 100);
 const ROLLUP_TABLES = ['report_daily_orders', 'report_daily_dishes'];
 
 const DISHES: readonly (readonly [name: string, price: number])[] = SAMPLE_OWNERS.flatMap((owner) =>
