@@ -71,8 +71,6 @@ const CATCH_UP_MS = 60_000;
 let server: PostgresServer | undefined;
 let publisher: Sql | undefined;
 let subscriber: Sql | undefined;
-/** The table copies of the initial copy that overlapped. */
-let initialOverlaps: string[] = [];
 
 const connect = (database: string): Sql =>
   createSql({
@@ -245,8 +243,10 @@ beforeAll(async () => {
   await migrate(publisher);
   await migrate(subscriber);
   await seed(publisher);
-  // In one cluster a sync worker creating its slot waits for the other's copy to commit: the
-  // lines copy waiting for the restaurants copy would only wait out its 10 s.
+  // In one cluster a sync worker creating its slot waits for every open copy to commit, so
+  // whether two copies overlap depends on when the slots were made (the test of a subscriber
+  // of its own makes them overlap); the lines copy waiting for the restaurants copy would only
+  // wait out its 10 s.
   await slowCopies(subscriber, 1, { linesAwaitRestaurants: false });
   await publisher.unsafe(`create publication reports_source for table ${SOURCE_TABLES.join(', ')}`);
   // A subscription cannot create its slot on its own cluster (CREATE SUBSCRIPTION would wait
@@ -259,7 +259,9 @@ beforeAll(async () => {
        with (create_slot = false, slot_name = 'reports_subscription', copy_data = true)`,
   );
   await caughtUp();
-  initialOverlaps = await overlappingCopies(subscriber);
+  process.stderr.write(
+    `initial copy in one cluster, copied at once: ${(await overlappingCopies(subscriber)).join(', ') || 'none'}\n`,
+  );
   await fastCopies(subscriber);
 }, 120_000);
 
@@ -327,10 +329,9 @@ const expectExactAtSubscriber = async (): Promise<void> => {
 };
 
 describeWithServer('daily rollups at a logical-replication subscriber', () => {
-  it('are filled exactly by the initial copy of the seeded publisher, two sync workers copying at once in its cluster', async () => {
+  it('are filled exactly by the initial copy of the seeded publisher with two sync workers in its cluster', async () => {
     const [orders] = await must(subscriber)<{ n: number }[]>`select count(*)::int as n from orders`;
     expect(orders?.n).toBeGreaterThan(1000);
-    expect(initialOverlaps).not.toEqual([]);
     await expectExactAtSubscriber();
   });
 
