@@ -49,7 +49,7 @@ const STEPS: readonly Step[] = [
       ...JEST,
       // Packaging and the scaffold touch no database, and the TLS and replication suites start
       // servers of their own: they ran in the first step.
-      'tests/integration/(?!serverless/|scripts/new-report|db/tls|db/replication)',
+      'tests/integration/(?!serverless/|scripts/new-report|db/tls)',
       ...json('postgresql'),
     ],
     env: { ...process.env, JEST_PROJECTS: 'test,slow' },
