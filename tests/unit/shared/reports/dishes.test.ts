@@ -36,13 +36,17 @@ const LIST: readonly DishTotals[] = [
   { name: 'Ayran', orderCount: 9, revenue: 0.9 },
 ];
 
+/** The report over `list` for `query`: its rows, and what it asked the repository for. */
+const report = async (query: Parameters<typeof dishes.rows>[2], list = LIST) => {
+  const repository = new InMemoryDishes(list);
+  const rows = await dishes.rows(repository, SCOPE, query);
+  return { rows, calls: repository.calls };
+};
+
 describe('dishes report', () => {
   it('maps name, orderCount and revenue of each dish in repository order', async () => {
-    // Prepare
-    const repository = new InMemoryDishes(LIST);
-
     // Act
-    const rows = await dishes.rows(repository, SCOPE, { range: range('2024-01-01', '2024-01-31') });
+    const { rows } = await report({ range: range('2024-01-01', '2024-01-31') });
 
     // Assess
     expect(rows).toStrictEqual([
@@ -53,52 +57,40 @@ describe('dishes report', () => {
   });
 
   it('asks the repository for the dishes of the range, for the scope it was given', async () => {
-    // Prepare
-    const repository = new InMemoryDishes(LIST);
-
     // Act
-    await dishes.rows(repository, SCOPE, { range: range('2024-01-01', '2024-01-31') });
+    const { calls } = await report({ range: range('2024-01-01', '2024-01-31') });
 
     // Assess
-    expect(repository.calls).toEqual([
+    expect(calls).toEqual([
       { report: 'dishes', scope: SCOPE, range: range('2024-01-01', '2024-01-31') },
     ]);
   });
 
   it('reads no compare range and renders no compare values, even when one is passed', async () => {
-    // Prepare
-    const repository = new InMemoryDishes(LIST);
-
     // Act
-    const rows = await dishes.rows(repository, SCOPE, {
+    const { rows, calls } = await report({
       range: range('2024-01-08', '2024-01-14'),
       compare: range('2024-01-01', '2024-01-07'),
     });
 
     // Assess
-    expect(repository.calls).toEqual([
+    expect(calls).toEqual([
       { report: 'dishes', scope: SCOPE, range: range('2024-01-08', '2024-01-14') },
     ]);
     expect(rows.some((row) => 'compare' in row)).toBe(false);
   });
 
   it('renders no rows for a range without dishes', async () => {
-    // Prepare
-    const repository = new InMemoryDishes([]);
-
     // Act
-    const rows = await dishes.rows(repository, SCOPE, { range: range('2024-01-01', '2024-01-01') });
+    const { rows } = await report({ range: range('2024-01-01', '2024-01-01') }, []);
 
     // Assess
     expect(rows).toEqual([]);
   });
 
   it('declares exactly the keys its rows carry, in the same order', async () => {
-    // Prepare
-    const repository = new InMemoryDishes(LIST);
-
     // Act
-    const rows = await dishes.rows(repository, SCOPE, { range: range('2024-01-01', '2024-01-31') });
+    const { rows } = await report({ range: range('2024-01-01', '2024-01-31') });
 
     // Assess
     const keys = dishes.properties.map((property) => property.key);

@@ -45,15 +45,28 @@ const TOTALS: Record<string, readonly [number, number]> = {
   '2024-01-10': [4, 64.75],
 };
 
+/** The report over TOTALS for `query`: its rows, and what it asked the repository for. */
+const report = async (query: Parameters<typeof ordersPerDay.rows>[2]) => {
+  const repository = new InMemoryOrdersPerDay(TOTALS);
+  const rows = await ordersPerDay.rows(repository, SCOPE, query);
+  return { rows, calls: repository.calls };
+};
+
+/** Day `date`'s totals as a row shows them: TOTALS', or zeros on a day without orders. */
+const totalsOf = (date: string) => {
+  const [orderCount, revenue] = TOTALS[date] ?? [0, 0];
+  return { date, orderCount, revenue };
+};
+/** The row of `date`, with `compareDate`'s totals as its compare values when given. */
+const row = (date: string, compareDate?: string) =>
+  compareDate === undefined
+    ? { data: totalsOf(date) }
+    : { data: totalsOf(date), compare: totalsOf(compareDate) };
+
 describe('ordersPerDay report', () => {
   it('renders one row per day with exactly date, orderCount and revenue', async () => {
-    // Prepare
-    const repository = new InMemoryOrdersPerDay(TOTALS);
-
     // Act
-    const rows = await ordersPerDay.rows(repository, SCOPE, {
-      range: range('2024-01-01', '2024-01-04'),
-    });
+    const { rows } = await report({ range: range('2024-01-01', '2024-01-04') });
 
     // Assess
     expect(rows).toStrictEqual([
@@ -65,113 +78,64 @@ describe('ordersPerDay report', () => {
   });
 
   it('reads only the range, for the scope it was given, when there is no compare range', async () => {
-    // Prepare
-    const repository = new InMemoryOrdersPerDay(TOTALS);
-
     // Act
-    await ordersPerDay.rows(repository, SCOPE, { range: range('2024-01-01', '2024-01-04') });
+    const { calls } = await report({ range: range('2024-01-01', '2024-01-04') });
 
     // Assess
-    expect(repository.calls).toEqual([
+    expect(calls).toEqual([
       { report: 'ordersPerDay', scope: SCOPE, range: range('2024-01-01', '2024-01-04') },
     ]);
   });
 
-  it('gives row i the totals of day i of the compare range', async () => {
-    // Prepare
-    const repository = new InMemoryOrdersPerDay(TOTALS);
-
+  it.each([
+    [
+      'gives row i the totals of day i of the compare range',
+      range('2024-01-08', '2024-01-10'),
+      range('2024-01-01', '2024-01-03'),
+      [
+        row('2024-01-08', '2024-01-01'),
+        row('2024-01-09', '2024-01-02'),
+        row('2024-01-10', '2024-01-03'),
+      ],
+    ],
+    [
+      'leaves the compare key out of rows past the end of a shorter compare range',
+      range('2024-01-08', '2024-01-10'),
+      range('2024-01-01', '2024-01-01'),
+      [row('2024-01-08', '2024-01-01'), row('2024-01-09'), row('2024-01-10')],
+    ],
+    [
+      'drops the compare days past the end of the main range',
+      range('2024-01-09', '2024-01-10'),
+      range('2024-01-01', '2024-01-04'),
+      [row('2024-01-09', '2024-01-01'), row('2024-01-10', '2024-01-02')],
+    ],
+  ])('%s', async (_behaviour, main, compare, expected) => {
     // Act
-    const rows = await ordersPerDay.rows(repository, SCOPE, {
-      range: range('2024-01-08', '2024-01-10'),
-      compare: range('2024-01-01', '2024-01-03'),
-    });
+    const { rows } = await report({ range: main, compare });
 
     // Assess
-    expect(rows).toStrictEqual([
-      {
-        data: { date: '2024-01-08', orderCount: 2, revenue: 30.1 },
-        compare: { date: '2024-01-01', orderCount: 3, revenue: 45.5 },
-      },
-      {
-        data: { date: '2024-01-09', orderCount: 5, revenue: 80 },
-        compare: { date: '2024-01-02', orderCount: 1, revenue: 12 },
-      },
-      {
-        data: { date: '2024-01-10', orderCount: 4, revenue: 64.75 },
-        compare: { date: '2024-01-03', orderCount: 0, revenue: 0 },
-      },
-    ]);
+    expect(rows).toStrictEqual(expected);
+    expect(rows.map((row) => 'compare' in row)).toEqual(expected.map((row) => 'compare' in row));
   });
 
   it('reads the range and the compare range for the same scope', async () => {
-    // Prepare
-    const repository = new InMemoryOrdersPerDay(TOTALS);
-
     // Act
-    await ordersPerDay.rows(repository, SCOPE, {
+    const { calls } = await report({
       range: range('2024-01-08', '2024-01-10'),
       compare: range('2024-01-01', '2024-01-03'),
     });
 
     // Assess
-    expect(repository.calls).toEqual([
+    expect(calls).toEqual([
       { report: 'ordersPerDay', scope: SCOPE, range: range('2024-01-08', '2024-01-10') },
       { report: 'ordersPerDay', scope: SCOPE, range: range('2024-01-01', '2024-01-03') },
     ]);
   });
 
-  it('leaves the compare key out of rows past the end of a shorter compare range', async () => {
-    // Prepare
-    const repository = new InMemoryOrdersPerDay(TOTALS);
-
-    // Act
-    const rows = await ordersPerDay.rows(repository, SCOPE, {
-      range: range('2024-01-08', '2024-01-10'),
-      compare: range('2024-01-01', '2024-01-01'),
-    });
-
-    // Assess
-    expect(rows).toStrictEqual([
-      {
-        data: { date: '2024-01-08', orderCount: 2, revenue: 30.1 },
-        compare: { date: '2024-01-01', orderCount: 3, revenue: 45.5 },
-      },
-      { data: { date: '2024-01-09', orderCount: 5, revenue: 80 } },
-      { data: { date: '2024-01-10', orderCount: 4, revenue: 64.75 } },
-    ]);
-    expect(rows.map((row) => 'compare' in row)).toEqual([true, false, false]);
-  });
-
-  it('drops the compare days past the end of the main range', async () => {
-    // Prepare
-    const repository = new InMemoryOrdersPerDay(TOTALS);
-
-    // Act
-    const rows = await ordersPerDay.rows(repository, SCOPE, {
-      range: range('2024-01-09', '2024-01-10'),
-      compare: range('2024-01-01', '2024-01-04'),
-    });
-
-    // Assess
-    expect(rows).toStrictEqual([
-      {
-        data: { date: '2024-01-09', orderCount: 5, revenue: 80 },
-        compare: { date: '2024-01-01', orderCount: 3, revenue: 45.5 },
-      },
-      {
-        data: { date: '2024-01-10', orderCount: 4, revenue: 64.75 },
-        compare: { date: '2024-01-02', orderCount: 1, revenue: 12 },
-      },
-    ]);
-  });
-
   it('declares exactly the keys its rows and compare values carry, in the same order', async () => {
-    // Prepare
-    const repository = new InMemoryOrdersPerDay(TOTALS);
-
     // Act
-    const rows = await ordersPerDay.rows(repository, SCOPE, {
+    const { rows } = await report({
       range: range('2024-01-08', '2024-01-09'),
       compare: range('2024-01-01', '2024-01-02'),
     });
