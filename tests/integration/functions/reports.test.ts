@@ -4,66 +4,90 @@
  * global setup. Report figures are checked against an independent reading of the raw orders
  * (tests/support/oracle.ts).
  */
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createLogger } from '../../../shared/logger';
 import { handler as dishesHandler } from '../../../functions/dishes';
 import { handler as ordersDayHandler } from '../../../functions/orders-per-day';
 import { reportEndpoint } from '../../../middleware/compose';
-import { SAMPLE_OWNERS, type SampleOwner } from '../../../scripts/db/sample-data';
+import { claimsFor } from '../../../scripts/db/sample-data';
 import { createIssuer } from '../../../scripts/local/issuer';
 import { loadConfig } from '../../../shared/config';
 import { addDays, eachDay, todayIn } from '../../../scripts/dates';
+import type { DateRange } from '../../../shared/dates';
 import { ordersPerDay } from '../../../shared/reports/orders-per-day';
 import {
   closeContainerDependencies,
   createDependencies,
   type Dependencies,
 } from '../../../shared/runtime';
+import { httpApiEvent, jsonBody, restEvent, sampleEvent } from '../../support/events';
 import {
-  httpApiEvent,
-  jsonBody,
-  lambdaContext,
-  restEvent,
-  sampleEvent,
-  type RequestSpec,
-} from '../../support/events';
+  CORS,
+  expectError,
+  invoke,
+  owner1,
+  owner2,
+  PREFLIGHT,
+  reportRequest,
+} from '../../support/handlers';
 import { expectedDays, expectedDishes, rawOrders } from '../../support/oracle';
+import { BODIES, emptyField, validation } from '../../support/portal-errors';
 import { testIssuer, tokenFor } from '../../support/tokens';
 
-const [owner1, owner2] = SAMPLE_OWNERS as [SampleOwner, SampleOwner, SampleOwner];
 const ORDERS_DAY = '/v1/restaurants/{id}/reports/orders/day';
 const DISHES = '/v1/restaurants/{id}/reports/dishes';
-const CORS = { 'Access-Control-Allow-Origin': '*' };
-
-type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyResult>;
-const invoke = (handler: unknown, event: unknown) => (handler as Handler)(event, lambdaContext());
+const HANDLERS = { [ORDERS_DAY]: ordersDayHandler, [DISHES]: dishesHandler };
 
 const dubaiToday = () => todayIn('Asia/Dubai');
+/** The last `days` days up to today in `timeZone`, both ends included. */
+const lastDays = (days: number, timeZone = 'Asia/Dubai') => {
+  const today = todayIn(timeZone);
+  return { from: addDays(today, 1 - days), to: today };
+};
 
 const built: Dependencies[] = [];
-/** Dependencies for a one-off endpoint, closed after the suite. */
-const dependencies = (...args: Parameters<typeof createDependencies>) => {
+/** A report endpoint of its own for the orders/day report, closed after the suite. */
+const ordersDayEndpoint = (...args: Parameters<typeof createDependencies>) => {
   const deps = createDependencies(...args);
   built.push(deps);
-  return deps;
+  return reportEndpoint(ordersPerDay, deps.database.bind(ordersPerDay.queries), deps);
 };
 
 afterAll(async () => {
   await Promise.all([closeContainerDependencies(), ...built.map((deps) => deps.close())]);
 });
 
-const reportRequest = (
-  resource: string,
+/** GET the report at `resource` of restaurant `id` through a REST (v1) event. */
+const getReport = (
+  resource: keyof typeof HANDLERS,
   id: string,
   token: string,
-  query: Record<string, string | string[]>,
-  headers: Record<string, string | string[]> = {},
-): RequestSpec => ({
-  resource,
-  pathParameters: { id },
-  headers: { Authorization: `Bearer ${token}`, ...headers },
-  query,
-});
+  query: Readonly<Record<string, string>>,
+  headers: Readonly<Record<string, string>> = {},
+) => invoke(HANDLERS[resource], restEvent(reportRequest(resource, id, token, query, headers)));
+
+/** A restaurant's platform, as the oracle reads its raw orders. */
+interface Platform {
+  readonly id: string;
+  readonly platform: string;
+  readonly timeZone: string;
+  readonly minorUnits: number;
+}
+const DUBAI: Platform = { id: 'R-1001', platform: 'TB_AE', timeZone: 'Asia/Dubai', minorUnits: 2 };
+const KUWAIT: Platform = {
+  id: 'R-1002',
+  platform: 'TB_KW',
+  timeZone: 'Asia/Kuwait',
+  minorUnits: 3,
+};
+
+/** The orders/day rows of `of` over `range`, read from its raw orders. */
+const daysOf = async (of: Platform, range: DateRange) =>
+  expectedDays(await rawOrders(of.id, of.platform), of.timeZone, eachDay(range), of.minorUnits);
+/** The dishes rows of `of` over `range`, read from its raw orders. */
+const dishesOf = async (of: Platform, range: DateRange) =>
+  expectedDishes(await rawOrders(of.id, of.platform), of.timeZone, range, of.minorUnits);
+/** A report body of these rows, without compare values. */
+const rowsOf = (rows: readonly unknown[]) => ({ data: rows.map((data) => ({ data })) });
 
 describe('GET /v1/restaurants/{id}/reports/orders/day', () => {
   it('answers the sample event with one row per day, each carrying its compare day', async () => {
@@ -72,19 +96,8 @@ describe('GET /v1/restaurants/{id}/reports/orders/day', () => {
 
     const result = await invoke(ordersDayHandler, sampleEvent('orders-per-day', token));
 
-    const orders = await rawOrders('R-1001', 'TB_AE');
-    const main = expectedDays(
-      orders,
-      'Asia/Dubai',
-      eachDay({ from: addDays(today, -6), to: today }),
-      2,
-    );
-    const compare = expectedDays(
-      orders,
-      'Asia/Dubai',
-      eachDay({ from: addDays(today, -13), to: addDays(today, -7) }),
-      2,
-    );
+    const main = await daysOf(DUBAI, { from: addDays(today, -6), to: today });
+    const compare = await daysOf(DUBAI, { from: addDays(today, -13), to: addDays(today, -7) });
     expect(result.statusCode).toBe(200);
     expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
     expect(jsonBody(result)).toEqual({
@@ -92,29 +105,19 @@ describe('GET /v1/restaurants/{id}/reports/orders/day', () => {
     });
   });
 
-  it.each([
-    ['R-1001', 'TB_AE', 'Asia/Dubai', 2],
-    ['R-1002', 'TB_KW', 'Asia/Kuwait', 3],
-  ] as const)(
-    'counts %s days in its own time zone over 31 days, zeros included, cancelled excluded, rounded to the currency',
-    async (id, platform, timeZone, minorUnits) => {
-      const today = todayIn(timeZone);
-      const range = { from: addDays(today, -30), to: today };
+  it.each([DUBAI, KUWAIT])(
+    'counts $id days in its own time zone over 31 days, zeros included, cancelled excluded, rounded to the currency',
+    async (restaurant) => {
+      const range = lastDays(31, restaurant.timeZone);
       const token = await tokenFor(owner1);
 
-      const result = await invoke(
-        ordersDayHandler,
-        restEvent(reportRequest(ORDERS_DAY, id, token, range, { 'x-platform-id': platform })),
-      );
+      const result = await getReport(ORDERS_DAY, restaurant.id, token, range, {
+        'x-platform-id': restaurant.platform,
+      });
 
-      const expected = expectedDays(
-        await rawOrders(id, platform),
-        timeZone,
-        eachDay(range),
-        minorUnits,
-      );
+      const expected = await daysOf(restaurant, range);
       expect(result.statusCode).toBe(200);
-      expect(jsonBody(result)).toEqual({ data: expected.map((data) => ({ data })) });
+      expect(jsonBody(result)).toEqual(rowsOf(expected));
       expect(expected.some((day) => day.orderCount === 0) || expected.length === 31).toBe(true);
     },
   );
@@ -138,63 +141,40 @@ describe('GET /v1/restaurants/{id}/reports/orders/day', () => {
     expect(jsonBody(http)).toEqual(jsonBody(rest));
   });
 
-  it("reads a restaurant's second platform by its platform restaurantId and X-Platform-Id", async () => {
-    const token = await tokenFor(owner1);
-    const today = dubaiToday();
-    const range = { from: addDays(today, -13), to: today };
-
-    const result = await invoke(
-      ordersDayHandler,
-      restEvent(
-        reportRequest(ORDERS_DAY, 'hs-ae-7702', token, range, { 'X-PLATFORM-ID': 'HS_AE' }),
-      ),
-    );
-
-    const expected = expectedDays(
-      await rawOrders('R-1001', 'HS_AE'),
-      'Asia/Dubai',
-      eachDay(range),
-      2,
-    );
-    expect(jsonBody(result)).toEqual({ data: expected.map((data) => ({ data })) });
-  });
-
-  it('accepts the legacy platform key as the platformId it stands for', async () => {
-    const token = await tokenFor(owner1);
-    const today = todayIn('Asia/Kuwait');
-    const range = { from: addDays(today, -2), to: today };
-
-    const result = await invoke(
-      ordersDayHandler,
-      restEvent(
-        reportRequest(ORDERS_DAY, 'R-1002', token, range, { 'X-Platform-Id': 'TBLEGACY_KW' }),
-      ),
-    );
-
-    const expected = expectedDays(
-      await rawOrders('R-1002', 'TB_KW'),
-      'Asia/Kuwait',
-      eachDay(range),
+  it.each([
+    [
+      "reads a restaurant's second platform by its platform restaurantId and X-Platform-Id",
+      'hs-ae-7702',
+      { 'X-PLATFORM-ID': 'HS_AE' },
+      { ...DUBAI, platform: 'HS_AE' },
+      14,
+    ],
+    [
+      'accepts the legacy platform key as the platformId it stands for',
+      'R-1002',
+      { 'X-Platform-Id': 'TBLEGACY_KW' },
+      KUWAIT,
       3,
-    );
-    expect(jsonBody(result)).toEqual({ data: expected.map((data) => ({ data })) });
+    ],
+  ])('%s', async (_behaviour, id, headers, restaurant, days) => {
+    const token = await tokenFor(owner1);
+    const range = lastDays(days, restaurant.timeZone);
+
+    const result = await getReport(ORDERS_DAY, id, token, range, headers);
+
+    expect(jsonBody(result)).toEqual(rowsOf(await daysOf(restaurant, range)));
   });
 
   it('leaves compare off the rows past the end of a shorter compare range', async () => {
     const token = await tokenFor(owner1);
     const today = dubaiToday();
 
-    const result = await invoke(
-      ordersDayHandler,
-      restEvent(
-        reportRequest(ORDERS_DAY, 'R-1001', token, {
-          from: addDays(today, -4),
-          to: today,
-          'compare[from]': addDays(today, -40),
-          'compare[to]': addDays(today, -39),
-        }),
-      ),
-    );
+    const result = await getReport(ORDERS_DAY, 'R-1001', token, {
+      from: addDays(today, -4),
+      to: today,
+      'compare[from]': addDays(today, -40),
+      'compare[to]': addDays(today, -39),
+    });
 
     const rows = (jsonBody(result) as { data: { compare?: unknown }[] }).data;
     expect(rows.map((row) => 'compare' in row)).toEqual([true, true, false, false, false]);
@@ -214,11 +194,8 @@ describe('CSV export', () => {
     };
 
     const [csv, json] = await Promise.all([
-      invoke(ordersDayHandler, restEvent(reportRequest(ORDERS_DAY, 'R-1001', token, query))),
-      invoke(
-        ordersDayHandler,
-        restEvent(reportRequest(ORDERS_DAY, 'R-1001', token, { ...query, format: 'json' })),
-      ),
+      getReport(ORDERS_DAY, 'R-1001', token, query),
+      getReport(ORDERS_DAY, 'R-1001', token, { ...query, format: 'json' }),
     ]);
 
     type Row = { data: Record<string, string | number>; compare: Record<string, string | number> };
@@ -253,20 +230,8 @@ describe('CSV export', () => {
 
   it('answers dishes as CSV when the client sends Accept: text/csv', async () => {
     const token = await tokenFor(owner1);
-    const today = dubaiToday();
 
-    const result = await invoke(
-      dishesHandler,
-      restEvent(
-        reportRequest(
-          DISHES,
-          'R-1001',
-          token,
-          { from: addDays(today, -6), to: today },
-          { Accept: 'text/csv' },
-        ),
-      ),
-    );
+    const result = await getReport(DISHES, 'R-1001', token, lastDays(7), { Accept: 'text/csv' });
 
     expect(result.statusCode).toBe(200);
     expect(result.body.split('\r\n')[0]).toBe('dish,orders,sales');
@@ -276,75 +241,46 @@ describe('CSV export', () => {
   it('keeps errors JSON when CSV was asked for', async () => {
     const token = await tokenFor(owner1);
 
-    const result = await invoke(
-      dishesHandler,
-      restEvent(
-        reportRequest(DISHES, 'R-2001', token, {
-          from: dubaiToday(),
-          to: dubaiToday(),
-          format: 'csv',
-        }),
-      ),
-    );
+    const result = await getReport(DISHES, 'R-2001', token, { ...lastDays(1), format: 'csv' });
 
-    expect(result.statusCode).toBe(403);
-    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json' });
-    expect(jsonBody(result)).toEqual({ state: 'ERROR', code: 'FORBIDDEN', message: 'Forbidden' });
+    expectError(result, 403, BODIES.forbidden, { 'Content-Type': 'application/json' });
   });
 });
 
 describe('GET /v1/restaurants/{id}/reports/dishes', () => {
   it('answers the sample event with every dish ordered, highest revenue first', async () => {
     const token = await tokenFor(owner1);
-    const today = dubaiToday();
 
     const result = await invoke(dishesHandler, sampleEvent('dishes', token));
 
-    const expected = expectedDishes(
-      await rawOrders('R-1001', 'TB_AE'),
-      'Asia/Dubai',
-      { from: addDays(today, -6), to: today },
-      2,
-    );
+    const expected = await dishesOf(DUBAI, lastDays(7));
     expect(result.statusCode).toBe(200);
     expect(expected.length).toBeGreaterThan(0);
-    expect(jsonBody(result)).toEqual({ data: expected.map((data) => ({ data })) });
+    expect(jsonBody(result)).toEqual(rowsOf(expected));
   });
 
   it('reports a 3-decimal currency through an HTTP API (v2) event', async () => {
     const token = await tokenFor(owner1);
-    const today = todayIn('Asia/Kuwait');
-    const range = { from: addDays(today, -30), to: today };
+    const range = lastDays(31, KUWAIT.timeZone);
 
     const result = await invoke(
       dishesHandler,
       httpApiEvent(reportRequest(DISHES, 'tb-kw-3301', token, range, { 'X-Platform-Id': 'TB_KW' })),
     );
 
-    const expected = expectedDishes(await rawOrders('R-1002', 'TB_KW'), 'Asia/Kuwait', range, 3);
-    expect(jsonBody(result)).toEqual({ data: expected.map((data) => ({ data })) });
+    expect(jsonBody(result)).toEqual(rowsOf(await dishesOf(KUWAIT, range)));
   });
 });
 
 describe('spec section 7, as a client meets each row', () => {
-  const today = () => dubaiToday();
-  const week = () => ({ from: addDays(today(), -6), to: today() });
+  const week = () => lastDays(7);
 
   it('400 OUT_OF_RANGE when the range is longer than 31 days', async () => {
     const token = await tokenFor(owner1);
-    const event = restEvent(
-      reportRequest(ORDERS_DAY, 'R-1001', token, { from: addDays(today(), -31), to: today() }),
-    );
 
-    const result = await invoke(ordersDayHandler, event);
+    const result = await getReport(ORDERS_DAY, 'R-1001', token, lastDays(32));
 
-    expect(result.statusCode).toBe(400);
-    expect(result.headers).toMatchObject(CORS);
-    expect(jsonBody(result)).toEqual({
-      state: 'ERROR',
-      code: 'OUT_OF_RANGE',
-      message: 'Only 31 days can be selected',
-    });
+    expectError(result, 400, BODIES.daysOutOfRange);
   });
 
   it.each([
@@ -360,16 +296,12 @@ describe('spec section 7, as a client meets each row', () => {
       },
     ],
     ['dishes', DISHES, { from: '0000-01-01', to: '0000-01-03' }],
-  ])(
+  ] as const)(
     '400, not 500, for the year 0000 on %s, which PostgreSQL cannot store',
     async (_case, resource, query) => {
       const token = await tokenFor(owner1);
-      const handler = resource === DISHES ? dishesHandler : ordersDayHandler;
 
-      const result = await invoke(
-        handler,
-        restEvent(reportRequest(resource, 'R-1001', token, query)),
-      );
+      const result = await getReport(resource, 'R-1001', token, query);
 
       expect(result.statusCode).toBe(400);
       expect(jsonBody(result)).toMatchObject({ state: 'ERROR', code: 'VALIDATION_ERROR' });
@@ -379,22 +311,9 @@ describe('spec section 7, as a client meets each row', () => {
   it('400 VALIDATION_ERROR with one entry per missing field', async () => {
     const token = await tokenFor(owner1);
 
-    const result = await invoke(
-      dishesHandler,
-      restEvent(reportRequest(DISHES, 'R-1001', token, { to: '' })),
-    );
+    const result = await getReport(DISHES, 'R-1001', token, { to: '' });
 
-    expect(result.statusCode).toBe(400);
-    expect(result.headers).toMatchObject(CORS);
-    expect(jsonBody(result)).toEqual({
-      state: 'ERROR',
-      code: 'VALIDATION_ERROR',
-      message: 'Error',
-      errors: [
-        { field: 'from', code: 'FIELD_CANNOT_BE_EMPTY', message: 'from cannot be empty' },
-        { field: 'to', code: 'FIELD_CANNOT_BE_EMPTY', message: 'to cannot be empty' },
-      ],
-    });
+    expectError(result, 400, validation(emptyField('from'), emptyField('to')));
   });
 
   it.each([
@@ -407,52 +326,27 @@ describe('spec section 7, as a client meets each row', () => {
       restEvent({ resource: DISHES, pathParameters: { id: 'R-1001' }, headers, query: week() }),
     );
 
-    expect(result.statusCode).toBe(401);
-    expect(result.headers).toMatchObject({ ...CORS, 'WWW-Authenticate': 'Bearer' });
-    expect(jsonBody(result)).toEqual({
-      state: 'ERROR',
-      code: 'TOKEN_INVALID',
-      message: 'Authorization header is invalid. Did you forget to add "Bearer "?',
-    });
+    expectError(result, 401, BODIES.bearerMissing, { 'WWW-Authenticate': 'Bearer' });
   });
 
   it('401 TOKEN_INVALID when the token cannot be verified against the key set', async () => {
     const stranger = await createIssuer();
     const token = await stranger.sign({ sub: 'x', authSchema: { restaurants: [] } });
 
-    const result = await invoke(
-      dishesHandler,
-      restEvent(reportRequest(DISHES, 'R-1001', token, week())),
-    );
+    const result = await getReport(DISHES, 'R-1001', token, week());
 
-    expect(result.statusCode).toBe(401);
-    expect(result.headers).toMatchObject(CORS);
-    expect(jsonBody(result)).toEqual({
-      state: 'ERROR',
-      code: 'TOKEN_INVALID',
-      message: 'The provided token cannot be verified',
-    });
+    expectError(result, 401, BODIES.unverifiable);
   });
 
   it('401 TOKEN_EXPIRED when the token has expired', async () => {
     const issuer = await testIssuer();
-    const { claimsFor } = await import('../../../scripts/db/sample-data');
     const token = await issuer.sign(claimsFor(owner1), {
       expiresIn: Math.floor(Date.now() / 1000) - 60,
     });
 
-    const result = await invoke(
-      ordersDayHandler,
-      restEvent(reportRequest(ORDERS_DAY, 'R-1001', token, week())),
-    );
+    const result = await getReport(ORDERS_DAY, 'R-1001', token, week());
 
-    expect(result.statusCode).toBe(401);
-    expect(result.headers).toMatchObject(CORS);
-    expect(jsonBody(result)).toEqual({
-      state: 'ERROR',
-      code: 'TOKEN_EXPIRED',
-      message: 'The provided token has expired',
-    });
+    expectError(result, 401, BODIES.expired);
   });
 
   it.each([
@@ -462,23 +356,17 @@ describe('spec section 7, as a client meets each row', () => {
   ])('403 FORBIDDEN for %s', async (_case, id, headers) => {
     const token = await tokenFor(owner1);
 
-    const result = await invoke(
-      ordersDayHandler,
-      restEvent(reportRequest(ORDERS_DAY, id, token, week(), headers)),
-    );
+    const result = await getReport(ORDERS_DAY, id, token, week(), headers);
 
-    expect(result.statusCode).toBe(403);
-    expect(result.headers).toMatchObject(CORS);
-    expect(jsonBody(result)).toEqual({ state: 'ERROR', code: 'FORBIDDEN', message: 'Forbidden' });
+    expectError(result, 403, BODIES.forbidden);
   });
 
   it('500 INTERNAL_ERROR, logged, when the key-set host is unreachable and nothing is cached', async () => {
     const lines: string[] = [];
-    const deps = dependencies(
+    const endpoint = ordersDayEndpoint(
       loadConfig({ ...process.env, JWKS_URL: 'http://127.0.0.1:9/v2/jwks.json' }),
       createLogger('info', (line) => lines.push(line)),
     );
-    const endpoint = reportEndpoint(ordersPerDay, deps.database.bind(ordersPerDay.queries), deps);
     const token = await tokenFor(owner1);
 
     const result = await invoke(
@@ -486,26 +374,19 @@ describe('spec section 7, as a client meets each row', () => {
       restEvent(reportRequest(ORDERS_DAY, 'R-1001', token, week())),
     );
 
-    expect(result.statusCode).toBe(500);
-    expect(result.headers).toMatchObject(CORS);
-    expect(jsonBody(result)).toEqual({
-      state: 'ERROR',
-      code: 'INTERNAL_ERROR',
-      message: 'Unknown error',
-    });
+    expectError(result, 500, BODIES.internal);
     expect(lines.join('')).toContain('"message":"key set fetch failed"');
     expect(lines.join('')).not.toContain(token);
   });
 
   it('500 INTERNAL_ERROR when the database cannot be reached', async () => {
-    const deps = dependencies(
+    const endpoint = ordersDayEndpoint(
       loadConfig({
         ...process.env,
         DATABASE_URL: 'postgres://postgres@127.0.0.1:9/none',
         DB_CONNECT_TIMEOUT_SECONDS: '1',
       }),
     );
-    const endpoint = reportEndpoint(ordersPerDay, deps.database.bind(ordersPerDay.queries), deps);
     const token = await tokenFor(owner1);
 
     const result = await invoke(
@@ -513,12 +394,7 @@ describe('spec section 7, as a client meets each row', () => {
       restEvent(reportRequest(ORDERS_DAY, 'R-1001', token, week())),
     );
 
-    expect(result.statusCode).toBe(500);
-    expect(jsonBody(result)).toEqual({
-      state: 'ERROR',
-      code: 'INTERNAL_ERROR',
-      message: 'Unknown error',
-    });
+    expectError(result, 500, BODIES.internal);
   });
 });
 
@@ -526,16 +402,6 @@ describe('OPTIONS (spec 4.3)', () => {
   it('answers the sample preflight event with 200 and the four CORS headers, no token needed', async () => {
     const result = await invoke(ordersDayHandler, sampleEvent('orders-per-day-preflight', ''));
 
-    expect(result).toEqual({
-      statusCode: 200,
-      headers: {
-        'Access-Control-Allow-Origin': '*',
-        'Access-Control-Allow-Headers': 'Content-Type,Authorization',
-        'Access-Control-Allow-Methods': 'OPTIONS,GET',
-        'Access-Control-Allow-Credentials': 'false',
-        'Access-Control-Max-Age': '600',
-      },
-      body: '',
-    });
+    expect(result).toEqual(PREFLIGHT);
   });
 });

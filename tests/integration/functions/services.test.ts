@@ -7,11 +7,10 @@
  * the moment after the call. Days and months around DST changes are checked on orders of a
  * restaurant that exists only inside a rolled-back transaction, with the database clock set.
  */
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import { handler as dashboardHandler } from '../../../functions/dashboard';
 import { handler as ordersTodayHandler } from '../../../functions/orders-today';
 import { handler as revenueHandler } from '../../../functions/revenue';
-import { SAMPLE_OWNERS, type SampleOwner } from '../../../scripts/db/sample-data';
+import type { SampleOwner } from '../../../scripts/db/sample-data';
 import type { IsoDate } from '../../../shared/dates';
 import { addDays, todayIn } from '../../../scripts/dates';
 import { dashboard } from '../../../shared/reports/dashboard';
@@ -24,11 +23,21 @@ import { closeContainerDependencies } from '../../../shared/runtime';
 import {
   httpApiEvent,
   jsonBody,
-  lambdaContext,
   restEvent,
   sampleEvent,
   type RequestSpec,
 } from '../../support/events';
+import {
+  CORS,
+  expectError,
+  invoke,
+  owner1,
+  owner2,
+  owner3,
+  PREFLIGHT,
+  reportRequest,
+} from '../../support/handlers';
+import { BODIES, emptyField, repeatedField, validation } from '../../support/portal-errors';
 import {
   addMonths,
   eachMonth,
@@ -43,18 +52,12 @@ import {
 } from '../../support/services-oracle';
 import { tokenFor, tokenWithRestaurants } from '../../support/tokens';
 
-const [owner1, owner2, owner3] = SAMPLE_OWNERS as [SampleOwner, SampleOwner, SampleOwner];
-
 const ORDERS_TODAY = '/v1/restaurants/{id}/orders/today';
 const ORDERS_TODAY_RES = '/res/{id}/orders/today';
 const REVENUE = '/v1/restaurants/{id}/reports/revenue';
 const REVENUE_RES = '/res/{id}/reports/revenue';
 const DASHBOARD = '/v1/restaurants/{id}/dashboard';
 const DASHBOARD_RES = '/res/{id}/dashboard';
-const CORS = { 'Access-Control-Allow-Origin': '*' };
-
-type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyResult>;
-const invoke = (handler: unknown, event: unknown) => (handler as Handler)(event, lambdaContext());
 
 /** Invokes and notes the clock just before and just after, for answers that depend on it. */
 const invokeTimed = async (handler: unknown, event: unknown) => {
@@ -113,17 +116,57 @@ type EventKind = 'REST v1' | 'HTTP API v2';
 const eventOf = (kind: EventKind, spec: RequestSpec) =>
   kind === 'REST v1' ? restEvent(spec) : httpApiEvent(spec);
 
+/** GET `resource` of `restaurant` on its platform with the bearer `token`. */
 const request = (
   resource: string,
   restaurant: Restaurant,
   token: string,
   query: Record<string, string | string[]> = {},
-): RequestSpec => ({
-  resource,
-  pathParameters: { id: restaurant.id },
-  headers: { Authorization: `Bearer ${token}`, 'X-Platform-Id': restaurant.platform },
-  query,
-});
+): RequestSpec =>
+  reportRequest(resource, restaurant.id, token, query, { 'X-Platform-Id': restaurant.platform });
+
+/** GET `resource` of `restaurant` as its owner, through an event of `kind`, timed. */
+const getAsOwner = async (
+  handler: unknown,
+  restaurant: Restaurant,
+  kind: EventKind,
+  resource: string,
+  query: Record<string, string | string[]> = {},
+) => {
+  const token = await tokenFor(restaurant.owner);
+  return invokeTimed(handler, eventOf(kind, request(resource, restaurant, token, query)));
+};
+
+/** The orders-today body of `restaurant` at a moment, read from its orders. */
+const ordersTodayAt = async (restaurant: Restaurant) => {
+  const orders = await listedOrders(restaurant.id, restaurant.platform);
+  return (now: Date) => ({
+    data: expectedOrdersToday(orders, restaurant.timeZone, restaurant.minorUnits, now).map(
+      (data) => ({ data }),
+    ),
+  });
+};
+/** The dashboard body of `restaurant` at a moment, read from its orders. */
+const dashboardAt = async (restaurant: Restaurant) => {
+  const orders = await listedOrders(restaurant.id, restaurant.platform);
+  return (now: Date) => ({
+    data: expectedDashboard(
+      orders,
+      restaurant.timeZone,
+      restaurant.currency,
+      restaurant.minorUnits,
+      now,
+    ),
+  });
+};
+/** The revenue rows of `restaurant` over the months from `from` to `to`, read from its orders. */
+const revenueOf = async (restaurant: Restaurant, from: IsoDate, to: IsoDate) =>
+  expectedRevenue(
+    await listedOrders(restaurant.id, restaurant.platform),
+    restaurant.timeZone,
+    eachMonth(from, to),
+    restaurant.minorUnits,
+  );
 
 /** An RFC 4180 body as the reports export it: every value quoted, CRLF line ends. */
 const csvOf = (header: string, rows: readonly (readonly (string | number)[])[]): string =>
@@ -149,14 +192,9 @@ describe('GET /v1/restaurants/{id}/orders/today', () => {
     );
 
     // Assess
-    const orders = await listedOrders(DUBAI.id, DUBAI.platform);
     expect(result.statusCode).toBe(200);
     expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
-    expect(
-      moments.map((now) => ({
-        data: expectedOrdersToday(orders, DUBAI.timeZone, 2, now).map((data) => ({ data })),
-      })),
-    ).toContainEqual(jsonBody(result));
+    expect(moments.map(await ordersTodayAt(DUBAI))).toContainEqual(jsonBody(result));
   });
 
   it.each([
@@ -166,36 +204,23 @@ describe('GET /v1/restaurants/{id}/orders/today', () => {
   ] as const)(
     'lists the local day of %s (%s) with its offsets, through %s on %s',
     async (_id, _case, kind, resource, restaurant) => {
-      // Prepare
-      const token = await tokenFor(restaurant.owner);
-
       // Act
-      const { result, moments } = await invokeTimed(
-        ordersTodayHandler,
-        eventOf(kind, request(resource, restaurant, token)),
-      );
+      const { result, moments } = await getAsOwner(ordersTodayHandler, restaurant, kind, resource);
 
       // Assess
-      const orders = await listedOrders(restaurant.id, restaurant.platform);
       expect(result.statusCode).toBe(200);
-      expect(
-        moments.map((now) => ({
-          data: expectedOrdersToday(orders, restaurant.timeZone, restaurant.minorUnits, now).map(
-            (data) => ({ data }),
-          ),
-        })),
-      ).toContainEqual(jsonBody(result));
+      expect(moments.map(await ordersTodayAt(restaurant))).toContainEqual(jsonBody(result));
     },
   );
 
   it('exports CSV with format=csv: one quoted line per order under the declared columns', async () => {
-    // Prepare
-    const token = await tokenFor(owner1);
-
     // Act
-    const { result, moments } = await invokeTimed(
+    const { result, moments } = await getAsOwner(
       ordersTodayHandler,
-      restEvent(request(ORDERS_TODAY, DUBAI, token, { format: 'csv' })),
+      DUBAI,
+      'REST v1',
+      ORDERS_TODAY,
+      { format: 'csv' },
     );
 
     // Assess
@@ -234,12 +259,7 @@ describe('GET /v1/restaurants/{id}/reports/revenue', () => {
     const result = await invoke(revenueHandler, monthlySampleEvent('revenue', token));
 
     // Assess
-    const expected = expectedRevenue(
-      await listedOrders(DUBAI.id, DUBAI.platform),
-      DUBAI.timeZone,
-      eachMonth(addMonths(thisMonth, -2), thisMonth),
-      2,
-    );
+    const expected = await revenueOf(DUBAI, addMonths(thisMonth, -2), thisMonth);
     expect(result.statusCode).toBe(200);
     expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
     expect(jsonBody(result)).toEqual({ data: expected.map((data) => ({ data })) });
@@ -254,22 +274,13 @@ describe('GET /v1/restaurants/{id}/reports/revenue', () => {
     'counts the local months of %s (%s), an empty month as zeros, through %s on %s',
     async (_id, _case, kind, resource, restaurant) => {
       // Prepare
-      const token = await tokenFor(restaurant.owner);
       const { from, to } = sampleMonths(restaurant.timeZone);
 
       // Act
-      const result = await invoke(
-        revenueHandler,
-        eventOf(kind, request(resource, restaurant, token, { from, to })),
-      );
+      const { result } = await getAsOwner(revenueHandler, restaurant, kind, resource, { from, to });
 
       // Assess
-      const expected = expectedRevenue(
-        await listedOrders(restaurant.id, restaurant.platform),
-        restaurant.timeZone,
-        eachMonth(from, to),
-        restaurant.minorUnits,
-      );
+      const expected = await revenueOf(restaurant, from, to);
       expect(result.statusCode).toBe(200);
       expect(jsonBody(result)).toEqual({ data: expected.map((data) => ({ data })) });
       expect(expected.at(-1)?.orderCount).toBe(0);
@@ -279,22 +290,17 @@ describe('GET /v1/restaurants/{id}/reports/revenue', () => {
 
   it('exports CSV with format=csv under month,year,orders,sales', async () => {
     // Prepare
-    const token = await tokenFor(owner1);
     const { from, to } = sampleMonths(DUBAI.timeZone);
 
     // Act
-    const result = await invoke(
-      revenueHandler,
-      restEvent(request(REVENUE, DUBAI, token, { from, to, format: 'csv' })),
-    );
+    const { result } = await getAsOwner(revenueHandler, DUBAI, 'REST v1', REVENUE, {
+      from,
+      to,
+      format: 'csv',
+    });
 
     // Assess
-    const expected = expectedRevenue(
-      await listedOrders(DUBAI.id, DUBAI.platform),
-      DUBAI.timeZone,
-      eachMonth(from, to),
-      2,
-    );
+    const expected = await revenueOf(DUBAI, from, to);
     expect(result.statusCode).toBe(200);
     expect(result.headers).toMatchObject({
       'Content-Type': 'text/csv; charset=utf-8',
@@ -309,22 +315,8 @@ describe('GET /v1/restaurants/{id}/reports/revenue', () => {
     );
   });
 
-  const validation = (...errors: { field: string; code: string; message: string }[]) => ({
-    state: 'ERROR',
-    code: 'VALIDATION_ERROR',
-    message: 'Error',
-    errors,
-  });
-
   it.each([
-    [
-      'from and to missing',
-      {},
-      validation(
-        { field: 'from', code: 'FIELD_CANNOT_BE_EMPTY', message: 'from cannot be empty' },
-        { field: 'to', code: 'FIELD_CANNOT_BE_EMPTY', message: 'to cannot be empty' },
-      ),
-    ],
+    ['from and to missing', {}, validation(emptyField('from'), emptyField('to'))],
     [
       'a day that is not the first of a month',
       { from: '2026-01-15', to: '2026-03-01' },
@@ -342,24 +334,15 @@ describe('GET /v1/restaurants/{id}/reports/revenue', () => {
     [
       'a repeated to',
       { from: '2026-01-01', to: ['2026-02-01', '2026-03-01'] },
-      validation({ field: 'to', code: 'FIELD_REPEATED', message: 'to must be given once' }),
+      validation(repeatedField('to')),
     ],
-    [
-      'thirteen months',
-      { from: '2025-01-01', to: '2026-01-01' },
-      { state: 'ERROR', code: 'OUT_OF_RANGE', message: 'Only 12 months can be selected' },
-    ],
+    ['thirteen months', { from: '2025-01-01', to: '2026-01-01' }, BODIES.monthsOutOfRange],
   ])('400 for %s, with the CORS header', async (_case, query, body) => {
-    // Prepare
-    const token = await tokenFor(owner1);
-
     // Act
-    const result = await invoke(revenueHandler, restEvent(request(REVENUE, DUBAI, token, query)));
+    const { result } = await getAsOwner(revenueHandler, DUBAI, 'REST v1', REVENUE, query);
 
     // Assess
-    expect(result.statusCode).toBe(400);
-    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
-    expect(jsonBody(result)).toEqual(body);
+    expectError(result, 400, body, { 'Content-Type': 'application/json' });
   });
 });
 
@@ -375,12 +358,9 @@ describe('GET /v1/restaurants/{id}/dashboard', () => {
     );
 
     // Assess
-    const orders = await listedOrders(DUBAI.id, DUBAI.platform);
     expect(result.statusCode).toBe(200);
     expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
-    expect(
-      moments.map((now) => ({ data: expectedDashboard(orders, DUBAI.timeZone, 'AED', 2, now) })),
-    ).toContainEqual(jsonBody(result));
+    expect(moments.map(await dashboardAt(DUBAI))).toContainEqual(jsonBody(result));
   });
 
   it.each([
@@ -390,29 +370,12 @@ describe('GET /v1/restaurants/{id}/dashboard', () => {
   ] as const)(
     'compares like with like for %s (%s), through %s on %s',
     async (_id, _case, kind, resource, restaurant) => {
-      // Prepare
-      const token = await tokenFor(restaurant.owner);
-
       // Act
-      const { result, moments } = await invokeTimed(
-        dashboardHandler,
-        eventOf(kind, request(resource, restaurant, token)),
-      );
+      const { result, moments } = await getAsOwner(dashboardHandler, restaurant, kind, resource);
 
       // Assess
-      const orders = await listedOrders(restaurant.id, restaurant.platform);
       expect(result.statusCode).toBe(200);
-      expect(
-        moments.map((now) => ({
-          data: expectedDashboard(
-            orders,
-            restaurant.timeZone,
-            restaurant.currency,
-            restaurant.minorUnits,
-            now,
-          ),
-        })),
-      ).toContainEqual(jsonBody(result));
+      expect(moments.map(await dashboardAt(restaurant))).toContainEqual(jsonBody(result));
     },
   );
 });
@@ -492,17 +455,7 @@ describe.each([
     );
 
     // Assess
-    expect(result).toEqual({
-      statusCode: 200,
-      headers: {
-        'Access-Control-Allow-Origin': '*',
-        'Access-Control-Allow-Headers': 'Content-Type,Authorization',
-        'Access-Control-Allow-Methods': 'OPTIONS,GET',
-        'Access-Control-Allow-Credentials': 'false',
-        'Access-Control-Max-Age': '600',
-      },
-      body: '',
-    });
+    expect(result).toEqual(PREFLIGHT);
   });
 
   it('401 TOKEN_INVALID without a token, with the CORS header', async () => {
@@ -513,13 +466,7 @@ describe.each([
     );
 
     // Assess
-    expect(result.statusCode).toBe(401);
-    expect(result.headers).toMatchObject({ ...CORS, 'WWW-Authenticate': 'Bearer' });
-    expect(jsonBody(result)).toEqual({
-      state: 'ERROR',
-      code: 'TOKEN_INVALID',
-      message: 'Authorization header is invalid. Did you forget to add "Bearer "?',
-    });
+    expectError(result, 401, BODIES.bearerMissing, { 'WWW-Authenticate': 'Bearer' });
   });
 
   it("403 FORBIDDEN for another owner's restaurant, with the CORS header", async () => {
@@ -530,9 +477,7 @@ describe.each([
     const result = await invoke(handler, restEvent(request(v1, DUBAI, token, query)));
 
     // Assess
-    expect(result.statusCode).toBe(403);
-    expect(result.headers).toMatchObject(CORS);
-    expect(jsonBody(result)).toEqual({ state: 'ERROR', code: 'FORBIDDEN', message: 'Forbidden' });
+    expectError(result, 403, BODIES.forbidden);
   });
 
   it('400 VALIDATION_ERROR for an empty restaurant id, with the CORS header', async () => {
@@ -551,14 +496,7 @@ describe.each([
     );
 
     // Assess
-    expect(result.statusCode).toBe(400);
-    expect(result.headers).toMatchObject(CORS);
-    expect(jsonBody(result)).toEqual({
-      state: 'ERROR',
-      code: 'VALIDATION_ERROR',
-      message: 'Error',
-      errors: [{ field: 'id', code: 'FIELD_CANNOT_BE_EMPTY', message: 'id cannot be empty' }],
-    });
+    expectError(result, 400, validation(emptyField('id')));
   });
 });
 
@@ -567,24 +505,18 @@ describe.each([
   ['revenue', revenueHandler, REVENUE, { from: '2026-01-01', to: '2026-03-01' }],
 ])('the %s report', (_name, handler, resource, query) => {
   it('400 VALIDATION_ERROR for an unknown format, with the CORS header', async () => {
-    // Prepare
-    const token = await tokenFor(owner1);
-
     // Act
-    const result = await invoke(
-      handler,
-      restEvent(request(resource, DUBAI, token, { ...query, format: 'xml' })),
-    );
+    const { result } = await getAsOwner(handler, DUBAI, 'REST v1', resource, {
+      ...query,
+      format: 'xml',
+    });
 
     // Assess
-    expect(result.statusCode).toBe(400);
-    expect(result.headers).toMatchObject(CORS);
-    expect(jsonBody(result)).toEqual({
-      state: 'ERROR',
-      code: 'VALIDATION_ERROR',
-      message: 'Error',
-      errors: [{ field: 'format', code: 'INVALID_VALUE', message: 'format must be json or csv' }],
-    });
+    expectError(
+      result,
+      400,
+      validation({ field: 'format', code: 'INVALID_VALUE', message: 'format must be json or csv' }),
+    );
   });
 });
 
