@@ -15,13 +15,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import postgres from 'postgres';
 import { findDrift } from '../../../scripts/db/drift';
 import type { ImportOptions } from '../../../scripts/db/import-args';
-import { runImport } from '../../../scripts/db/import-run';
 import { migrate } from '../../../scripts/db/migrate';
-import { ndjsonFile, withoutTiming } from '../../support/import-files';
+import { ndjsonFile, runImportWith, withoutTiming } from '../../support/import-files';
+import { signal } from '../../support/signals';
 
 const POSTGRESQL = process.env.TEST_DATABASE_KIND === 'postgresql';
 const maybe = POSTGRESQL ? describe : describe.skip;
@@ -33,13 +32,6 @@ const KW = 'BULK-KW'; // KWD, 3 decimals
 const AE = 'BULK-AE'; // AED, 2 decimals
 const TB = 'TB_BULK';
 const HS = 'HS_BULK';
-
-const OPTIONS: ImportOptions = {
-  file: undefined,
-  restaurants: undefined,
-  states: undefined,
-  skipInvalid: false,
-};
 
 const urlOf = (database: string): string => {
   const url = new URL(process.env.TEST_DATABASE_URL ?? '');
@@ -57,27 +49,9 @@ let dir: string;
 const file = (name: string, lines: readonly (string | object)[]): string =>
   ndjsonFile(dir, name, lines);
 
-interface Outcome {
-  readonly code: number;
-  readonly out: string[];
-  readonly err: string[];
-}
-
 /** runImport in this process, as the command line runs it, on `db`. */
-const importWith = async (db: postgres.Sql, options: Partial<ImportOptions>): Promise<Outcome> => {
-  const out: string[] = [];
-  let err = '';
-  const code = await runImport(
-    db,
-    { ...OPTIONS, ...options },
-    {
-      stdin: Readable.from([]),
-      out: (line) => out.push(line),
-      err: { isTTY: false, write: (text) => (err += text) },
-    },
-  );
-  return { code, out, err: err.split('\n').filter((line) => line !== '') };
-};
+const importWith = (db: postgres.Sql, options: Partial<ImportOptions>) =>
+  runImportWith(db, options);
 
 const summary = withoutTiming;
 
@@ -460,22 +434,16 @@ maybe('npm run import: the bulk load of a first import into an empty database', 
   it('falls back to the regular path after the lock timeout while another connection reads orders', async () => {
     const holder = connect(DATABASE);
     try {
-      let release: () => void = () => undefined;
-      const mayCommit = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let locked: () => void = () => undefined;
-      const hasLocked = new Promise<void>((resolve) => {
-        locked = resolve;
-      });
+      const mayCommit = signal();
+      const hasLocked = signal();
       const events: string[] = [];
       const holding = holder.begin(async (tx) => {
         await tx`lock table orders in access share mode`;
-        locked();
-        await mayCommit;
+        hasLocked.give();
+        await mayCommit.given;
         events.push('reader commits');
       });
-      await hasLocked;
+      await hasLocked.given;
 
       const before = await indexOids(sql);
       const list = orders('D', 50);
@@ -485,7 +453,7 @@ maybe('npm run import: the bulk load of a first import into an empty database', 
       const result = await importWith(sql, { file: path });
       const seconds = (performance.now() - started) / 1000;
       events.push('import returned');
-      release();
+      mayCommit.give();
       await holding;
 
       expect({ ...result, out: result.out.map(summary) }).toEqual({

@@ -9,11 +9,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import postgres from 'postgres';
 import type { ImportOptions } from '../../../scripts/db/import-args';
-import { runImport } from '../../../scripts/db/import-run';
 import { createStaging, Staging } from '../../../scripts/db/import-write';
+import { runImportWith } from '../../support/import-files';
 
 const TAG = `REF${String(process.pid)}`;
 const R = `${TAG}-AE`;
@@ -23,29 +22,11 @@ const POSTGRESQL = process.env.TEST_DATABASE_KIND === 'postgresql';
 let sql: postgres.Sql;
 let dir: string;
 
-const OPTIONS: ImportOptions = {
-  file: undefined,
-  restaurants: undefined,
-  states: undefined,
-  skipInvalid: false,
-};
-
+/** The import with these options, and how long it took. */
 const importWith = async (options: Partial<ImportOptions>, checkInWorker?: boolean) => {
-  let err = '';
-  const out: string[] = [];
   const started = performance.now();
-  const code = await runImport(
-    sql,
-    { ...OPTIONS, ...options },
-    {
-      stdin: Readable.from([]),
-      out: (line) => out.push(line),
-      err: { isTTY: false, write: (text) => (err += text) },
-      ...(checkInWorker === undefined ? {} : { checkInWorker }),
-    },
-  );
-  const ms = performance.now() - started;
-  return { code, out, err: err.split('\n').filter((line) => line !== ''), ms };
+  const outcome = await runImportWith(sql, options, { checkInWorker });
+  return { ...outcome, ms: performance.now() - started };
 };
 
 const order = (orderId: string, dish = 'Tea') =>

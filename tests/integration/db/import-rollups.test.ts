@@ -8,16 +8,15 @@
  * restaurant under way, and a writer arriving after it waits for the import to commit, with
  * the rollups exact afterwards.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import postgres from 'postgres';
 import { findDrift } from '../../../scripts/db/drift';
 import type { IsoDate } from '../../../shared/dates';
-import type { ImportOptions } from '../../../scripts/db/import-args';
-import { runImport } from '../../../scripts/db/import-run';
 import type { StagingMethod } from '../../../scripts/db/import-write';
+import { ndjsonFile, runImportWith } from '../../support/import-files';
+import { signal } from '../../support/signals';
 
 const TAG = `IRU${String(process.pid)}`;
 const HV = `${TAG}-HV`; // America/Havana: DST changes at local midnight
@@ -29,34 +28,9 @@ const POSTGRESQL = process.env.TEST_DATABASE_KIND === 'postgresql';
 let sql: postgres.Sql;
 let dir: string;
 
-const OPTIONS: ImportOptions = {
-  file: undefined,
-  restaurants: undefined,
-  states: undefined,
-  skipInvalid: false,
-};
-
-const importFile = async (
-  name: string,
-  lines: readonly object[],
-  staging?: StagingMethod,
-): Promise<{ code: number; out: string[]; err: string }> => {
-  const path = join(dir, name);
-  writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
-  const out: string[] = [];
-  let err = '';
-  const code = await runImport(
-    sql,
-    { ...OPTIONS, file: path },
-    {
-      stdin: Readable.from([]),
-      out: (line) => out.push(line),
-      err: { isTTY: false, write: (text) => (err += text) },
-      ...(staging ? { staging } : {}),
-    },
-  );
-  return { code, out, err };
-};
+/** Imports `lines` written to the file `name`. */
+const importFile = (name: string, lines: readonly object[], staging?: StagingMethod) =>
+  runImportWith(sql, { file: ndjsonFile(dir, name, lines) }, { staging });
 
 type Line = { dish: string; quantity: number; unitPrice: string };
 
@@ -259,32 +233,20 @@ describe('deferred rollups (migration 007)', () => {
       const later = postgres(process.env.DATABASE_URL ?? '', { max: 1, onnotice: () => undefined });
       const day = '2026-12-01T10:00:00Z';
       try {
-        let releaseWriter: () => void = () => undefined;
-        const writerMayCommit = new Promise<void>((resolve) => {
-          releaseWriter = resolve;
-        });
-        let writerWrote: () => void = () => undefined;
-        const writerHasWritten = new Promise<void>((resolve) => {
-          writerWrote = resolve;
-        });
+        const writerMayCommit = signal();
+        const writerHasWritten = signal();
         // An ordinary writer: its order on the day, not committed yet (it holds the restaurant
         // FOR SHARE through its triggers).
         const writing = writer.begin(async (tx) => {
           await ordinaryOrder(tx, HV, day, [['Mojito', 1, '4.00']]);
-          writerWrote();
-          await writerMayCommit;
+          writerHasWritten.give();
+          await writerMayCommit.given;
         });
-        await writerHasWritten;
+        await writerHasWritten.given;
 
         const events: string[] = [];
-        let releaseBulk: () => void = () => undefined;
-        const bulkMayCommit = new Promise<void>((resolve) => {
-          releaseBulk = resolve;
-        });
-        let refreshed: () => void = () => undefined;
-        const bulkRefreshed = new Promise<void>((resolve) => {
-          refreshed = resolve;
-        });
+        const bulkMayCommit = signal();
+        const bulkRefreshed = signal();
         const bulkWriting = bulk.begin(async (tx) => {
           await tx`select report_rollups_defer()`;
           await ordinaryOrder(tx, HV, day, [
@@ -294,15 +256,15 @@ describe('deferred rollups (migration 007)', () => {
           await tx`select report_rollups_refresh(
             array[${HV}], array[${TB}], array[${day}]::timestamptz[])`;
           events.push('refreshed');
-          refreshed();
-          await bulkMayCommit;
+          bulkRefreshed.give();
+          await bulkMayCommit.given;
         });
         await new Promise((resolve) => setTimeout(resolve, 500));
         expect(events).toEqual([]); // waiting for the writer's restaurant lock
         events.push('writer commits');
-        releaseWriter();
+        writerMayCommit.give();
         await writing;
-        await bulkRefreshed;
+        await bulkRefreshed.given;
 
         // A writer arriving now waits for the bulk transaction to commit.
         const arriving = later
@@ -310,7 +272,7 @@ describe('deferred rollups (migration 007)', () => {
           .then(() => events.push('later writer committed'));
         await new Promise((resolve) => setTimeout(resolve, 500));
         events.push('bulk commits');
-        releaseBulk();
+        bulkMayCommit.give();
         await bulkWriting;
         await arriving;
         expect(events).toEqual([

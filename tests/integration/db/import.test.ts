@@ -13,14 +13,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import postgres from 'postgres';
 import { findDrift } from '../../../scripts/db/drift';
 import type { ImportOptions } from '../../../scripts/db/import-args';
-import { runImport } from '../../../scripts/db/import-run';
 import type { StagingMethod } from '../../../scripts/db/import-write';
 import { ROOT } from '../../support/processes';
-import { ndjsonFile, withoutTiming } from '../../support/import-files';
+import { ndjsonFile, runImportWith, withoutTiming } from '../../support/import-files';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
 const TAG = `IMP${String(process.pid)}`;
@@ -36,34 +34,12 @@ let dir: string;
 const file = (name: string, lines: readonly (string | object)[]): string =>
   ndjsonFile(dir, name, lines);
 
-const OPTIONS: ImportOptions = {
-  file: undefined,
-  restaurants: undefined,
-  states: undefined,
-  skipInvalid: false,
-};
-
 /** runImport in this process, as the command line runs it, its output collected. */
-const importWith = async (
+const importWith = (
   options: Partial<ImportOptions>,
   staging?: StagingMethod,
   checkInWorker?: boolean,
-): Promise<{ code: number; out: string[]; err: string[] }> => {
-  const out: string[] = [];
-  let err = '';
-  const code = await runImport(
-    sql,
-    { ...OPTIONS, ...options },
-    {
-      stdin: Readable.from([]),
-      out: (line) => out.push(line),
-      err: { isTTY: false, write: (text) => (err += text) },
-      ...(staging ? { staging } : {}),
-      ...(checkInWorker === undefined ? {} : { checkInWorker }),
-    },
-  );
-  return { code, out, err: err.split('\n').filter((line) => line !== '') };
-};
+) => runImportWith(sql, options, { staging, checkInWorker });
 
 /** The real command line, with `input` on its standard input. */
 const cli = (
