@@ -5,10 +5,9 @@
  * of its own; the seeded state is restored afterwards, because other test files share the
  * database.
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { handler as deployHandler } from '../../../functions/deploy-plugin';
 import { handler as listHandler } from '../../../functions/plugins';
-import { SAMPLE_OWNERS, type SampleOwner } from '../../../scripts/db/sample-data';
 import {
   LOCAL_PLUGIN_API_KEY,
   SAMPLE_PLUGIN_V1_BUNDLE_URL,
@@ -18,17 +17,12 @@ import {
 import { createIssuer } from '../../../scripts/local/issuer';
 import { hashApiKey } from '../../../shared/plugins/api-keys';
 import { closeContainerDependencies } from '../../../shared/runtime';
-import {
-  httpApiEvent,
-  jsonBody,
-  lambdaContext,
-  restEvent,
-  type RequestSpec,
-} from '../../support/events';
+import { httpApiEvent, jsonBody, restEvent, type RequestSpec } from '../../support/events';
+import { invoke, owner1, owner2, PREFLIGHT } from '../../support/handlers';
 import { withDatabase } from '../../support/oracle';
+import { BODIES, emptyField } from '../../support/portal-errors';
 import { tokenFor, tokenWithRestaurants } from '../../support/tokens';
 
-const [owner1, owner2] = SAMPLE_OWNERS as [SampleOwner, SampleOwner, SampleOwner];
 const LIST = '/v1/plugins';
 const DEPLOY = '/v1/plugins/{code}';
 
@@ -58,20 +52,6 @@ const DEPLOY_HEADERS = {
   ...CORS_HEADERS,
   'Access-Control-Expose-Headers': 'Content-Disposition',
 };
-const PREFLIGHT = {
-  statusCode: 200,
-  headers: {
-    'Access-Control-Allow-Origin': '*',
-    'Access-Control-Allow-Headers': 'Content-Type,Authorization',
-    'Access-Control-Allow-Methods': 'OPTIONS,GET',
-    'Access-Control-Allow-Credentials': 'false',
-    'Access-Control-Max-Age': '600',
-  },
-  body: '',
-};
-
-type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyResult>;
-const invoke = (handler: unknown, event: unknown) => (handler as Handler)(event, lambdaContext());
 
 /**
  * The seeded registry (plugin `reports` on every sample platform, v1 and v2) plus: `orders` on
@@ -153,7 +133,7 @@ const ok = (body: unknown, headers: Record<string, string>) => ({
 
 const refused = (
   statusCode: number,
-  body: Record<string, unknown>,
+  body: object,
   extraHeaders: Record<string, string> = {},
   headers: Record<string, string> = DEPLOY_HEADERS,
 ) => ({ statusCode, headers: { ...headers, ...extraHeaders }, body: JSON.stringify(body) });
@@ -275,16 +255,7 @@ describe('GET /v1/plugins: the contract tests', () => {
 
     // Assess
     expect(result).toStrictEqual(
-      refused(
-        401,
-        {
-          state: 'ERROR',
-          code: 'TOKEN_INVALID',
-          message: 'Authorization header is invalid. Did you forget to add "Bearer "?',
-        },
-        { 'WWW-Authenticate': 'Bearer' },
-        LIST_HEADERS,
-      ),
+      refused(401, BODIES.bearerMissing, { 'WWW-Authenticate': 'Bearer' }, LIST_HEADERS),
     );
   });
 
@@ -300,7 +271,7 @@ describe('GET /v1/plugins: the contract tests', () => {
     expect(result).toStrictEqual(
       refused(
         401,
-        { state: 'ERROR', code: 'TOKEN_INVALID', message: 'The provided token cannot be verified' },
+        BODIES.unverifiable,
         { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
         LIST_HEADERS,
       ),
@@ -423,11 +394,9 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
     expect(result).toStrictEqual(PREFLIGHT);
   });
 
-  const KEY_INVALID = refused(
-    401,
-    { state: 'ERROR', code: 'TOKEN_INVALID', message: 'The provided token cannot be verified' },
-    { 'WWW-Authenticate': 'ApiKey header="x-api-key"' },
-  );
+  const KEY_INVALID = refused(401, BODIES.unverifiable, {
+    'WWW-Authenticate': 'ApiKey header="x-api-key"',
+  });
   const valid = { bundleUrl: `${CDN}/reports/x.js`, portalVersion: 'v2' };
 
   it.each<[string, Record<string, string | string[]>]>([
@@ -459,17 +428,10 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
     );
 
     // Assess
-    expect(result).toStrictEqual(
-      refused(403, { state: 'ERROR', code: 'FORBIDDEN', message: 'Forbidden' }),
-    );
+    expect(result).toStrictEqual(refused(403, BODIES.forbidden));
     expect(await versionRows()).toEqual(before);
   });
 
-  const empty = (field: string) => ({
-    field,
-    code: 'FIELD_CANNOT_BE_EMPTY',
-    message: `${field} cannot be empty`,
-  });
   const badUrl = {
     field: 'bundleUrl',
     code: 'INVALID_VALUE',
@@ -484,16 +446,19 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
       'bundleUrl must contain only printable ASCII characters other than space, \' " ` < > and \\, and no ${ or HTML character reference (&#, &name; or &quot)',
   };
 
+  /** A valid body but for its bundleUrl. */
+  const withBundleUrl = (bundleUrl: unknown) => deployEvent('reports', { ...valid, bundleUrl });
+
   it.each<[string, APIGatewayProxyEvent, unknown[]]>([
     [
       'an empty body',
       deployEvent('reports', null, undefined, { raw: true }),
-      [empty('bundleUrl'), empty('portalVersion')],
+      [emptyField('bundleUrl'), emptyField('portalVersion')],
     ],
     [
       'no portalVersion',
       deployEvent('reports', { bundleUrl: valid.bundleUrl }),
-      [empty('portalVersion')],
+      [emptyField('portalVersion')],
     ],
     [
       'portalVersion v3',
@@ -506,30 +471,26 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
         },
       ],
     ],
-    ['a number as bundleUrl', deployEvent('reports', { ...valid, bundleUrl: 7 }), [badUrl]],
-    [
-      'plain http to a CDN',
-      deployEvent('reports', { ...valid, bundleUrl: 'http://cdn.example.com/x.js' }),
-      [badUrl],
-    ],
+    ['a number as bundleUrl', withBundleUrl(7), [badUrl]],
+    ['plain http to a CDN', withBundleUrl('http://cdn.example.com/x.js'), [badUrl]],
     [
       "a bundleUrl with a single quote (issue 9's attack)",
-      deployEvent('reports', { ...valid, bundleUrl: "https://cdn.example.com/a.js'onload='x" }),
+      withBundleUrl("https://cdn.example.com/a.js'onload='x"),
       [badCharacters],
     ],
     [
       'plain http to 127.1, 127.0.0.1 only once normalised (issue 9)',
-      deployEvent('reports', { ...valid, bundleUrl: 'http://127.1/a.js' }),
+      withBundleUrl('http://127.1/a.js'),
       [badUrl],
     ],
     [
       'plain http to 2130706433, 127.0.0.1 only once normalised (issue 9)',
-      deployEvent('reports', { ...valid, bundleUrl: 'http://2130706433/a.js' }),
+      withBundleUrl('http://2130706433/a.js'),
       [badUrl],
     ],
     [
       'an empty user name, which a URL parser drops',
-      deployEvent('reports', { ...valid, bundleUrl: 'https://@cdn.example.com/a.js' }),
+      withBundleUrl('https://@cdn.example.com/a.js'),
       [badUrl],
     ],
     [
