@@ -55,29 +55,28 @@ const importWith = (db: postgres.Sql, options: Partial<ImportOptions>) =>
 
 const summary = withoutTiming;
 
+/** A fixture restaurant on both platforms (bulk-tb-kw and bulk-hs-kw for BULK-KW). */
+const declaration = (
+  restaurantId: string,
+  city: string,
+  timeZone: string,
+  currency: string,
+  minorUnits: number,
+) => ({
+  restaurantId,
+  name: `Bulk fixture ${city}`,
+  timeZone,
+  currency,
+  minorUnits,
+  platforms: [
+    { platformId: TB, platformRestaurantId: `bulk-tb-${restaurantId.slice(-2).toLowerCase()}` },
+    { platformId: HS, platformRestaurantId: `bulk-hs-${restaurantId.slice(-2).toLowerCase()}` },
+  ],
+});
+
 const DECLARATIONS = [
-  {
-    restaurantId: KW,
-    name: 'Bulk fixture Kuwait',
-    timeZone: 'Asia/Kuwait',
-    currency: 'KWD',
-    minorUnits: 3,
-    platforms: [
-      { platformId: TB, platformRestaurantId: 'bulk-tb-kw' },
-      { platformId: HS, platformRestaurantId: 'bulk-hs-kw' },
-    ],
-  },
-  {
-    restaurantId: AE,
-    name: 'Bulk fixture Dubai',
-    timeZone: 'Asia/Dubai',
-    currency: 'AED',
-    minorUnits: 2,
-    platforms: [
-      { platformId: TB, platformRestaurantId: 'bulk-tb-ae' },
-      { platformId: HS, platformRestaurantId: 'bulk-hs-ae' },
-    ],
-  },
+  declaration(KW, 'Kuwait', 'Asia/Kuwait', 'KWD', 3),
+  declaration(AE, 'Dubai', 'Asia/Dubai', 'AED', 2),
 ];
 
 interface Order {

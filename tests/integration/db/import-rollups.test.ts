@@ -92,18 +92,23 @@ const removeFixture = async (): Promise<void> => {
   await sql`delete from restaurants where id in (${HV}, ${KW})`;
 };
 
-beforeAll(async () => {
-  sql = postgres(process.env.DATABASE_URL ?? '', { max: 1, onnotice: () => undefined });
-  dir = mkdtempSync(join(tmpdir(), 'import-rollups-test-'));
-  await removeFixture();
-  await sql`insert into currencies (code, minor_units) values ('CUP', 2), ('KWD', 3)
-            on conflict (code) do nothing`;
+/** The Havana restaurant on both platforms and the Kuwait one on TB. */
+const declareRestaurants = async () => {
   await sql`insert into restaurants (id, name, time_zone, currency)
             values (${HV}, 'Deferred rollups Havana', 'America/Havana', 'CUP'),
                    (${KW}, 'Deferred rollups Kuwait', 'Asia/Kuwait', 'KWD')`;
   await sql`insert into restaurant_platforms (restaurant_id, platform_id, platform_restaurant_id)
             values (${HV}, ${TB}, ${`${TAG}-tb-hv`}), (${HV}, ${HS}, ${`${TAG}-hs-hv`}),
                    (${KW}, ${TB}, ${`${TAG}-tb-kw`})`;
+};
+
+beforeAll(async () => {
+  sql = postgres(process.env.DATABASE_URL ?? '', { max: 1, onnotice: () => undefined });
+  dir = mkdtempSync(join(tmpdir(), 'import-rollups-test-'));
+  await removeFixture();
+  await sql`insert into currencies (code, minor_units) values ('CUP', 2), ('KWD', 3)
+            on conflict (code) do nothing`;
+  await declareRestaurants();
 });
 
 afterAll(async () => {
@@ -125,14 +130,7 @@ describe('deferred rollups (migration 007)', () => {
     'equal a full recompute after imports of new, changed, moved and re-lined orders beside ordinary writers (%s)',
     async (_name, staging) => {
       await removeFixture();
-      {
-        await sql`insert into restaurants (id, name, time_zone, currency)
-          values (${HV}, 'Deferred rollups Havana', 'America/Havana', 'CUP'),
-                 (${KW}, 'Deferred rollups Kuwait', 'Asia/Kuwait', 'KWD')`;
-        await sql`insert into restaurant_platforms (restaurant_id, platform_id, platform_restaurant_id)
-          values (${HV}, ${TB}, ${`${TAG}-tb-hv`}), (${HV}, ${HS}, ${`${TAG}-hs-hv`}),
-                 (${KW}, ${TB}, ${`${TAG}-tb-kw`})`;
-      }
+      await declareRestaurants();
       // Ordinary writers' orders on the days the imports touch.
       await ordinaryOrder(sql, HV, NIGHT_FIRST, [['Mojito', 2, '4.00']]);
       await ordinaryOrder(sql, HV, '2026-10-31T15:00:00Z');
