@@ -1,7 +1,7 @@
 /**
  * API Gateway events for tests: REST (v1) events start from the sample files in events/ (read
  * fresh for each call so no test can change another's event); HTTP API (v2) events are built
- * to the same request.
+ * to the same request. And an event that is not a request: EventBridge's scheduled event.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -117,6 +117,19 @@ export const httpApiEvent = (spec: RequestSpec): APIGatewayProxyEventV2 => {
     isBase64Encoded: false,
   };
 };
+
+/** An EventBridge scheduled event, as a rule's `schedule` sends it. */
+export const scheduledEvent = () => ({
+  version: '0',
+  id: '53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa',
+  'detail-type': 'Scheduled Event',
+  source: 'aws.events',
+  account: '123456789012',
+  time: '2026-01-01T00:00:00Z',
+  region: 'eu-west-1',
+  resources: ['arn:aws:events:eu-west-1:123456789012:rule/warm'],
+  detail: {},
+});
 
 /** A minimal Lambda context (no getRemainingTimeInMillis: Middy's early timeout stays off). */
 export const lambdaContext = (): Context =>

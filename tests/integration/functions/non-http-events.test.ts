@@ -6,7 +6,7 @@
  */
 import { jest } from '@jest/globals';
 import { closeContainerDependencies } from '../../../shared/runtime';
-import { lambdaContext } from '../../support/events';
+import { lambdaContext, scheduledEvent } from '../../support/events';
 
 // The line is at level info; tests/support/env.ts quiets the container to errors. The handler
 // module builds its container when loaded, so it is loaded once the level is set.
@@ -19,18 +19,6 @@ type Invoke = (event: unknown, context: unknown) => Promise<unknown>;
 afterAll(async () => {
   process.env.LOG_LEVEL = quietLevel;
   await closeContainerDependencies();
-});
-
-const scheduledEvent = () => ({
-  version: '0',
-  id: '53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa',
-  'detail-type': 'Scheduled Event',
-  source: 'aws.events',
-  account: '123456789012',
-  time: '2026-01-01T00:00:00Z',
-  region: 'eu-west-1',
-  resources: ['arn:aws:events:eu-west-1:123456789012:rule/warm'],
-  detail: {},
 });
 
 /** The JSON lines of `output` whose message is one of `messages`. */

@@ -5,24 +5,11 @@ import {
   nonHttpEventKind,
   type NonHttpEventKind,
 } from '../../../middleware/non-http-event';
-import { httpApiEvent, lambdaContext, restEvent } from '../../support/events';
+import { httpApiEvent, lambdaContext, restEvent, scheduledEvent } from '../../support/events';
 import { chain, collectingLogger, corsJsonHeaders, okHandler, ORDERS_ROUTE } from './fixtures';
 
 /** A secret-looking value that must never reach a log line. */
 const SECRET = 'eyJhbGciOiJSUzI1NiJ9.c2VjcmV0.c2ln';
-
-/** An EventBridge scheduled event, as a rule's `schedule` sends it. */
-const scheduledEvent = () => ({
-  version: '0',
-  id: '53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa',
-  'detail-type': 'Scheduled Event',
-  source: 'aws.events',
-  account: '123456789012',
-  time: '2026-01-01T00:00:00Z',
-  region: 'eu-west-1',
-  resources: ['arn:aws:events:eu-west-1:123456789012:rule/warm'],
-  detail: {},
-});
 
 /** An SQS batch: records, no request. */
 const sqsEvent = () => ({
