@@ -5,6 +5,7 @@ import type { PortalClaims } from '../../../shared/auth/claims';
 import type { Access, OwnershipRules } from '../../../shared/auth/ownership';
 import type { IsoDate } from '../../../shared/dates';
 import type { GatewayEvent } from '../../../shared/http/event';
+import { claimsOf, grant } from '../../support/claims';
 import { httpApiEvent, lambdaContext, restEvent, type RequestSpec } from '../../support/events';
 import {
   chain,
@@ -16,23 +17,13 @@ import {
   stateEcho,
 } from './fixtures';
 
-const CLAIMS: PortalClaims = {
-  sub: 'owner-1',
-  exp: 1_800_000_000,
-  restaurants: [
-    {
-      id: 'R-1001',
-      platforms: [
-        { restaurantId: 'tb-ae-5501', platformId: 'TB_AE', platformKey: 'TB_AE' },
-        { restaurantId: 'tb-kw-6601', platformId: 'TB_KW', platformKey: 'TBLEGACY_KW' },
-      ],
-    },
-    {
-      id: 'R-2002',
-      platforms: [{ restaurantId: 'tb-kw-6602', platformId: 'TB_KW', platformKey: 'TB_KW' }],
-    },
-  ],
-};
+const CLAIMS = claimsOf([
+  grant('R-1001', [
+    ['TB_AE', 'tb-ae-5501'],
+    ['TB_KW', 'tb-kw-6601', 'TBLEGACY_KW'],
+  ]),
+  grant('R-2002', [['TB_KW', 'tb-kw-6602']]),
+]);
 
 const RULES: OwnershipRules = {
   legacy: { aliases: new Map([['TBLEGACY_KW', 'TB_KW']]), sunset: '2026-06-30' as IsoDate },

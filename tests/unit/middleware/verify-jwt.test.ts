@@ -1,7 +1,6 @@
 import { jest } from '@jest/globals';
 import { errorHandler } from '../../../middleware/error-handler';
 import { verifyJwt } from '../../../middleware/verify-jwt';
-import type { PortalClaims } from '../../../shared/auth/claims';
 import type { Verifier } from '../../../shared/auth/verifier';
 import {
   internalError,
@@ -9,6 +8,7 @@ import {
   tokenUnverifiable,
   type PortalError,
 } from '../../../shared/errors';
+import { claimsOf, grant } from '../../support/claims';
 import { lambdaContext, restEvent } from '../../support/events';
 import {
   chain,
@@ -23,16 +23,7 @@ import {
   TOKEN_UNVERIFIABLE_BODY,
 } from './fixtures';
 
-const CLAIMS: PortalClaims = {
-  sub: 'owner-1',
-  exp: 1_800_000_000,
-  restaurants: [
-    {
-      id: 'R-1001',
-      platforms: [{ restaurantId: 'tb-ae-5501', platformId: 'TB_AE', platformKey: 'TB_AE' }],
-    },
-  ],
-};
+const CLAIMS = claimsOf([grant('R-1001', [['TB_AE', 'tb-ae-5501']])]);
 
 const event = () => restEvent({ resource: ORDERS_ROUTE, pathParameters: { id: 'R-1001' } });
 

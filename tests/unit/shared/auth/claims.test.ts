@@ -1,5 +1,6 @@
 import type { JWTPayload } from 'jose';
-import { parseClaims, type PortalClaims } from '../../../../shared/auth/claims';
+import { parseClaims } from '../../../../shared/auth/claims';
+import { claimsOf, grant } from '../../../support/claims';
 import { portalErrorOf } from '../../../support/portal-errors';
 
 const EXP = 1_767_225_900;
@@ -40,23 +41,16 @@ const payload = (overrides: JWTPayload = {}): JWTPayload => ({
   ...overrides,
 });
 
-const EXPECTED: PortalClaims = {
-  sub: 'owner-1',
-  exp: EXP,
-  restaurants: [
-    {
-      id: 'R-1001',
-      platforms: [
-        { restaurantId: 'tb-ae-5501', platformId: 'TB_AE', platformKey: 'TB_AE' },
-        { restaurantId: 'hs-ae-7702', platformId: 'HS_AE', platformKey: 'HS_AE' },
-      ],
-    },
-    {
-      id: 'R-2002',
-      platforms: [{ restaurantId: 'tb-kw-3301', platformId: 'TB_KW', platformKey: 'TBLEGACY_KW' }],
-    },
+const EXPECTED = claimsOf(
+  [
+    grant('R-1001', [
+      ['TB_AE', 'tb-ae-5501'],
+      ['HS_AE', 'hs-ae-7702'],
+    ]),
+    grant('R-2002', [['TB_KW', 'tb-kw-3301', 'TBLEGACY_KW']]),
   ],
-};
+  EXP,
+);
 
 /** An auth schema with one restaurant whose parts the test replaces. */
 const schemaWith = (restaurant: unknown) => ({ restaurants: [restaurant] });

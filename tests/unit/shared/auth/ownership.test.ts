@@ -1,6 +1,7 @@
-import type { PortalClaims, RestaurantGrant } from '../../../../shared/auth/claims';
+import type { RestaurantGrant } from '../../../../shared/auth/claims';
 import { authorize, type OwnershipRules } from '../../../../shared/auth/ownership';
 import type { IsoDate } from '../../../../shared/dates';
+import { claimsOf, grant } from '../../../support/claims';
 import { portalErrorOf } from '../../../support/portal-errors';
 
 const d = (value: string) => value as IsoDate;
@@ -13,18 +14,6 @@ const rulesOn = (today: string): OwnershipRules => ({
 });
 
 const RULES = rulesOn('2026-06-01');
-
-const grant = (
-  id: string,
-  platforms: readonly (readonly [platformId: string, restaurantId: string])[],
-): RestaurantGrant => ({
-  id,
-  platforms: platforms.map(([platformId, restaurantId]) => ({
-    platformId,
-    restaurantId,
-    platformKey: platformId,
-  })),
-});
 
 /** The caller: one restaurant on two platforms, one behind the legacy platform. */
 const CALLER: readonly RestaurantGrant[] = [
@@ -43,12 +32,6 @@ const OTHER_OWNER: readonly RestaurantGrant[] = [
   ]),
   grant('R-4004', [['TB_KW', 'tb-kw-8801']]),
 ];
-
-const claimsOf = (restaurants: readonly RestaurantGrant[]): PortalClaims => ({
-  sub: 'owner-1',
-  exp: 1_767_225_900,
-  restaurants,
-});
 
 const FORBIDDEN_BODY = { state: 'ERROR', code: 'FORBIDDEN', message: 'Forbidden' };
 
