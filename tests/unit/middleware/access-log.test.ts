@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import postgres from 'postgres';
 import { accessLog } from '../../../middleware/access-log';
 import { baseChain } from '../../../middleware/compose';
@@ -5,7 +6,7 @@ import { KeySetUnavailableError } from '../../../shared/auth/key-set';
 import { forbidden, internalError } from '../../../shared/errors';
 import { createMetrics } from '../../../shared/metrics';
 import { lambdaContext, restEvent } from '../../support/events';
-import { parseEmf } from '../shared/emf';
+import { parseEmf, requestDirectives } from '../shared/emf';
 import { collectingLogger, okHandler, ORDERS_ROUTE } from './fixtures';
 
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJlbWFpbCI6Im93bmVyQGV4YW1wbGUuY29tIn0.c2ln';
@@ -28,26 +29,16 @@ const metricMembers = (values: Record<string, unknown> = {}) => ({
   ...values,
 });
 
-/** The `_aws` member of a request line (its Timestamp aside) in the default namespace. */
-const requestDirectives = (byRoute = true) => [
-  {
-    Namespace: 'PortalServiceApi',
-    Dimensions: byRoute ? [['Service'], ['Service', 'Route', 'StatusClass']] : [['Service']],
-    Metrics: [
-      { Name: 'Requests', Unit: 'Count' },
-      { Name: 'Latency', Unit: 'Milliseconds' },
-    ],
-  },
-  {
-    Namespace: 'PortalServiceApi',
-    Dimensions: [['Service']],
-    Metrics: [
-      { Name: 'ColdStarts', Unit: 'Count' },
-      { Name: 'KeySetFailures', Unit: 'Count' },
-      { Name: 'DatabaseErrors', Unit: 'Count' },
-    ],
-  },
-];
+/** The access-log line of a GET of ORDERS_ROUTE by `event`, with these members. */
+const requestLine = (event: APIGatewayProxyEvent, members: Record<string, unknown>) => ({
+  level: 'info',
+  message: 'request',
+  requestId: event.requestContext.requestId,
+  awsRequestId: expect.any(String) as unknown,
+  route: `GET ${ORDERS_ROUTE}`,
+  method: 'GET',
+  ...members,
+});
 
 const SQL = 'select * from orders where restaurant_id = $1';
 const postgresError = () =>
@@ -76,19 +67,13 @@ describe('accessLog', () => {
     await lambda(event, lambdaContext());
 
     expect(log.untimed()).toEqual([
-      {
-        level: 'info',
-        message: 'request',
-        requestId: event.requestContext.requestId,
-        awsRequestId: expect.any(String) as unknown,
-        route: `GET ${ORDERS_ROUTE}`,
-        method: 'GET',
+      requestLine(event, {
         status: 200,
         latencyMs: 12.3,
         coldStart: true,
         ...metricMembers({ StatusClass: '2xx', Latency: 12.3, ColdStarts: 1 }),
         _aws: expect.any(Object) as unknown,
-      },
+      }),
       expect.objectContaining({ status: 200, latencyMs: 3, coldStart: false }) as unknown,
     ]);
     expect(log.lines.join('\n')).not.toMatch(/R-1001|2026-01-01|eyJ|owner@example\.com/);
@@ -164,18 +149,14 @@ describe('accessLog: the line is also the request metrics (CloudWatch EMF)', () 
         _aws: aws,
         ...members
       } = document as { time: string; _aws: { Timestamp: number } } & Record<string, unknown>;
-      expect(members).toEqual({
-        level: 'info',
-        message: 'request',
-        requestId: event.requestContext.requestId,
-        awsRequestId: expect.any(String) as unknown,
-        route: `GET ${ORDERS_ROUTE}`,
-        method: 'GET',
-        status,
-        latencyMs: expect.any(Number) as unknown,
-        coldStart: false,
-        ...metricMembers({ StatusClass: statusClass, ...extra }),
-      });
+      expect(members).toEqual(
+        requestLine(event, {
+          status,
+          latencyMs: expect.any(Number) as unknown,
+          coldStart: false,
+          ...metricMembers({ StatusClass: statusClass, ...extra }),
+        }),
+      );
       expect(members.Latency).toBe(members.latencyMs);
       expect(aws).toEqual({ Timestamp: Date.parse(time), CloudWatchMetrics: requestDirectives() });
       expect(log.lines.join('\n')).not.toMatch(/R-1001|select|ECONNREFUSED 10|\n\s+at /);

@@ -4,7 +4,8 @@
  * `_aws` member holds exactly `Timestamp` (epoch milliseconds) and `CloudWatchMetrics`, a
  * non-empty array of directives; each directive holds exactly `Namespace`, `Dimensions` and
  * `Metrics`; at most 100 metrics per directive and 30 keys per dimension set; every metric name
- * is a number member of the line and every dimension key a string member.
+ * is a number member of the line and every dimension key a string member. And the directives
+ * a request line carries, as the contract declares them.
  */
 
 /** CloudWatch's standard units (those a MetricDefinition's `Unit` may name). */
@@ -123,3 +124,28 @@ export const parseEmf = (line: string): Record<string, unknown> => {
   if (problems.length > 0) throw new Error(`not an EMF document: ${problems.join('; ')}`);
   return JSON.parse(line) as Record<string, unknown>;
 };
+
+/**
+ * The `_aws` directives of a request line (its Timestamp aside) in the default namespace: the
+ * request and its latency per service, and per route and status class when `byRoute`; the
+ * container's counters per service.
+ */
+export const requestDirectives = (byRoute = true) => [
+  {
+    Namespace: 'PortalServiceApi',
+    Dimensions: byRoute ? [['Service'], ['Service', 'Route', 'StatusClass']] : [['Service']],
+    Metrics: [
+      { Name: 'Requests', Unit: 'Count' },
+      { Name: 'Latency', Unit: 'Milliseconds' },
+    ],
+  },
+  {
+    Namespace: 'PortalServiceApi',
+    Dimensions: [['Service']],
+    Metrics: [
+      { Name: 'ColdStarts', Unit: 'Count' },
+      { Name: 'KeySetFailures', Unit: 'Count' },
+      { Name: 'DatabaseErrors', Unit: 'Count' },
+    ],
+  },
+];

@@ -11,7 +11,7 @@ import {
   statusClass,
   type FailureKind,
 } from '../../../shared/metrics';
-import { emfProblems, parseEmf } from './emf';
+import { emfProblems, parseEmf, requestDirectives } from './emf';
 
 const CONFIG = { namespace: 'PortalServiceApi', service: 'portal-service-api-production' };
 const AT = 1_719_783_000_123;
@@ -36,25 +36,7 @@ describe('createMetrics', () => {
     const metrics = createMetrics(CONFIG);
 
     // Assess
-    expect(metrics.requestDirectives(true, true)).toEqual([
-      {
-        Namespace: 'PortalServiceApi',
-        Dimensions: [['Service'], ['Service', 'Route', 'StatusClass']],
-        Metrics: [
-          { Name: 'Requests', Unit: 'Count' },
-          { Name: 'Latency', Unit: 'Milliseconds' },
-        ],
-      },
-      {
-        Namespace: 'PortalServiceApi',
-        Dimensions: [['Service']],
-        Metrics: [
-          { Name: 'ColdStarts', Unit: 'Count' },
-          { Name: 'KeySetFailures', Unit: 'Count' },
-          { Name: 'DatabaseErrors', Unit: 'Count' },
-        ],
-      },
-    ]);
+    expect(metrics.requestDirectives(true, true)).toEqual(requestDirectives());
     expect(metrics.service).toBe('portal-service-api-production');
   });
 
