@@ -58,6 +58,14 @@ const request = (code: string, headers?: RequestSpec['headers']): RequestSpec =>
   ...(headers ? { headers } : {}),
 });
 
+/** PUT the plugin `code` with `key` in x-api-key, through `build`'s event. */
+const withKey = (
+  lambda: ReturnType<typeof setup>['lambda'],
+  code: string,
+  key: string,
+  build: (spec: RequestSpec) => GatewayEvent = restEvent,
+) => lambda(build(request(code, { 'x-api-key': key })), lambdaContext());
+
 const versions: [string, (spec: RequestSpec) => GatewayEvent][] = [
   ['REST v1', restEvent],
   ['HTTP API v2', httpApiEvent],
@@ -112,10 +120,7 @@ describe('apiKey: a valid key of the path plugin (spec 4.6)', () => {
     const { lambda } = setup();
 
     // Act
-    const response = await lambda(
-      restEvent(request('reports', { 'x-api-key': REPORTS_KEY_2 })),
-      lambdaContext(),
-    );
+    const response = await withKey(lambda, 'reports', REPORTS_KEY_2);
 
     // Assess
     expect(response).toStrictEqual(authenticated('reports'));
@@ -221,10 +226,7 @@ describe('apiKey: no key or an unknown key is 401 TOKEN_INVALID (spec 7)', () =>
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 600 }), async (key) => {
         fc.pre(!Object.values(KEYS).flat().includes(key));
-        const response = await lambda(
-          restEvent(request('reports', { 'x-api-key': key })),
-          lambdaContext(),
-        );
+        const response = await withKey(lambda, 'reports', key);
         expect(response).toStrictEqual(KEY_INVALID);
       }),
       { numRuns: 200 },
@@ -239,10 +241,7 @@ describe('apiKey: a valid key of another plugin is 403 FORBIDDEN', () => {
     const { lambda, handler } = setup();
 
     // Act
-    const response = await lambda(
-      build(request('reports', { 'x-api-key': ORDERS_KEY })),
-      lambdaContext(),
-    );
+    const response = await withKey(lambda, 'reports', ORDERS_KEY, build);
 
     // Assess
     expect(response).toStrictEqual(FORBIDDEN);
@@ -254,10 +253,7 @@ describe('apiKey: a valid key of another plugin is 403 FORBIDDEN', () => {
     const { lambda, handler } = setup();
 
     // Act
-    const response = await lambda(
-      restEvent(request('no-such-plugin', { 'x-api-key': REPORTS_KEY })),
-      lambdaContext(),
-    );
+    const response = await withKey(lambda, 'no-such-plugin', REPORTS_KEY);
 
     // Assess
     expect(response).toStrictEqual(FORBIDDEN);
@@ -307,10 +303,7 @@ describe('apiKey: failures that are not the client’s', () => {
     lookup.activeKeyHashes.mockRejectedValueOnce(new Error('connection refused'));
 
     // Act
-    const response = await lambda(
-      restEvent(request('reports', { 'x-api-key': REPORTS_KEY })),
-      lambdaContext(),
-    );
+    const response = await withKey(lambda, 'reports', REPORTS_KEY);
 
     // Assess
     expect(response).toStrictEqual({

@@ -1,19 +1,11 @@
 import { parsePluginParameters } from '../../../../shared/plugins/parameters';
-import type { PortalError } from '../../../../shared/errors';
+import { readerOf } from '../../../support/parameters';
+import { portalErrorOf, repeatedField, validation } from '../../../support/portal-errors';
 
-const reader =
-  (query: Record<string, readonly string[]>) =>
-  (name: string): readonly string[] =>
-    query[name] ?? [];
-
+/** The status and body of the refusal of these parameters. */
 const refusal = (query: Record<string, readonly string[]>) => {
-  try {
-    parsePluginParameters(reader(query));
-  } catch (error) {
-    const portal = error as PortalError;
-    return { status: portal.statusCode, body: portal.toBody() };
-  }
-  throw new Error('expected a refusal');
+  const error = portalErrorOf(() => parsePluginParameters(readerOf(query)));
+  return { status: error.statusCode, body: error.toBody() };
 };
 
 describe('parsePluginParameters: portalVersion (spec 9)', () => {
@@ -24,7 +16,7 @@ describe('parsePluginParameters: portalVersion (spec 9)', () => {
     ['v2', { portalVersion: ['v2'] }, 'v2'],
   ] as const)('reads %s as %s', (_name, query, expected) => {
     // Act
-    const parsed = parsePluginParameters(reader(query));
+    const parsed = parsePluginParameters(readerOf(query));
 
     // Assess
     expect(parsed).toEqual({ portalVersion: expected });
@@ -39,18 +31,11 @@ describe('parsePluginParameters: portalVersion (spec 9)', () => {
       // Assess
       expect(refused).toEqual({
         status: 400,
-        body: {
-          state: 'ERROR',
-          code: 'VALIDATION_ERROR',
-          message: 'Error',
-          errors: [
-            {
-              field: 'portalVersion',
-              code: 'INVALID_VALUE',
-              message: 'portalVersion must be v1 or v2',
-            },
-          ],
-        },
+        body: validation({
+          field: 'portalVersion',
+          code: 'INVALID_VALUE',
+          message: 'portalVersion must be v1 or v2',
+        }),
       });
     },
   );
@@ -63,26 +48,12 @@ describe('parsePluginParameters: portalVersion (spec 9)', () => {
     const refused = refusal({ portalVersion: values });
 
     // Assess
-    expect(refused).toEqual({
-      status: 400,
-      body: {
-        state: 'ERROR',
-        code: 'VALIDATION_ERROR',
-        message: 'Error',
-        errors: [
-          {
-            field: 'portalVersion',
-            code: 'FIELD_REPEATED',
-            message: 'portalVersion must be given once',
-          },
-        ],
-      },
-    });
+    expect(refused).toEqual({ status: 400, body: validation(repeatedField('portalVersion')) });
   });
 
   it('ignores other parameters', () => {
     // Act
-    const parsed = parsePluginParameters(reader({ portalversion: ['v2'], version: ['v2'] }));
+    const parsed = parsePluginParameters(readerOf({ portalversion: ['v2'], version: ['v2'] }));
 
     // Assess
     expect(parsed).toEqual({ portalVersion: 'v1' });
