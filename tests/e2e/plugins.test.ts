@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_PLUGIN_API_KEY, SAMPLE_PLUGIN_V1_BUNDLE_URL } from '../../scripts/db/seed-plugins';
+import { SPEC_CORS, specCorsOf } from '../support/handlers';
 import { run } from '../support/processes';
 import { freshEnv, startService, TSX, type RunningService } from '../support/service';
 
@@ -111,17 +112,7 @@ describe('GET /v1/plugins over HTTP', () => {
 
     // Assess
     expect(response.status).toBe(200);
-    expect({
-      origin: response.headers.get('access-control-allow-origin'),
-      headers: response.headers.get('access-control-allow-headers'),
-      methods: response.headers.get('access-control-allow-methods'),
-      credentials: response.headers.get('access-control-allow-credentials'),
-    }).toEqual({
-      origin: '*',
-      headers: 'Content-Type,Authorization',
-      methods: 'OPTIONS,GET',
-      credentials: 'false',
-    });
+    expect(specCorsOf(response.headers)).toEqual(SPEC_CORS);
   });
 
   it('refuses a request without a token with the spec error body and the CORS header', async () => {

@@ -16,6 +16,7 @@ import { serverlessFunctions } from '../../build/serverless';
 import { catalogue } from '../../shared/catalogue';
 import { closeContainerDependencies } from '../../shared/runtime';
 import { handlerOf } from '../support/declarations';
+import { SPEC_CODES } from '../support/portal-errors';
 import { ROOT, run } from '../support/processes';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
@@ -202,14 +203,7 @@ describe('the OpenAPI document', () => {
         state: { const: 'ERROR' },
         code: {
           type: 'string',
-          enum: [
-            'OUT_OF_RANGE',
-            'VALIDATION_ERROR',
-            'TOKEN_INVALID',
-            'TOKEN_EXPIRED',
-            'FORBIDDEN',
-            'INTERNAL_ERROR',
-          ],
+          enum: SPEC_CODES,
         },
         message: { type: 'string' },
         errors: {

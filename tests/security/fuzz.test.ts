@@ -30,7 +30,6 @@ import { LOCAL_PLUGIN_API_KEY } from '../../scripts/db/seed-plugins';
 import { createIssuer } from '../../scripts/local/issuer';
 import { catalogue } from '../../shared/catalogue';
 import { addDays, todayIn } from '../../scripts/dates';
-import type { ErrorCode } from '../../shared/errors';
 import { headerValues, pathParameter, type GatewayEvent } from '../../shared/http/event';
 import { createLogger } from '../../shared/logger';
 import { hashApiKey } from '../../shared/plugins/api-keys';
@@ -40,6 +39,7 @@ import type { PluginDeployment, PluginRegistry } from '../../shared/plugins/regi
 import { handlerOf } from '../support/declarations';
 import { lambdaContext } from '../support/events';
 import { captureLogs, claimSecrets, type LogCapture } from '../support/log-capture';
+import { SPEC_CODES } from '../support/portal-errors';
 import { testIssuer, tokenFor } from '../support/tokens';
 
 type Handler = (event: GatewayEvent, context: unknown) => Promise<APIGatewayProxyResult>;
@@ -52,16 +52,6 @@ const RUNS = Number(process.env.FUZZ_RUNS) || 500;
 /** One fixed seed per property (BASE_SEED + its index); the test name carries it. */
 const BASE_SEED = Number(process.env.FUZZ_SEED) || 20_260_415;
 const PROPERTY_TIMEOUT_MS = 120_000;
-
-/** The codes of spec section 7. */
-const SPEC_CODES: readonly ErrorCode[] = [
-  'OUT_OF_RANGE',
-  'VALIDATION_ERROR',
-  'TOKEN_INVALID',
-  'TOKEN_EXPIRED',
-  'FORBIDDEN',
-  'INTERNAL_ERROR',
-];
 
 const [owner1, owner2] = SAMPLE_OWNERS as [SampleOwner, SampleOwner, SampleOwner];
 

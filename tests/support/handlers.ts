@@ -31,18 +31,24 @@ export const reportRequest = (
 /** The header every answer carries (spec 4.3). */
 export const CORS = { 'Access-Control-Allow-Origin': '*' };
 
+/** The four CORS headers of a preflight answer (spec 4.3). */
+export const SPEC_CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'Content-Type,Authorization',
+  'Access-Control-Allow-Methods': 'OPTIONS,GET',
+  'Access-Control-Allow-Credentials': 'false',
+};
+
 /** The answer to a preflight (spec 4.3): the CORS headers, cached for 10 minutes, no body. */
 export const PREFLIGHT = {
   statusCode: 200,
-  headers: {
-    'Access-Control-Allow-Origin': '*',
-    'Access-Control-Allow-Headers': 'Content-Type,Authorization',
-    'Access-Control-Allow-Methods': 'OPTIONS,GET',
-    'Access-Control-Allow-Credentials': 'false',
-    'Access-Control-Max-Age': '600',
-  },
+  headers: { ...SPEC_CORS, 'Access-Control-Max-Age': '600' },
   body: '',
 };
+
+/** The values of SPEC_CORS's headers in an HTTP answer (null where it lacks one). */
+export const specCorsOf = (headers: Headers): Record<string, string | null> =>
+  Object.fromEntries(Object.keys(SPEC_CORS).map((name) => [name, headers.get(name)]));
 
 /** Expects an error answer: `statusCode`, the CORS header and `headers`, and `body`. */
 export const expectError = (

@@ -20,6 +20,16 @@ export const portalErrorOf = (act: () => unknown): PortalError => {
   throw new Error('expected a PortalError, but nothing was thrown');
 };
 
+/** The codes of spec section 7, in its order. */
+export const SPEC_CODES: readonly ErrorCode[] = [
+  'OUT_OF_RANGE',
+  'VALIDATION_ERROR',
+  'TOKEN_INVALID',
+  'TOKEN_EXPIRED',
+  'FORBIDDEN',
+  'INTERNAL_ERROR',
+];
+
 const errorBody = (code: ErrorCode, message: string): ErrorBody => ({
   state: 'ERROR',
   code,
