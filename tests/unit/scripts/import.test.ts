@@ -183,29 +183,22 @@ const DECLARATION_CONTEXT: DeclarationContext = {
   platformIdentities: new Map([['TB_AE\u0000tb-1', 'R-1001']]),
 };
 
+/** A restaurant in a currency the database does not know yet. */
+const SALMIYA = {
+  restaurantId: 'R-2',
+  name: 'Salmiya',
+  timeZone: 'Asia/Kuwait',
+  currency: 'KWD',
+  minorUnits: 3,
+  platforms: [{ platformId: 'TB_KW', platformRestaurantId: 'tb-2' }],
+};
+
 const declaration = (overrides: Record<string, unknown> = {}): string =>
-  JSON.stringify({
-    restaurantId: 'R-2',
-    name: 'Salmiya',
-    timeZone: 'Asia/Kuwait',
-    currency: 'KWD',
-    minorUnits: 3,
-    platforms: [{ platformId: 'TB_KW', platformRestaurantId: 'tb-2' }],
-    ...overrides,
-  });
+  JSON.stringify({ ...SALMIYA, ...overrides });
 
 describe('checkDeclaration', () => {
   it('accepts a restaurant with a new currency and its minor units, and a known one without', () => {
-    expect(checkDeclaration(declaration(), 1, DECLARATION_CONTEXT)).toEqual({
-      value: {
-        restaurantId: 'R-2',
-        name: 'Salmiya',
-        timeZone: 'Asia/Kuwait',
-        currency: 'KWD',
-        minorUnits: 3,
-        platforms: [{ platformId: 'TB_KW', platformRestaurantId: 'tb-2' }],
-      },
-    });
+    expect(checkDeclaration(declaration(), 1, DECLARATION_CONTEXT)).toEqual({ value: SALMIYA });
     expect(
       checkDeclaration(
         declaration({ currency: 'AED', minorUnits: undefined }),

@@ -15,6 +15,8 @@ import {
 
 /** A password no message may ever contain. */
 const PASSWORD = 'Zq9!distinctive-PASSWORD-7781';
+/** Where to connect through RDS Proxy, beside the secret. */
+const PROXY = { host: 'proxy.internal', port: 6543 };
 
 const secretOf = (fields: Record<string, unknown>): string => JSON.stringify(fields);
 
@@ -58,16 +60,11 @@ describe('parseSecretCredentials', () => {
     const secret = secretOf({ username: 'master', password: PASSWORD });
 
     // Act
-    const credentials = parseSecretCredentials(secret, {
-      host: 'proxy.internal',
-      port: 6543,
-      database: 'reports',
-    });
+    const credentials = parseSecretCredentials(secret, { ...PROXY, database: 'reports' });
 
     // Assess
     expect(credentials).toEqual({
-      host: 'proxy.internal',
-      port: 6543,
+      ...PROXY,
       database: 'reports',
       username: 'master',
       password: PASSWORD,
@@ -105,16 +102,11 @@ describe('parseSecretCredentials', () => {
     });
 
     // Act
-    const credentials = parseSecretCredentials(secret, {
-      host: 'proxy.internal',
-      port: 6543,
-      database: 'from_url',
-    });
+    const credentials = parseSecretCredentials(secret, { ...PROXY, database: 'from_url' });
 
     // Assess
     expect(credentials).toEqual({
-      host: 'proxy.internal',
-      port: 6543,
+      ...PROXY,
       database: 'from_url',
       username: 'reports',
       password: PASSWORD,
