@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_PLUGIN_API_KEY, SAMPLE_PLUGIN_V1_BUNDLE_URL } from '../../scripts/db/seed-plugins';
-import { SPEC_CORS, specCorsOf } from '../support/handlers';
+import { browserPreflight, SPEC_CORS, specCorsOf } from '../support/handlers';
 import { run } from '../support/processes';
 import { freshEnv, startService, TSX, type RunningService } from '../support/service';
 
@@ -101,14 +101,7 @@ describe('npm run deploy:plugin against npm start', () => {
 describe('GET /v1/plugins over HTTP', () => {
   it('answers a browser preflight with 200 and the spec headers', async () => {
     // Act
-    const response = await fetch(`${base}/v1/plugins`, {
-      method: 'OPTIONS',
-      headers: {
-        Origin: 'https://portal.example.com',
-        'Access-Control-Request-Method': 'GET',
-        'Access-Control-Request-Headers': 'authorization',
-      },
-    });
+    const response = await browserPreflight(`${base}/v1/plugins`);
 
     // Assess
     expect(response.status).toBe(200);

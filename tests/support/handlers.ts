@@ -1,7 +1,7 @@
 /**
  * The deployed handlers invoked in-process, as API Gateway invokes them, for the handler suites:
  * the sample owners, the request of a restaurant's report, and what every answer carries (spec
- * 4.3 CORS; spec 2.6 for an error).
+ * 4.3 CORS; spec 2.6 for an error); and a browser's preflight over HTTP.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
@@ -45,6 +45,17 @@ export const PREFLIGHT = {
   headers: { ...SPEC_CORS, 'Access-Control-Max-Age': '600' },
   body: '',
 };
+
+/** A browser's preflight of a GET with a token, over HTTP. */
+export const browserPreflight = (url: string): Promise<Response> =>
+  fetch(url, {
+    method: 'OPTIONS',
+    headers: {
+      Origin: 'https://portal.example.com',
+      'Access-Control-Request-Method': 'GET',
+      'Access-Control-Request-Headers': 'authorization',
+    },
+  });
 
 /** The values of SPEC_CORS's headers in an HTTP answer (null where it lacks one). */
 export const specCorsOf = (headers: Headers): Record<string, string | null> =>
