@@ -9,17 +9,8 @@ import {
   type Fetch,
 } from '../../../../plugins/reports/src/api';
 import type { ReportSpec } from '../../../../plugins/reports/src/reports';
-import {
-  cannotBeEmpty,
-  forbidden,
-  headerInvalid,
-  internalError,
-  outOfRange,
-  tokenExpired,
-  tokenUnverifiable,
-  validationError,
-  type PortalError,
-} from '../../../../shared/errors';
+import * as refusals from '../../../../shared/errors';
+import type { PortalError } from '../../../../shared/errors';
 import { outOfMonthRange } from '../../../../shared/reports/revenue';
 
 /** The body the API sends for an error (middleware/error-handler.ts renders toBody()). */
@@ -36,7 +27,7 @@ const PER_DAY: ReportSpec = {
 };
 
 describe('what the user is told, from the error body', () => {
-  it.each([headerInvalid(), tokenUnverifiable(), tokenExpired()])(
+  it.each([refusals.headerInvalid(), refusals.tokenUnverifiable(), refusals.tokenExpired()])(
     '401 %# asks to sign in again',
     (error) => {
       expect(describeFailure(...answer(error))).toEqual({
@@ -49,7 +40,7 @@ describe('what the user is told, from the error body', () => {
   );
 
   it('403 says the restaurant is not the user’s, without the body’s bare "Forbidden"', () => {
-    expect(describeFailure(...answer(forbidden()))).toEqual({
+    expect(describeFailure(...answer(refusals.forbidden()))).toEqual({
       kind: 'forbidden',
       status: 403,
       message: 'error.forbidden',
@@ -58,8 +49,8 @@ describe('what the user is told, from the error body', () => {
   });
 
   it('400 VALIDATION_ERROR lists each field with its message', () => {
-    const error = validationError([
-      cannotBeEmpty('from'),
+    const error = refusals.validationError([
+      refusals.cannotBeEmpty('from'),
       {
         field: 'to',
         code: 'INVALID_DATE',
@@ -75,8 +66,8 @@ describe('what the user is told, from the error body', () => {
   });
 
   it('400 OUT_OF_RANGE says the period is too long, with the body message (31 days, 12 months)', () => {
-    expect(describeFailure(...answer(outOfRange())).details).toEqual([
-      outOfRange().toBody().message,
+    expect(describeFailure(...answer(refusals.outOfRange())).details).toEqual([
+      refusals.outOfRange().toBody().message,
     ]);
     expect(describeFailure(...answer(outOfMonthRange()))).toEqual({
       kind: 'range',
@@ -87,7 +78,7 @@ describe('what the user is told, from the error body', () => {
   });
 
   it('any other failure shows its message, or its status when the body says nothing', () => {
-    expect(describeFailure(...answer(internalError()))).toMatchObject({
+    expect(describeFailure(...answer(refusals.internalError()))).toMatchObject({
       message: 'error.other',
       details: ['Unknown error'],
     });
@@ -149,7 +140,7 @@ describe('calls', () => {
   });
 
   it('a failed answer throws the failure its body describes', async () => {
-    const fetch = respond(() => Response.json(forbidden().toBody(), { status: 403 }));
+    const fetch = respond(() => Response.json(refusals.forbidden().toBody(), { status: 403 }));
     const failure = await fetchRows(fetch, 'https://api/x', 't').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ReportError);
     expect((failure as ReportError).failure.kind).toBe('forbidden');
