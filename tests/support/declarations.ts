@@ -3,12 +3,15 @@
  * definitions it lists, never from a list of the tests' own: every row a report answers has
  * exactly its declared keys, types and unit formats; each endpoint is answered by the `handler`
  * of its handler file (the module serverless.yml's generated `functions:` deploys); and a
- * request's query string is made from the parameters its definition declares.
+ * request's query string is made from the parameters its definition declares, for every sample
+ * restaurant and platform.
  */
 import { join } from 'node:path';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Endpoint } from '../../shared/catalogue';
-import { parseIsoDate, type DateRange } from '../../shared/dates';
+import { addDays } from '../../scripts/dates';
+import { SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
+import { parseIsoDate, type DateRange, type IsoDate } from '../../shared/dates';
 import type {
   ParameterDefinition,
   PropertyDefinition,
@@ -16,6 +19,8 @@ import type {
   RowValues,
 } from '../../shared/reports/report';
 import { MONTH_RANGE_PARAMETERS } from '../../shared/reports/revenue';
+import { restEvent } from './events';
+import { tokenFor } from './tokens';
 
 /** YYYY-MM-DD that is a real calendar date. */
 const isCalendarDate = (value: string): boolean => parseIsoDate(value) !== undefined;
@@ -141,6 +146,58 @@ export interface SampleRanges {
   /** A month range (the parameters of MONTH_RANGE_PARAMETERS): first days of months. */
   readonly months: DateRange;
 }
+
+/** The first day of the month `back` months before the month of `today`. */
+const monthStart = (today: IsoDate, back: number): IsoDate => {
+  const index = Number(today.slice(0, 4)) * 12 + Number(today.slice(5, 7)) - 1 - back;
+  return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}-01` as IsoDate;
+};
+
+/**
+ * Ranges of the recent past up to `today`: its last `days` days, the as many days before them
+ * to compare with, and its last 4 months.
+ */
+export const recentRanges = (today: IsoDate, days: number): SampleRanges => ({
+  days: { from: addDays(today, 1 - days), to: today },
+  compare: { from: addDays(today, 1 - 2 * days), to: addDays(today, -days) },
+  months: { from: monthStart(today, 3), to: monthStart(today, 0) },
+});
+
+/** A sample owner's restaurant on one of its platforms. */
+export interface SampleScope {
+  readonly owner: SampleOwner;
+  readonly id: string;
+  readonly timeZone: string;
+  readonly platformId: string;
+}
+
+/** Every sample restaurant on every platform, the sample owner's R-1001 on TB_AE first. */
+export const SAMPLE_SCOPES: readonly SampleScope[] = SAMPLE_OWNERS.flatMap((owner) =>
+  owner.restaurants.flatMap((restaurant) =>
+    restaurant.platforms.map((platform) => ({
+      owner,
+      id: restaurant.id,
+      timeZone: restaurant.timeZone,
+      platformId: platform.platformId,
+    })),
+  ),
+);
+
+/** GET `resource` of the scope's restaurant on its platform, as its owner, with `query`. */
+export const scopeEvent = async (
+  scope: SampleScope,
+  resource: string,
+  query: Readonly<Record<string, string>>,
+) =>
+  restEvent({
+    resource,
+    pathParameters: { id: scope.id },
+    headers: {
+      Authorization: `Bearer ${await tokenFor(scope.owner)}`,
+      'X-Platform-Id': scope.platformId,
+    },
+    query,
+  });
 
 /** Declared as the month range (revenue's parameters, or any definition's that reuses them). */
 const isMonthParameter = (parameter: ParameterDefinition): boolean =>

@@ -24,8 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { reportEndpoint, serviceEndpoint } from '../../../middleware/compose';
-import { addDays, todayIn } from '../../../scripts/dates';
-import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
+import { todayIn } from '../../../scripts/dates';
 import {
   roleStatementTimeout,
   setRoleStatementTimeout,
@@ -33,13 +32,16 @@ import {
 } from '../../../scripts/db/service-role';
 import { catalogue } from '../../../shared/catalogue';
 import { loadConfig } from '../../../shared/config';
-import type { IsoDate } from '../../../shared/dates';
 import type { ReportDefinition, ServiceDefinition } from '../../../shared/reports/report';
 import { createDependencies, type Dependencies } from '../../../shared/runtime';
-import { sampleParameters } from '../../support/declarations';
-import { jsonBody, lambdaContext, restEvent } from '../../support/events';
+import {
+  recentRanges,
+  SAMPLE_SCOPES,
+  sampleParameters,
+  scopeEvent,
+} from '../../support/declarations';
+import { jsonBody, lambdaContext } from '../../support/events';
 import { freePort } from '../../support/processes';
-import { tokenFor } from '../../support/tokens';
 
 const PGBOUNCER = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
 const SERVER_CONNECTIONS = 2;
@@ -175,23 +177,6 @@ const showPools = async (admin: postgres.Sql) => {
     }));
 };
 
-/** The first day of the month `back` months before the month of `today`. */
-const monthStart = (today: IsoDate, back: number): IsoDate => {
-  const index = Number(today.slice(0, 4)) * 12 + Number(today.slice(5, 7)) - 1 - back;
-  return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}-01` as IsoDate;
-};
-
-const SCOPES = SAMPLE_OWNERS.flatMap((owner) =>
-  owner.restaurants.flatMap((restaurant) =>
-    restaurant.platforms.map((platform) => ({
-      owner,
-      id: restaurant.id,
-      timeZone: restaurant.timeZone,
-      platformId: platform.platformId,
-    })),
-  ),
-);
-
 /** Every report and service of the catalogue, with what it runs on given dependencies. */
 const ENDPOINTS = catalogue.flatMap((endpoint) => {
   const { answers } = endpoint;
@@ -227,25 +212,16 @@ const ENDPOINTS = catalogue.flatMap((endpoint) => {
 const requests = async () =>
   Promise.all(
     ENDPOINTS.flatMap((endpoint) =>
-      SCOPES.map(async (scope) => {
-        const today = todayIn(scope.timeZone);
-        const query = sampleParameters(endpoint.fn, endpoint.parameters, {
-          days: { from: addDays(today, -13), to: today },
-          compare: { from: addDays(today, -27), to: addDays(today, -14) },
-          months: { from: monthStart(today, 3), to: monthStart(today, 0) },
-        });
+      SAMPLE_SCOPES.map(async (scope) => {
+        const query = sampleParameters(
+          endpoint.fn,
+          endpoint.parameters,
+          recentRanges(todayIn(scope.timeZone), 14),
+        );
         return {
           name: `${endpoint.fn} ${scope.id} on ${scope.platformId}`,
           endpoint,
-          event: restEvent({
-            resource: endpoint.path,
-            pathParameters: { id: scope.id },
-            headers: {
-              Authorization: `Bearer ${await tokenFor(scope.owner)}`,
-              'X-Platform-Id': scope.platformId,
-            },
-            query,
-          }),
+          event: await scopeEvent(scope, endpoint.path, query),
         };
       }),
     ),

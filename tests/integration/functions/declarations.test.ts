@@ -6,7 +6,7 @@
  * formats — in `data` and in `compare`.
  */
 import type { IsoDate } from '../../../shared/dates';
-import { addDays, todayIn } from '../../../scripts/dates';
+import { todayIn } from '../../../scripts/dates';
 import { catalogue } from '../../../shared/catalogue';
 import { type CatalogueReport } from '../../../shared/answers';
 import type { PropertyDefinition, ReportResponse, RowValues } from '../../../shared/reports/report';
@@ -17,33 +17,16 @@ import { revenue } from '../../../shared/reports/revenue';
 import { closeContainerDependencies } from '../../../shared/runtime';
 import {
   handlerOf,
+  recentRanges,
   rowProblems,
+  SAMPLE_SCOPES,
   sampleParameters,
+  scopeEvent,
   valueProblems,
 } from '../../support/declarations';
-import { jsonBody, lambdaContext, restEvent } from '../../support/events';
-import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
-import { tokenFor } from '../../support/tokens';
+import { jsonBody, lambdaContext } from '../../support/events';
 
 afterAll(closeContainerDependencies);
-
-/** Every sample restaurant on every platform, the sample owner's R-1001 on TB_AE first. */
-const SCOPES = SAMPLE_OWNERS.flatMap((owner) =>
-  owner.restaurants.flatMap((restaurant) =>
-    restaurant.platforms.map((platform) => ({
-      owner,
-      id: restaurant.id,
-      timeZone: restaurant.timeZone,
-      platformId: platform.platformId,
-    })),
-  ),
-);
-
-/** The first day of the month `back` months before the month of `today`. */
-const monthStart = (today: IsoDate, back: number): IsoDate => {
-  const index = Number(today.slice(0, 4)) * 12 + Number(today.slice(5, 7)) - 1 - back;
-  return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}-01` as IsoDate;
-};
 
 /**
  * A query that asks a report for rows of the recent past, made from its declared parameters:
@@ -51,11 +34,7 @@ const monthStart = (today: IsoDate, back: number): IsoDate => {
  * ranges the last 4 months, a required choice takes its first value.
  */
 const sampleQuery = (report: CatalogueReport, today: IsoDate): Record<string, string> =>
-  sampleParameters(report.id, report.parameters, {
-    days: { from: addDays(today, -6), to: today },
-    compare: { from: addDays(today, -13), to: addDays(today, -7) },
-    months: { from: monthStart(today, 3), to: monthStart(today, 0) },
-  });
+  sampleParameters(report.id, report.parameters, recentRanges(today, 7));
 
 const reportEndpoints = catalogue.flatMap((endpoint) => {
   const { answers } = endpoint;
@@ -80,20 +59,12 @@ describe('every report row keeps its declaration', () => {
     async ({ endpoint, path, report }) => {
       // Prepare
       const handler = await handlerOf(endpoint);
-      const queries = SCOPES.map((scope) => sampleQuery(report, todayIn(scope.timeZone)));
+      const queries = SAMPLE_SCOPES.map((scope) => sampleQuery(report, todayIn(scope.timeZone)));
 
       // Act
       const answers = await Promise.all(
-        SCOPES.map(async (scope, i) => {
-          const event = restEvent({
-            resource: path,
-            pathParameters: { id: scope.id },
-            headers: {
-              Authorization: `Bearer ${await tokenFor(scope.owner)}`,
-              'X-Platform-Id': scope.platformId,
-            },
-            query: queries[i] ?? {},
-          });
+        SAMPLE_SCOPES.map(async (scope, i) => {
+          const event = await scopeEvent(scope, path, queries[i] ?? {});
           const result = await handler(event, lambdaContext());
           return { scope: `${scope.id} on ${scope.platformId}`, result };
         }),
@@ -101,7 +72,7 @@ describe('every report row keeps its declaration', () => {
 
       // Assess
       expect(answers.map(({ scope, result }) => [scope, result.statusCode])).toEqual(
-        SCOPES.map((scope) => [`${scope.id} on ${scope.platformId}`, 200]),
+        SAMPLE_SCOPES.map((scope) => [`${scope.id} on ${scope.platformId}`, 200]),
       );
       const rows = answers.map(({ scope, result }) => ({
         scope,
