@@ -53,11 +53,10 @@ import {
 import { tokenFor, tokenWithRestaurants } from '../../support/tokens';
 
 const ORDERS_TODAY = '/v1/restaurants/{id}/orders/today';
-const ORDERS_TODAY_RES = '/res/{id}/orders/today';
 const REVENUE = '/v1/restaurants/{id}/reports/revenue';
-const REVENUE_RES = '/res/{id}/reports/revenue';
 const DASHBOARD = '/v1/restaurants/{id}/dashboard';
-const DASHBOARD_RES = '/res/{id}/dashboard';
+/** A route's alias under /res (spec 4.2). */
+const res = (route: string) => route.replace('/v1/restaurants/', '/res/');
 
 /** Invokes and notes the clock just before and just after, for answers that depend on it. */
 const invokeTimed = async (handler: unknown, event: unknown) => {
@@ -198,9 +197,9 @@ describe('GET /v1/restaurants/{id}/orders/today', () => {
   });
 
   it.each([
-    ['R-1002', 'a 3-decimal currency', 'REST v1', ORDERS_TODAY_RES, KUWAIT],
+    ['R-1002', 'a 3-decimal currency', 'REST v1', res(ORDERS_TODAY), KUWAIT],
     ['R-2001', 'a zone with DST', 'HTTP API v2', ORDERS_TODAY, BERLIN],
-    ['R-3001', 'a negative UTC offset', 'HTTP API v2', ORDERS_TODAY_RES, MEXICO],
+    ['R-3001', 'a negative UTC offset', 'HTTP API v2', res(ORDERS_TODAY), MEXICO],
   ] as const)(
     'lists the local day of %s (%s) with its offsets, through %s on %s',
     async (_id, _case, kind, resource, restaurant) => {
@@ -267,7 +266,7 @@ describe('GET /v1/restaurants/{id}/reports/revenue', () => {
   });
 
   it.each([
-    ['R-2001', 'a zone with DST', 'HTTP API v2', REVENUE_RES, BERLIN],
+    ['R-2001', 'a zone with DST', 'HTTP API v2', res(REVENUE), BERLIN],
     ['R-3001', 'evening orders on the next UTC day', 'REST v1', REVENUE, MEXICO],
     ['R-1002', 'a 3-decimal currency', 'HTTP API v2', REVENUE, KUWAIT],
   ] as const)(
@@ -364,9 +363,9 @@ describe('GET /v1/restaurants/{id}/dashboard', () => {
   });
 
   it.each([
-    ['R-1002', 'a 3-decimal currency', 'REST v1', DASHBOARD_RES, KUWAIT],
+    ['R-1002', 'a 3-decimal currency', 'REST v1', res(DASHBOARD), KUWAIT],
     ['R-2001', 'a zone with DST', 'HTTP API v2', DASHBOARD, BERLIN],
-    ['R-3001', 'a negative UTC offset', 'HTTP API v2', DASHBOARD_RES, MEXICO],
+    ['R-3001', 'a negative UTC offset', 'HTTP API v2', res(DASHBOARD), MEXICO],
   ] as const)(
     'compares like with like for %s (%s), through %s on %s',
     async (_id, _case, kind, resource, restaurant) => {
@@ -443,9 +442,9 @@ describe('a restaurant the token grants but the database does not know', () => {
 });
 
 describe.each([
-  ['orders today', ordersTodayHandler, ORDERS_TODAY, ORDERS_TODAY_RES, {}],
-  ['revenue', revenueHandler, REVENUE, REVENUE_RES, { from: '2026-01-01', to: '2026-03-01' }],
-  ['dashboard', dashboardHandler, DASHBOARD, DASHBOARD_RES, {}],
+  ['orders today', ordersTodayHandler, ORDERS_TODAY, res(ORDERS_TODAY), {}],
+  ['revenue', revenueHandler, REVENUE, res(REVENUE), { from: '2026-01-01', to: '2026-03-01' }],
+  ['dashboard', dashboardHandler, DASHBOARD, res(DASHBOARD), {}],
 ])('the %s endpoint keeps the contract of every endpoint', (_name, handler, v1, res, query) => {
   it.each([v1, res])('OPTIONS %s: 200 with the spec 4.3 headers, no token needed', async (path) => {
     // Act
