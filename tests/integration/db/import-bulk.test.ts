@@ -19,7 +19,12 @@ import postgres from 'postgres';
 import { findDrift } from '../../../scripts/db/drift';
 import type { ImportOptions } from '../../../scripts/db/import-args';
 import { migrate } from '../../../scripts/db/migrate';
-import { ndjsonFile, runImportWith, withoutTiming } from '../../support/import-files';
+import {
+  ndjsonFile,
+  runImportWith,
+  withoutTiming,
+  type ImportOutcome,
+} from '../../support/import-files';
 import { signal } from '../../support/signals';
 
 const POSTGRESQL = process.env.TEST_DATABASE_KIND === 'postgresql';
@@ -54,6 +59,14 @@ const importWith = (db: postgres.Sql, options: Partial<ImportOptions>) =>
   runImportWith(db, options);
 
 const summary = withoutTiming;
+/** An import's outcome with its summary lines' time and rate left out. */
+const summarised = (outcome: ImportOutcome) => ({ ...outcome, out: outcome.out.map(summary) });
+/** A clean import of `path`: exit code 0, one summary line with these `counts`, nothing on stderr. */
+const cleanImport = (path: string, counts: string) => ({
+  code: 0,
+  out: [`orders from ${path}: ${counts}`],
+  err: [],
+});
 
 /** A fixture restaurant on both platforms (bulk-tb-kw and bulk-hs-kw for BULK-KW). */
 const declaration = (
@@ -276,11 +289,9 @@ maybe('npm run import: the bulk load of a first import into an empty database', 
     const path = file('first.ndjson', lines);
     const before = await indexOids(sql);
     const result = await importWith(sql, { file: path });
-    expect({ ...result, out: result.out.map(summary) }).toEqual({
-      code: 0,
-      out: [`orders from ${path}: 50 inserted, 0 updated, 0 unchanged, 0 refused`],
-      err: [],
-    });
+    expect(summarised(result)).toEqual(
+      cleanImport(path, '50 inserted, 0 updated, 0 unchanged, 0 refused'),
+    );
     return { list, lines, path, before };
   };
 
@@ -343,11 +354,9 @@ maybe('npm run import: the bulk load of a first import into an empty database', 
     const list = orders('B', 30);
     const path = file('second.ndjson', withBlank(list, 10));
     const result = await importWith(sql, { file: path });
-    expect({ ...result, out: result.out.map(summary) }).toEqual({
-      code: 0,
-      out: [`orders from ${path}: 30 inserted, 0 updated, 0 unchanged, 0 refused`],
-      err: [],
-    });
+    expect(summarised(result)).toEqual(
+      cleanImport(path, '30 inserted, 0 updated, 0 unchanged, 0 refused'),
+    );
     // The regular path: no index was dropped and rebuilt, the new ids follow the others.
     expect(await indexOids(sql)).toEqual(before);
     const ids = await orderIds(sql);
@@ -455,11 +464,9 @@ maybe('npm run import: the bulk load of a first import into an empty database', 
       mayCommit.give();
       await holding;
 
-      expect({ ...result, out: result.out.map(summary) }).toEqual({
-        code: 0,
-        out: [`orders from ${path}: 50 inserted, 0 updated, 0 unchanged, 0 refused`],
-        err: [],
-      });
+      expect(summarised(result)).toEqual(
+        cleanImport(path, '50 inserted, 0 updated, 0 unchanged, 0 refused'),
+      );
       expect(events).toEqual(['import returned', 'reader commits']);
       // It waited for the lock (5 s) and then gave up on it, not forever.
       expect(seconds).toBeGreaterThanOrEqual(4.9);
@@ -486,11 +493,9 @@ maybe('npm run import: the bulk load of a first import into an empty database', 
     const before = await rows();
     const oids = await indexOids(sql);
     const again = await importWith(sql, { file: path });
-    expect({ ...again, out: again.out.map(summary) }).toEqual({
-      code: 0,
-      out: [`orders from ${path}: 0 inserted, 0 updated, 50 unchanged, 0 refused`],
-      err: [],
-    });
+    expect(summarised(again)).toEqual(
+      cleanImport(path, '0 inserted, 0 updated, 50 unchanged, 0 refused'),
+    );
     expect(await rows()).toEqual(before);
     expect(await indexOids(sql)).toEqual(oids);
     expect(await structure(sql)).toEqual(migrated);

@@ -18,6 +18,15 @@ import {
 const ORIGIN = { Origin: 'https://portal.example.com' };
 const PATH = { id: 'R-1001' };
 
+/** GET ORDERS_ROUTE through a REST (v1) event. */
+const ordersEvent = () => restEvent({ resource: ORDERS_ROUTE, pathParameters: PATH });
+
+/** cors, then the error handler: the order compose.ts registers them in. */
+const corsThenErrors = () =>
+  chain()
+    .use(cors())
+    .use(errorHandler({ logger: collectingLogger().logger }));
+
 const laterStepThatMustNotRun = () => {
   throw new Error('a later middleware ran for a preflight');
 };
@@ -142,19 +151,14 @@ describe('cors: other methods', () => {
   it('decorates a 403 rendered by the error handler registered after it', async () => {
     // Prepare
     const handler = okHandler();
-    const lambda = chain()
-      .use(cors())
-      .use(errorHandler({ logger: collectingLogger().logger }))
+    const lambda = corsThenErrors()
       .before(() => {
         throw forbidden();
       })
       .handler(handler);
 
     // Act
-    const response = await lambda(
-      restEvent({ resource: ORDERS_ROUTE, pathParameters: PATH }),
-      lambdaContext(),
-    );
+    const response = await lambda(ordersEvent(), lambdaContext());
 
     // Assess
     expect(response).toStrictEqual({
@@ -167,9 +171,7 @@ describe('cors: other methods', () => {
 
   it('decorates a 401 and keeps its WWW-Authenticate challenge', async () => {
     // Prepare
-    const lambda = chain()
-      .use(cors())
-      .use(errorHandler({ logger: collectingLogger().logger }))
+    const lambda = corsThenErrors()
       .before(() => {
         throw headerInvalid();
       })
@@ -191,16 +193,10 @@ describe('cors: other methods', () => {
 
   it('decorates the 500 of a handler failure rendered by the error handler', async () => {
     // Prepare
-    const lambda = chain()
-      .use(cors())
-      .use(errorHandler({ logger: collectingLogger().logger }))
-      .handler(() => Promise.reject(new Error('database is down')));
+    const lambda = corsThenErrors().handler(() => Promise.reject(new Error('database is down')));
 
     // Act
-    const response = await lambda(
-      restEvent({ resource: ORDERS_ROUTE, pathParameters: PATH }),
-      lambdaContext(),
-    );
+    const response = await lambda(ordersEvent(), lambdaContext());
 
     // Assess
     expect(response).toStrictEqual({

@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import postgres from 'postgres';
 import { errorHandler } from '../../../middleware/error-handler';
 import type { PortalContext } from '../../../middleware/types';
@@ -40,6 +41,20 @@ const failingWith = (thrown: unknown, log: CollectingLogger = collectingLogger()
     });
 
 const event = () => restEvent({ resource: ORDERS_ROUTE, pathParameters: { id: 'R-1001' } });
+
+/** The log line about `request` (a GET of ORDERS_ROUTE), its time aside. */
+const lineAbout = (
+  request: APIGatewayProxyEvent,
+  level: string,
+  message: string,
+  members: Record<string, unknown>,
+) => ({
+  level,
+  message,
+  route: `GET ${ORDERS_ROUTE}`,
+  requestId: request.requestContext.requestId,
+  ...members,
+});
 
 describe('errorHandler: portal errors (spec 2.6, 7)', () => {
   it.each<[string, () => PortalError, number, Record<string, string>, string]>([
@@ -175,15 +190,11 @@ describe('errorHandler: logging', () => {
     // Assess
     expect(log.entries()[0]?.time).toMatch(ISO_TIME);
     expect(log.untimed()).toStrictEqual([
-      {
-        level: 'error',
-        message: 'request failed',
-        route: `GET ${ORDERS_ROUTE}`,
-        requestId: request.requestContext.requestId,
+      lineAbout(request, 'error', 'request failed', {
         status: 500,
         code: 'INTERNAL_ERROR',
         errorName: 'Error',
-      },
+      }),
     ]);
     const [line] = log.lines;
     expect(line).not.toContain('select');
@@ -238,14 +249,7 @@ describe('errorHandler: logging', () => {
       // Assess
       expect(log.entries()[0]?.time).toMatch(ISO_TIME);
       expect(log.untimed()).toStrictEqual([
-        {
-          level: 'debug',
-          message: 'request refused',
-          route: `GET ${ORDERS_ROUTE}`,
-          requestId: request.requestContext.requestId,
-          status,
-          code,
-        },
+        lineAbout(request, 'debug', 'request refused', { status, code }),
       ]);
     },
   );

@@ -18,6 +18,13 @@ const PASSWORD = 'Zq9!distinctive-PASSWORD-7781';
 /** Where to connect through RDS Proxy, beside the secret. */
 const PROXY = { host: 'proxy.internal', port: 6543 };
 
+/** The credentials of `username` with PASSWORD, to connect at `location`. */
+const resolved = (location: object, username: string) => ({
+  ...location,
+  username,
+  password: PASSWORD,
+});
+
 const secretOf = (fields: Record<string, unknown>): string => JSON.stringify(fields);
 
 const shapeErrorOf = (secretString: string, location = {}): SecretShapeError => {
@@ -46,13 +53,9 @@ describe('parseSecretCredentials', () => {
     const credentials = parseSecretCredentials(secret);
 
     // Assess
-    expect(credentials).toEqual({
-      host: 'db.internal',
-      port: 5432,
-      database: 'reports_db',
-      username: 'reports',
-      password: PASSWORD,
-    });
+    expect(credentials).toEqual(
+      resolved({ host: 'db.internal', port: 5432, database: 'reports_db' }, 'reports'),
+    );
   });
 
   it('reads an RDS-managed master secret with the location beside it', () => {
@@ -63,12 +66,7 @@ describe('parseSecretCredentials', () => {
     const credentials = parseSecretCredentials(secret, { ...PROXY, database: 'reports' });
 
     // Assess
-    expect(credentials).toEqual({
-      ...PROXY,
-      database: 'reports',
-      username: 'master',
-      password: PASSWORD,
-    });
+    expect(credentials).toEqual(resolved({ ...PROXY, database: 'reports' }, 'master'));
   });
 
   it('defaults the port to 5432 and the database to the user name', () => {
@@ -82,13 +80,9 @@ describe('parseSecretCredentials', () => {
 
     // Assess
     expect(DEFAULT_PORT).toBe(5432);
-    expect(credentials).toEqual({
-      host: 'db.internal',
-      port: 5432,
-      database: 'master',
-      username: 'master',
-      password: PASSWORD,
-    });
+    expect(credentials).toEqual(
+      resolved({ host: 'db.internal', port: 5432, database: 'master' }, 'master'),
+    );
   });
 
   it("lets the location win over the secret's host, port and dbname", () => {
@@ -105,12 +99,7 @@ describe('parseSecretCredentials', () => {
     const credentials = parseSecretCredentials(secret, { ...PROXY, database: 'from_url' });
 
     // Assess
-    expect(credentials).toEqual({
-      ...PROXY,
-      database: 'from_url',
-      username: 'reports',
-      password: PASSWORD,
-    });
+    expect(credentials).toEqual(resolved({ ...PROXY, database: 'from_url' }, 'reports'));
   });
 
   it("keeps the secret's port and dbname when the location gives only a host", () => {
