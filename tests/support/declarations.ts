@@ -129,7 +129,6 @@ export const handlerOf = async (endpoint: Endpoint): Promise<Handler> => {
   return loaded.handler as Handler;
 };
 
-/** The ranges a sample request asks for. */
 /** The query-string parameters an endpoint's definition declares. */
 export const declaredParameters = ({ answers }: Endpoint): readonly ParameterDefinition[] =>
   answers.kind === 'report'
@@ -138,6 +137,7 @@ export const declaredParameters = ({ answers }: Endpoint): readonly ParameterDef
       ? answers.service.parameters
       : answers.parameters;
 
+/** The ranges a sample request asks for. */
 export interface SampleRanges {
   /** A day range (`from`, `to`). */
   readonly days: DateRange;

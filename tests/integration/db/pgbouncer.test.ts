@@ -35,6 +35,7 @@ import { loadConfig } from '../../../shared/config';
 import type { ReportDefinition, ServiceDefinition } from '../../../shared/reports/report';
 import { createDependencies, type Dependencies } from '../../../shared/runtime';
 import {
+  declaredParameters,
   recentRanges,
   SAMPLE_SCOPES,
   sampleParameters,
@@ -180,32 +181,28 @@ const showPools = async (admin: postgres.Sql) => {
 /** Every report and service of the catalogue, with what it runs on given dependencies. */
 const ENDPOINTS = catalogue.flatMap((endpoint) => {
   const { answers } = endpoint;
-  const path = endpoint.paths[0];
-  if (answers.kind === 'report') {
-    const report = answers.report as ReportDefinition<unknown, unknown>;
-    return [
-      {
-        fn: endpoint.function,
-        path,
-        parameters: report.parameters,
-        build: (deps: Dependencies) =>
-          reportEndpoint(report, deps.database.bind(report.queries), deps),
-      },
-    ];
-  }
-  if (answers.kind === 'service') {
-    const service = answers.service as ServiceDefinition<unknown, unknown, unknown>;
-    return [
-      {
-        fn: endpoint.function,
-        path,
-        parameters: service.parameters,
-        build: (deps: Dependencies) =>
-          serviceEndpoint(service, deps.database.bind(service.queries), deps),
-      },
-    ];
-  }
-  return [];
+  const build =
+    answers.kind === 'report'
+      ? (deps: Dependencies) => {
+          const report = answers.report as ReportDefinition<unknown, unknown>;
+          return reportEndpoint(report, deps.database.bind(report.queries), deps);
+        }
+      : answers.kind === 'service'
+        ? (deps: Dependencies) => {
+            const service = answers.service as ServiceDefinition<unknown, unknown, unknown>;
+            return serviceEndpoint(service, deps.database.bind(service.queries), deps);
+          }
+        : undefined;
+  return build
+    ? [
+        {
+          fn: endpoint.function,
+          path: endpoint.paths[0],
+          parameters: declaredParameters(endpoint),
+          build,
+        },
+      ]
+    : [];
 });
 
 /** One request per endpoint, sample restaurant and platform, with and without a compare range. */
