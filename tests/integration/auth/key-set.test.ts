@@ -205,6 +205,20 @@ const verifierFor = (options: Partial<KeySetOptions> = {}) => {
   return { keySet, verify: createVerifier({ keySet, clockToleranceSeconds: 0 }) };
 };
 
+/** A key set of the server's that has made its first fetch (key A looked up). */
+const warmKeySet = async () => {
+  const keySet = keySetFor();
+  await lookup(keySet, keyA.kid);
+  return keySet;
+};
+
+/** A verifier over a key set that has made its first fetch (key A looked up). */
+const warmVerifier = async () => {
+  const { keySet, verify } = verifierFor();
+  await lookup(keySet, keyA.kid);
+  return { keySet, verify };
+};
+
 const failures = (): Record<string, unknown>[] =>
   logs.filter((line) => line.message === 'key set fetch failed');
 
@@ -348,8 +362,7 @@ describe('cold start', () => {
 
 describe('cache', () => {
   it('serves cached keys without a request until the maximum age, then refetches once', async () => {
-    const keySet = keySetFor();
-    await lookup(keySet, keyA.kid);
+    const keySet = await warmKeySet();
 
     clock = START + HOUR - 1;
     await lookup(keySet, keyA.kid);
@@ -365,8 +378,7 @@ describe('cache', () => {
   });
 
   it('keeps serving the last good set when a refresh fails, and logs it', async () => {
-    const { keySet, verify } = verifierFor();
-    await lookup(keySet, keyA.kid);
+    const { verify } = await warmVerifier();
     server.mode = 'http-500';
 
     clock = START + HOUR;
@@ -383,8 +395,7 @@ describe('cache', () => {
   });
 
   it('retries a failed refresh at most once per 30 s while serving the stale set', async () => {
-    const keySet = keySetFor();
-    await lookup(keySet, keyA.kid);
+    const keySet = await warmKeySet();
     server.mode = 'http-500';
     clock = START + HOUR;
     await lookup(keySet, keyA.kid);
@@ -407,8 +418,7 @@ describe('cache', () => {
   });
 
   it('serves a stale set up to 24 h, then gives KeySetUnavailableError (500)', async () => {
-    const { keySet, verify } = verifierFor();
-    await lookup(keySet, keyA.kid);
+    const { keySet, verify } = await warmVerifier();
     server.mode = 'hang';
 
     clock = START + DAY - 1;
@@ -426,8 +436,7 @@ describe('cache', () => {
   });
 
   it('recovers once the key-set host answers again after the stale window', async () => {
-    const keySet = keySetFor();
-    await lookup(keySet, keyA.kid);
+    const keySet = await warmKeySet();
     server.mode = 'http-500';
     clock = START + DAY;
     await expect(lookup(keySet, keyA.kid)).rejects.toBeInstanceOf(KeySetUnavailableError);
@@ -461,8 +470,7 @@ describe('back-off while nothing usable is held', () => {
 
 describe('unknown kids', () => {
   it('refetch once, then not again within 30 s of that attempt, then once more', async () => {
-    const keySet = keySetFor();
-    await lookup(keySet, keyA.kid);
+    const keySet = await warmKeySet();
 
     clock = START + COOLDOWN;
     await expect(lookup(keySet, 'ghost')).resolves.toEqual([]);
@@ -484,8 +492,7 @@ describe('unknown kids', () => {
 
   it('are answered 401 TOKEN_INVALID, never 500, while cooling down', async () => {
     const stranger = await signer('stranger');
-    const { keySet, verify } = verifierFor();
-    await lookup(keySet, keyA.kid);
+    const { verify } = await warmVerifier();
 
     const refusal = await refusalOf(verify(await tokenOf(stranger)));
 
@@ -494,8 +501,7 @@ describe('unknown kids', () => {
   });
 
   it('count the cooldown from the cold fetch too: no refetch within its first 30 s', async () => {
-    const keySet = keySetFor();
-    await lookup(keySet, keyA.kid);
+    const keySet = await warmKeySet();
 
     clock = START + COOLDOWN - 1;
     await expect(lookup(keySet, 'ghost')).resolves.toEqual([]);
@@ -504,8 +510,7 @@ describe('unknown kids', () => {
   });
 
   it('do not refetch for a kid that the set holds but that does not fit the algorithm', async () => {
-    const keySet = keySetFor();
-    await lookup(keySet, keyA.kid);
+    const keySet = await warmKeySet();
     clock = START + COOLDOWN;
 
     await expect(keysFor(keySet, 'ES256', keyA.kid)).resolves.toEqual([]);
@@ -532,8 +537,7 @@ describe('key rotation', () => {
   });
 
   it('finds no key for a retired kid once the rotated set is loaded', async () => {
-    const keySet = keySetFor();
-    await lookup(keySet, keyA.kid);
+    const keySet = await warmKeySet();
     server.keys = [keyB.publicJwk];
 
     clock = START + COOLDOWN;
@@ -544,8 +548,7 @@ describe('key rotation', () => {
   });
 
   it('lets concurrent tokens with the new kid all wait for the one refetch', async () => {
-    const { keySet, verify } = verifierFor();
-    await lookup(keySet, keyA.kid);
+    const { verify } = await warmVerifier();
     server.keys = [keyA.publicJwk, keyB.publicJwk];
     const token = await tokenOf(keyB);
 

@@ -22,6 +22,21 @@ const GOOD_SECRET = secretOf({
   dbname: 'x',
 });
 
+/**
+ * A secret reader that answers GOOD_SECRET first, then GOOD_SECRET with each of `changes` in
+ * turn, the last one from then on.
+ */
+const rotatingSecret = (...changes: Record<string, unknown>[]) => {
+  const read = jest.fn<() => Promise<string>>().mockResolvedValueOnce(GOOD_SECRET);
+  const versions = changes.map((change) =>
+    secretOf({ ...(JSON.parse(GOOD_SECRET) as object), ...change }),
+  );
+  for (const version of versions.slice(0, -1)) read.mockResolvedValueOnce(version);
+  const last = versions.at(-1);
+  if (last !== undefined) read.mockResolvedValue(last);
+  return read;
+};
+
 /** A logger whose lines the test reads. */
 const capturedLogger = () => {
   const lines: string[] = [];
@@ -253,12 +268,7 @@ describe('createDatabase', () => {
 
     it('reads the secret again after a refused login and retries on the same pool when only the password changed', async () => {
       // Prepare
-      const readSecret = jest
-        .fn<() => Promise<string>>()
-        .mockResolvedValueOnce(GOOD_SECRET)
-        .mockResolvedValue(
-          secretOf({ ...(JSON.parse(GOOD_SECRET) as object), password: 'rotated' }),
-        );
+      const readSecret = rotatingSecret({ password: 'rotated' });
       const { lines, logger } = capturedLogger();
       const database = track(createDatabase({ readSecret }, poolOptions, logger, 0));
       const pools: Sql[] = [];
@@ -283,13 +293,7 @@ describe('createDatabase', () => {
 
     it('reads the secret again at each later rotation of the password, on the same pool', async () => {
       // Prepare: three versions of the password, each refused once its successor is current.
-      const withPassword = (password: string) =>
-        secretOf({ ...(JSON.parse(GOOD_SECRET) as object), password });
-      const readSecret = jest
-        .fn<() => Promise<string>>()
-        .mockResolvedValueOnce(GOOD_SECRET)
-        .mockResolvedValueOnce(withPassword('second'))
-        .mockResolvedValue(withPassword('third'));
+      const readSecret = rotatingSecret({ password: 'second' }, { password: 'third' });
       const database = track(
         createDatabase({ readSecret }, poolOptions, capturedLogger().logger, 0),
       );
@@ -313,12 +317,7 @@ describe('createDatabase', () => {
 
     it('opens a new pool after a refused login when the secret names another user', async () => {
       // Prepare
-      const readSecret = jest
-        .fn<() => Promise<string>>()
-        .mockResolvedValueOnce(GOOD_SECRET)
-        .mockResolvedValue(
-          secretOf({ ...(JSON.parse(GOOD_SECRET) as object), username: 'reports_clone' }),
-        );
+      const readSecret = rotatingSecret({ username: 'reports_clone' });
       const { lines, logger } = capturedLogger();
       const database = track(createDatabase({ readSecret }, poolOptions, logger, 0));
       const pools: Sql[] = [];
