@@ -73,6 +73,13 @@ const orders = (id: string, headers?: RequestSpec['headers']): RequestSpec => ({
   ...(headers ? { headers } : {}),
 });
 
+/** What the handler is handed for R-1001 on its TB_KW platform. */
+const R1001_ON_TB_KW = {
+  restaurantId: 'R-1001',
+  platformId: 'TB_KW',
+  platformRestaurantId: 'tb-kw-6601',
+};
+
 describe('ownership: granted access (spec 5.4, 5.5)', () => {
   it.each(versions)(
     'grants (%s) an owned restaurant on the token’s first platform when no platform is sent',
@@ -108,57 +115,34 @@ describe('ownership: granted access (spec 5.4, 5.5)', () => {
     const response = await lambda(build(orders('R-1001', { [name]: 'TB_KW' })), lambdaContext());
 
     // Assess
-    expect(response).toStrictEqual(
-      granted({ restaurantId: 'R-1001', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6601' }),
-    );
+    expect(response).toStrictEqual(granted(R1001_ON_TB_KW));
   });
 
-  it('grants a restaurant named by its id on the requested platform', async () => {
+  it.each([
+    [
+      'grants a restaurant named by its id on the requested platform',
+      orders('tb-kw-6602', { 'X-Platform-Id': 'TB_KW' }),
+      { restaurantId: 'R-2002', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6602' },
+    ],
+    [
+      'accepts the legacy platform key before its sunset as the platform it stands for',
+      orders('R-1001', { 'X-Platform-Id': 'TBLEGACY_KW' }),
+      R1001_ON_TB_KW,
+    ],
+    [
+      'accepts the same platform sent twice',
+      orders('R-1001', { 'X-Platform-Id': ['TB_KW', 'TB_KW'] }),
+      R1001_ON_TB_KW,
+    ],
+  ])('%s', async (_behaviour, spec, access) => {
     // Prepare
     const { lambda } = setup();
 
     // Act
-    const response = await lambda(
-      restEvent(orders('tb-kw-6602', { 'X-Platform-Id': 'TB_KW' })),
-      lambdaContext(),
-    );
+    const response = await lambda(restEvent(spec), lambdaContext());
 
     // Assess
-    expect(response).toStrictEqual(
-      granted({ restaurantId: 'R-2002', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6602' }),
-    );
-  });
-
-  it('accepts the legacy platform key before its sunset as the platform it stands for', async () => {
-    // Prepare
-    const { lambda } = setup();
-
-    // Act
-    const response = await lambda(
-      restEvent(orders('R-1001', { 'X-Platform-Id': 'TBLEGACY_KW' })),
-      lambdaContext(),
-    );
-
-    // Assess
-    expect(response).toStrictEqual(
-      granted({ restaurantId: 'R-1001', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6601' }),
-    );
-  });
-
-  it('accepts the same platform sent twice', async () => {
-    // Prepare
-    const { lambda } = setup();
-
-    // Act
-    const response = await lambda(
-      restEvent(orders('R-1001', { 'X-Platform-Id': ['TB_KW', 'TB_KW'] })),
-      lambdaContext(),
-    );
-
-    // Assess
-    expect(response).toStrictEqual(
-      granted({ restaurantId: 'R-1001', platformId: 'TB_KW', platformRestaurantId: 'tb-kw-6601' }),
-    );
+    expect(response).toStrictEqual(granted(access));
   });
 });
 

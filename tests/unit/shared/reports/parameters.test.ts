@@ -168,14 +168,13 @@ describe('parseDayRange', () => {
 
   describe('compare[from] and compare[to]', () => {
     const RANGE = { from: '2024-01-08', to: '2024-01-14' };
+    /** RANGE with this compare[from] and compare[to]. */
+    const withCompare = (from: string, to: string) =>
+      readerOf({ ...RANGE, 'compare[from]': from, 'compare[to]': to });
 
     it('reads a compare range given as a pair', () => {
       // Prepare
-      const read = readerOf({
-        ...RANGE,
-        'compare[from]': '2024-01-01',
-        'compare[to]': '2024-01-07',
-      });
+      const read = withCompare('2024-01-01', '2024-01-07');
 
       // Act
       const query = parseDayRange(read, WITH_COMPARE);
@@ -209,11 +208,7 @@ describe('parseDayRange', () => {
 
     it('refuses a compare range longer than 31 days as OUT_OF_RANGE', () => {
       // Prepare
-      const read = readerOf({
-        ...RANGE,
-        'compare[from]': '2023-12-01',
-        'compare[to]': '2024-01-01',
-      });
+      const read = withCompare('2023-12-01', '2024-01-01');
 
       // Act
       const error = portalErrorOf(() => parseDayRange(read, WITH_COMPARE));
@@ -225,11 +220,7 @@ describe('parseDayRange', () => {
 
     it('accepts a compare range of exactly 31 days', () => {
       // Prepare
-      const read = readerOf({
-        ...RANGE,
-        'compare[from]': '2023-12-01',
-        'compare[to]': '2023-12-31',
-      });
+      const read = withCompare('2023-12-01', '2023-12-31');
 
       // Act
       const query = parseDayRange(read, WITH_COMPARE);
@@ -240,11 +231,7 @@ describe('parseDayRange', () => {
 
     it('refuses a reversed compare range as INVALID_RANGE', () => {
       // Prepare
-      const read = readerOf({
-        ...RANGE,
-        'compare[from]': '2024-01-07',
-        'compare[to]': '2024-01-01',
-      });
+      const read = withCompare('2024-01-07', '2024-01-01');
 
       // Act
       const error = portalErrorOf(() => parseDayRange(read, WITH_COMPARE));
@@ -261,7 +248,7 @@ describe('parseDayRange', () => {
 
     it('refuses a malformed compare date as INVALID_DATE', () => {
       // Prepare
-      const read = readerOf({ ...RANGE, 'compare[from]': '2024-01-01', 'compare[to]': '2024-1-7' });
+      const read = withCompare('2024-01-01', '2024-1-7');
 
       // Act
       const error = portalErrorOf(() => parseDayRange(read, WITH_COMPARE));
@@ -272,7 +259,7 @@ describe('parseDayRange', () => {
 
     it('treats an empty compare pair as no compare range', () => {
       // Prepare
-      const read = readerOf({ ...RANGE, 'compare[from]': '', 'compare[to]': ' ' });
+      const read = withCompare('', ' ');
 
       // Act
       const query = parseDayRange(read, WITH_COMPARE);
