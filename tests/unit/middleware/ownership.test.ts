@@ -67,6 +67,18 @@ const versions: [string, (spec: RequestSpec) => GatewayEvent][] = [
   ['HTTP API v2', httpApiEvent],
 ];
 
+/** Each named request as a REST (v1) and as an HTTP API (v2) event. */
+const inEveryVersion = (requests: readonly [string, RequestSpec][]) =>
+  versions.flatMap(([v, build]) => requests.map(([name, spec]) => [v, name, build(spec)] as const));
+
+/** Expects the chain to answer `event` with `answer` without reaching the handler. */
+const expectAnsweredBefore = async (event: GatewayEvent, answer: unknown) => {
+  const { lambda, handler } = setup();
+  const response = await lambda(event, lambdaContext());
+  expect(response).toStrictEqual(answer);
+  expect(handler).not.toHaveBeenCalled();
+};
+
 const orders = (id: string, headers?: RequestSpec['headers']): RequestSpec => ({
   resource: ORDERS_ROUTE,
   pathParameters: { id },
@@ -163,21 +175,9 @@ describe('ownership: forbidden (spec 7)', () => {
       orders('R-1001', { 'X-Platform-Id': ['TB_AE', 'TB_KW'] }),
     ],
   ];
-  const cases = versions.flatMap(([v, build]) =>
-    refused.map(([name, spec]) => [v, name, build, spec] as const),
+  it.each(inEveryVersion(refused))('refuses (%s) %s with 403 Forbidden', (_v, _n, event) =>
+    expectAnsweredBefore(event, FORBIDDEN),
   );
-
-  it.each(cases)('refuses (%s) %s with 403 Forbidden', async (_v, _n, build, spec) => {
-    // Prepare
-    const { lambda, handler } = setup();
-
-    // Act
-    const response = await lambda(build(spec), lambdaContext());
-
-    // Assess
-    expect(response).toStrictEqual(FORBIDDEN);
-    expect(handler).not.toHaveBeenCalled();
-  });
 
   it('refuses (REST v1) two different platforms in two spellings of the header', async () => {
     // Prepare
@@ -237,21 +237,10 @@ describe('ownership: an empty {id} is a validation error (spec 4.1)', () => {
       { resource: PLATFORM_ROUTE, pathParameters: { platformId: 'TB_AE' } },
     ],
   ];
-  const cases = versions.flatMap(([v, build]) =>
-    empty.map(([name, spec]) => [v, name, build, spec] as const),
+  it.each(inEveryVersion(empty))(
+    'answers (%s) %s with 400 VALIDATION_ERROR on id',
+    (_v, _n, event) => expectAnsweredBefore(event, ID_EMPTY),
   );
-
-  it.each(cases)('answers (%s) %s with 400 VALIDATION_ERROR on id', async (_v, _n, build, spec) => {
-    // Prepare
-    const { lambda, handler } = setup();
-
-    // Act
-    const response = await lambda(build(spec), lambdaContext());
-
-    // Assess
-    expect(response).toStrictEqual(ID_EMPTY);
-    expect(handler).not.toHaveBeenCalled();
-  });
 
   it('answers 400 for a REST v1 event whose pathParameters are null', async () => {
     // Prepare
