@@ -41,105 +41,69 @@ const expectForbidden = (act: () => unknown) => {
   expect(error.toBody()).toEqual(FORBIDDEN_BODY);
 };
 
+/** The caller's request for `restaurantId`, sending `platformsSent`, under `rules`. */
+const callerAsks = (restaurantId: string, platformsSent: readonly string[], rules = RULES) =>
+  authorize(claimsOf(CALLER), { restaurantId, platformsSent }, rules);
+
+const accessTo = (restaurantId: string, platformId: string, platformRestaurantId: string) => ({
+  restaurantId,
+  platformId,
+  platformRestaurantId,
+});
+
 describe('authorize', () => {
   it('allows a restaurant named by its brand id on one of its platforms', () => {
     // Act
-    const access = authorize(
-      claimsOf(CALLER),
-      { restaurantId: 'R-1001', platformsSent: ['TB_AE'] },
-      RULES,
-    );
+    const access = callerAsks('R-1001', ['TB_AE']);
 
     // Assess
-    expect(access).toEqual({
-      restaurantId: 'R-1001',
-      platformId: 'TB_AE',
-      platformRestaurantId: 'tb-ae-5501',
-    });
+    expect(access).toEqual(accessTo('R-1001', 'TB_AE', 'tb-ae-5501'));
   });
 
   it('allows a restaurant named by its restaurantId on that platform', () => {
     // Act
-    const access = authorize(
-      claimsOf(CALLER),
-      { restaurantId: 'hs-ae-7702', platformsSent: ['HS_AE'] },
-      RULES,
-    );
+    const access = callerAsks('hs-ae-7702', ['HS_AE']);
 
     // Assess
-    expect(access).toEqual({
-      restaurantId: 'R-1001',
-      platformId: 'HS_AE',
-      platformRestaurantId: 'hs-ae-7702',
-    });
+    expect(access).toEqual(accessTo('R-1001', 'HS_AE', 'hs-ae-7702'));
   });
 
   it("refuses another owner's restaurant on a platform the caller also sells on", () => {
-    // Prepare
-    const claims = claimsOf(CALLER);
-
     // Act, Assess
-    expectForbidden(() =>
-      authorize(claims, { restaurantId: 'R-3003', platformsSent: ['TB_AE'] }, RULES),
-    );
-    expectForbidden(() =>
-      authorize(claims, { restaurantId: 'tb-ae-9901', platformsSent: ['TB_AE'] }, RULES),
-    );
+    expectForbidden(() => callerAsks('R-3003', ['TB_AE']));
+    expectForbidden(() => callerAsks('tb-ae-9901', ['TB_AE']));
   });
 
   it("refuses the caller's own restaurant on a platform that restaurant is not on", () => {
     // Act, Assess
-    expectForbidden(() =>
-      authorize(claimsOf(CALLER), { restaurantId: 'R-2002', platformsSent: ['TB_AE'] }, RULES),
-    );
+    expectForbidden(() => callerAsks('R-2002', ['TB_AE']));
   });
 
   it('refuses a restaurantId of another platform even when the caller is on the platform sent', () => {
     // Act, Assess
-    expectForbidden(() =>
-      authorize(claimsOf(CALLER), { restaurantId: 'hs-ae-7702', platformsSent: ['TB_AE'] }, RULES),
-    );
+    expectForbidden(() => callerAsks('hs-ae-7702', ['TB_AE']));
   });
 
   it('takes the first platform of the first restaurant when no platform is sent', () => {
     // Act
-    const access = authorize(
-      claimsOf(CALLER),
-      { restaurantId: 'R-1001', platformsSent: [] },
-      RULES,
-    );
+    const access = callerAsks('R-1001', []);
 
     // Assess
-    expect(access).toEqual({
-      restaurantId: 'R-1001',
-      platformId: 'TB_AE',
-      platformRestaurantId: 'tb-ae-5501',
-    });
+    expect(access).toEqual(accessTo('R-1001', 'TB_AE', 'tb-ae-5501'));
   });
 
   it('reaches the second platform of a restaurant only when it is sent explicitly', () => {
-    // Prepare
-    const claims = claimsOf(CALLER);
-
     // Act
-    const explicit = authorize(
-      claims,
-      { restaurantId: 'hs-ae-7702', platformsSent: ['HS_AE'] },
-      RULES,
-    );
+    const explicit = callerAsks('hs-ae-7702', ['HS_AE']);
 
     // Assess
     expect(explicit.platformId).toBe('HS_AE');
-    expectForbidden(() =>
-      authorize(claims, { restaurantId: 'hs-ae-7702', platformsSent: [] }, RULES),
-    );
+    expectForbidden(() => callerAsks('hs-ae-7702', []));
   });
 
   it('refuses the second restaurant when no platform is sent and it is not on the first platform', () => {
     // Act, Assess
-    expectForbidden(() =>
-      authorize(claimsOf(CALLER), { restaurantId: 'R-2002', platformsSent: [] }, RULES),
-    );
+    expectForbidden(() => callerAsks('R-2002', []));
   });
 
   it.each([
@@ -149,70 +113,43 @@ describe('authorize', () => {
     ['an owned platform and an empty value', ['TB_AE', '']],
   ])('refuses two different platforms sent (%s)', (_case, platformsSent) => {
     // Act, Assess
-    expectForbidden(() =>
-      authorize(claimsOf(CALLER), { restaurantId: 'R-1001', platformsSent }, RULES),
-    );
+    expectForbidden(() => callerAsks('R-1001', platformsSent));
   });
 
   it('accepts the same platform sent twice', () => {
     // Act
-    const access = authorize(
-      claimsOf(CALLER),
-      { restaurantId: 'R-1001', platformsSent: ['HS_AE', 'HS_AE'] },
-      RULES,
-    );
+    const access = callerAsks('R-1001', ['HS_AE', 'HS_AE']);
 
     // Assess
-    expect(access).toEqual({
-      restaurantId: 'R-1001',
-      platformId: 'HS_AE',
-      platformRestaurantId: 'hs-ae-7702',
-    });
+    expect(access).toEqual(accessTo('R-1001', 'HS_AE', 'hs-ae-7702'));
   });
 
   it.each(['2026-06-01', '2026-06-30'])(
     'accepts the legacy key as its platformId on %s, up to the sunset day',
     (today) => {
       // Act
-      const access = authorize(
-        claimsOf(CALLER),
-        { restaurantId: 'R-2002', platformsSent: [LEGACY_KEY] },
-        rulesOn(today),
-      );
+      const access = callerAsks('R-2002', [LEGACY_KEY], rulesOn(today));
 
       // Assess
-      expect(access).toEqual({
-        restaurantId: 'R-2002',
-        platformId: 'TB_KW',
-        platformRestaurantId: 'tb-kw-3301',
-      });
+      expect(access).toEqual(accessTo('R-2002', 'TB_KW', 'tb-kw-3301'));
     },
   );
 
   it('refuses the legacy key after its sunset, while the current platformId still works', () => {
     // Prepare
-    const claims = claimsOf(CALLER);
     const afterSunset = rulesOn('2026-07-01');
 
     // Act
-    const current = authorize(
-      claims,
-      { restaurantId: 'R-2002', platformsSent: ['TB_KW'] },
-      afterSunset,
-    );
+    const current = callerAsks('R-2002', ['TB_KW'], afterSunset);
 
     // Assess
     expect(current.platformId).toBe('TB_KW');
-    expectForbidden(() =>
-      authorize(claims, { restaurantId: 'R-2002', platformsSent: [LEGACY_KEY] }, afterSunset),
-    );
+    expectForbidden(() => callerAsks('R-2002', [LEGACY_KEY], afterSunset));
   });
 
   it.each(['XX_AE', 'tb_ae', 'TB_AE ', ''])('refuses the unknown platform %j', (platform) => {
     // Act, Assess
-    expectForbidden(() =>
-      authorize(claimsOf(CALLER), { restaurantId: 'R-1001', platformsSent: [platform] }, RULES),
-    );
+    expectForbidden(() => callerAsks('R-1001', [platform]));
   });
 
   it.each([[[]], [['TB_AE']]])(
@@ -247,11 +184,7 @@ describe('authorize', () => {
     const access = authorize(claims, { restaurantId: 'R-A', platformsSent: ['TB_AE'] }, RULES);
 
     // Assess
-    expect(access).toEqual({
-      restaurantId: 'R-A',
-      platformId: 'TB_AE',
-      platformRestaurantId: 'tb-ae-1111',
-    });
+    expect(access).toEqual(accessTo('R-A', 'TB_AE', 'tb-ae-1111'));
   });
 
   it('asks for today only to resolve a legacy key', () => {
@@ -377,10 +310,6 @@ describe('a legacy key sent beside the platformId it stands for', () => {
       rules,
     );
 
-    expect(access).toEqual({
-      restaurantId: 'R-9',
-      platformId: 'TB_KW',
-      platformRestaurantId: 'kw-9',
-    });
+    expect(access).toEqual(accessTo('R-9', 'TB_KW', 'kw-9'));
   });
 });
