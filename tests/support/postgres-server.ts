@@ -42,6 +42,9 @@ export const freePort = (): Promise<number> =>
     });
   });
 
+/** pg_hba.conf: every user over TCP from 127.0.0.1, by password (SCRAM). */
+export const PASSWORDS_OVER_TCP = ['host all all 127.0.0.1/32 scram-sha-256'];
+
 export interface PostgresServerOptions {
   readonly superuser: string;
   readonly password: string;

@@ -32,6 +32,7 @@ import { createDependencies, INIT_CONNECTIONS, type Dependencies } from '../../.
 import { jsonBody, lambdaContext, restEvent } from '../../support/events';
 import { captureLogs, type LogCapture } from '../../support/log-capture';
 import {
+  PASSWORDS_OVER_TCP,
   POSTGRES_BIN,
   startPostgresServer,
   type PostgresServer,
@@ -125,7 +126,7 @@ beforeAll(async () => {
   server = await startPostgresServer({
     superuser: ADMIN,
     password: ADMIN_PASSWORD,
-    hba: ['host all all 127.0.0.1/32 scram-sha-256'],
+    hba: PASSWORDS_OVER_TCP,
   });
   server.createDatabase('reports');
   const sql = createSql({
