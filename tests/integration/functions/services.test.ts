@@ -7,6 +7,7 @@
  * the moment after the call. Days and months around DST changes are checked on orders of a
  * restaurant that exists only inside a rolled-back transaction, with the database clock set.
  */
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { handler as dashboardHandler } from '../../../functions/dashboard';
 import { handler as ordersTodayHandler } from '../../../functions/orders-today';
 import { handler as revenueHandler } from '../../../functions/revenue';
@@ -173,6 +174,28 @@ const csvOf = (header: string, rows: readonly (readonly (string | number)[])[]):
     .map((line) => `${line}\r\n`)
     .join('');
 
+/**
+ * Restaurants whose local day is not Dubai's, each asked through an event kind on `route` or
+ * its alias: a 3-decimal currency, a zone with DST, a negative UTC offset.
+ */
+const localDays = (route: string) =>
+  [
+    ['R-1002', 'a 3-decimal currency', 'REST v1', res(route), KUWAIT],
+    ['R-2001', 'a zone with DST', 'HTTP API v2', route, BERLIN],
+    ['R-3001', 'a negative UTC offset', 'HTTP API v2', res(route), MEXICO],
+  ] as const;
+
+/** Expects a 200 JSON answer with the CORS header, `expected` at one of the moments. */
+const expectAnswerAt = (
+  result: APIGatewayProxyResult,
+  moments: readonly Date[],
+  expected: (now: Date) => unknown,
+) => {
+  expect(result.statusCode).toBe(200);
+  expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
+  expect(moments.map(expected)).toContainEqual(jsonBody(result));
+};
+
 /** The months the sample data covers (its 90 days up to today), and one month after. */
 const sampleMonths = (timeZone: string) => {
   const today = todayIn(timeZone);
@@ -181,34 +204,24 @@ const sampleMonths = (timeZone: string) => {
 
 describe('GET /v1/restaurants/{id}/orders/today', () => {
   it("answers the sample event with every order of the restaurant's local day, newest first", async () => {
-    // Prepare
-    const token = await tokenFor(owner1);
-
     // Act
     const { result, moments } = await invokeTimed(
       ordersTodayHandler,
-      sampleEvent('orders-today', token),
+      sampleEvent('orders-today', await tokenFor(owner1)),
     );
 
     // Assess
-    expect(result.statusCode).toBe(200);
-    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
-    expect(moments.map(await ordersTodayAt(DUBAI))).toContainEqual(jsonBody(result));
+    expectAnswerAt(result, moments, await ordersTodayAt(DUBAI));
   });
 
-  it.each([
-    ['R-1002', 'a 3-decimal currency', 'REST v1', res(ORDERS_TODAY), KUWAIT],
-    ['R-2001', 'a zone with DST', 'HTTP API v2', ORDERS_TODAY, BERLIN],
-    ['R-3001', 'a negative UTC offset', 'HTTP API v2', res(ORDERS_TODAY), MEXICO],
-  ] as const)(
+  it.each(localDays(ORDERS_TODAY))(
     'lists the local day of %s (%s) with its offsets, through %s on %s',
     async (_id, _case, kind, resource, restaurant) => {
       // Act
       const { result, moments } = await getAsOwner(ordersTodayHandler, restaurant, kind, resource);
 
       // Assess
-      expect(result.statusCode).toBe(200);
-      expect(moments.map(await ordersTodayAt(restaurant))).toContainEqual(jsonBody(result));
+      expectAnswerAt(result, moments, await ordersTodayAt(restaurant));
     },
   );
 
@@ -347,34 +360,24 @@ describe('GET /v1/restaurants/{id}/reports/revenue', () => {
 
 describe('GET /v1/restaurants/{id}/dashboard', () => {
   it("answers the sample event with today's figures against the same weekday a week earlier", async () => {
-    // Prepare
-    const token = await tokenFor(owner1);
-
     // Act
     const { result, moments } = await invokeTimed(
       dashboardHandler,
-      sampleEvent('dashboard', token),
+      sampleEvent('dashboard', await tokenFor(owner1)),
     );
 
     // Assess
-    expect(result.statusCode).toBe(200);
-    expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
-    expect(moments.map(await dashboardAt(DUBAI))).toContainEqual(jsonBody(result));
+    expectAnswerAt(result, moments, await dashboardAt(DUBAI));
   });
 
-  it.each([
-    ['R-1002', 'a 3-decimal currency', 'REST v1', res(DASHBOARD), KUWAIT],
-    ['R-2001', 'a zone with DST', 'HTTP API v2', DASHBOARD, BERLIN],
-    ['R-3001', 'a negative UTC offset', 'HTTP API v2', res(DASHBOARD), MEXICO],
-  ] as const)(
+  it.each(localDays(DASHBOARD))(
     'compares like with like for %s (%s), through %s on %s',
     async (_id, _case, kind, resource, restaurant) => {
       // Act
       const { result, moments } = await getAsOwner(dashboardHandler, restaurant, kind, resource);
 
       // Assess
-      expect(result.statusCode).toBe(200);
-      expect(moments.map(await dashboardAt(restaurant))).toContainEqual(jsonBody(result));
+      expectAnswerAt(result, moments, await dashboardAt(restaurant));
     },
   );
 });
