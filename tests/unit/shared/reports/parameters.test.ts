@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { PortalError, type ErrorBody, type ValidationEntry } from '../../../../shared/errors';
 import { parseDayRange } from '../../../../shared/reports/parameters';
-import { readerOf, type Query } from '../../../support/parameters';
+import { notGiven, readerOf, type Query } from '../../../support/parameters';
 import { emptyField, portalErrorOf, validation } from '../../../support/portal-errors';
 
 const WITH_COMPARE = { compare: true };
@@ -43,22 +43,20 @@ describe('parseDayRange', () => {
   describe.each(['from', 'to'])('when %s is not given', (field) => {
     const other: Query = field === 'from' ? { to: '2024-01-07' } : { from: '2024-01-01' };
 
-    it.each([
-      ['missing', {}],
-      ['empty', { [field]: '' }],
-      ['only spaces', { [field]: '   ' }],
-      ['only a tab', { [field]: '\t' }],
-    ])(`answers VALIDATION_ERROR with one FIELD_CANNOT_BE_EMPTY entry (%s)`, (_case, given) => {
-      // Prepare
-      const read = readerOf({ ...other, ...given });
+    it.each(notGiven(field))(
+      `answers VALIDATION_ERROR with one FIELD_CANNOT_BE_EMPTY entry (%s)`,
+      (_case, given) => {
+        // Prepare
+        const read = readerOf({ ...other, ...given });
 
-      // Act
-      const error = portalErrorOf(() => parseDayRange(read, WITH_COMPARE));
+        // Act
+        const error = portalErrorOf(() => parseDayRange(read, WITH_COMPARE));
 
-      // Assess
-      expect(error.statusCode).toBe(400);
-      expect(error.toBody()).toEqual(validation(emptyField(field)));
-    });
+        // Assess
+        expect(error.statusCode).toBe(400);
+        expect(error.toBody()).toEqual(validation(emptyField(field)));
+      },
+    );
   });
 
   it('answers one entry per missing field, from before to', () => {
