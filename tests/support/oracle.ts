@@ -51,7 +51,32 @@ export const rawOrders = (restaurantId: string, platformId: string): Promise<Raw
     }));
   });
 
-const COUNTED = new Set(['PLACED', 'ACCEPTED', 'DELIVERED']);
+export const COUNTED = new Set(['PLACED', 'ACCEPTED', 'DELIVERED']);
+
+/** Thousandths rounded half away from zero to the currency's minor unit, as a number. */
+export const roundedAmount = (totalMilli: number, minorUnits: number): number => {
+  const step = 10 ** (3 - minorUnits);
+  return (Math.round(totalMilli / step) * step) / 1000;
+};
+
+/**
+ * For each bucket, the orders counted in it (those whose local day `bucketOf` files under it)
+ * and their total, rounded to the currency.
+ */
+export const countedPerBucket = (
+  orders: readonly { placedAt: Date; state: string; totalMilli: number }[],
+  timeZone: string,
+  buckets: readonly IsoDate[],
+  bucketOf: (day: IsoDate) => IsoDate,
+  minorUnits: number,
+) =>
+  buckets.map((bucket) => {
+    const counted = orders.filter(
+      (order) => COUNTED.has(order.state) && bucketOf(todayIn(timeZone, order.placedAt)) === bucket,
+    );
+    const sum = counted.reduce((total, order) => total + order.totalMilli, 0);
+    return { bucket, orderCount: counted.length, revenue: roundedAmount(sum, minorUnits) };
+  });
 
 const inRange = (day: IsoDate, { from, to }: DateRange) => day >= from && day <= to;
 
@@ -61,14 +86,9 @@ export const expectedDays = (
   days: readonly IsoDate[],
   minorUnits: number,
 ) =>
-  days.map((date) => {
-    const counted = orders.filter(
-      (order) => COUNTED.has(order.state) && todayIn(timeZone, order.placedAt) === date,
-    );
-    const sum = counted.reduce((total, order) => total + order.totalMilli, 0);
-    const step = 10 ** (3 - minorUnits);
-    return { date, orderCount: counted.length, revenue: (Math.round(sum / step) * step) / 1000 };
-  });
+  countedPerBucket(orders, timeZone, days, (day) => day, minorUnits).map(
+    ({ bucket, orderCount, revenue }) => ({ date: bucket, orderCount, revenue }),
+  );
 
 export const expectedDishes = (
   orders: readonly RawOrder[],
@@ -88,7 +108,6 @@ export const expectedDishes = (
       byDish.set(line.dish, entry);
     }
   }
-  const step = 10 ** (3 - minorUnits);
   return [...byDish.entries()]
     .sort(
       ([a, x], [b, y]) => y.milli - x.milli || y.orders - x.orders || (a < b ? -1 : a > b ? 1 : 0),
@@ -96,6 +115,6 @@ export const expectedDishes = (
     .map(([name, { orders: orderCount, milli: total }]) => ({
       name,
       orderCount,
-      revenue: (Math.round(total / step) * step) / 1000,
+      revenue: roundedAmount(total, minorUnits),
     }));
 };

@@ -14,9 +14,8 @@ import type { IsoDate } from '../../shared/dates';
 import { addDays, todayIn } from '../../scripts/dates';
 import type { Sql } from '../../shared/db/client';
 import { EVENTS_DIR, sampleToday } from './events';
-import { withDatabase } from './oracle';
+import { COUNTED, countedPerBucket, roundedAmount, withDatabase } from './oracle';
 
-const COUNTED = new Set(['PLACED', 'ACCEPTED', 'DELIVERED']);
 const CANCELLED = new Set(['CANCELLED', 'REJECTED']);
 
 export interface ListedOrder {
@@ -51,12 +50,6 @@ export const listedOrders = (restaurantId: string, platformId: string): Promise<
       itemCount: items.get(order.id) ?? 0,
     }));
   });
-
-/** Thousandths rounded half away from zero to the currency's minor unit, as a number. */
-export const roundedAmount = (totalMilli: number, minorUnits: number): number => {
-  const step = 10 ** (3 - minorUnits);
-  return (Math.round(totalMilli / step) * step) / 1000;
-};
 
 /** numerator / denominator rounded half away from zero to `scale` units (non-negative). */
 const roundedRatio = (numerator: number, denominator: number, scale: number): number =>
@@ -143,18 +136,14 @@ export const expectedRevenue = (
   months: readonly IsoDate[],
   minorUnits: number,
 ) =>
-  months.map((month) => {
-    const counted = orders.filter(
-      (order) => COUNTED.has(order.state) && monthOf(todayIn(timeZone, order.placedAt)) === month,
-    );
-    const sum = counted.reduce((total, order) => total + order.totalMilli, 0);
-    return {
-      month,
-      year: `${month.slice(0, 4)}-01-01`,
-      orderCount: counted.length,
-      revenue: roundedAmount(sum, minorUnits),
-    };
-  });
+  countedPerBucket(orders, timeZone, months, monthOf, minorUnits).map(
+    ({ bucket, orderCount, revenue }) => ({
+      month: bucket,
+      year: `${bucket.slice(0, 4)}-01-01`,
+      orderCount,
+      revenue,
+    }),
+  );
 
 const periodFigures = (
   orders: readonly { state: string; totalMilli: number }[],
