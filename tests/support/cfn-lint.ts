@@ -7,6 +7,9 @@ import { spawnSync } from 'node:child_process';
 /** Whether cfn-lint is on PATH; tests that lint skip explicitly (`it.skip`) when it is not. */
 export const CFN_LINT_AVAILABLE = spawnSync('cfn-lint', ['--version']).status === 0;
 
+/** `it` where cfn-lint is on PATH; elsewhere Jest reports the test as skipped. */
+export const withCfnLint = CFN_LINT_AVAILABLE ? it : it.skip;
+
 // .ci/run sets REQUIRE_CFN_LINT=true: there a missing cfn-lint fails every suite that lints,
 // rather than letting it skip.
 if (!CFN_LINT_AVAILABLE && process.env.REQUIRE_CFN_LINT === 'true') {
@@ -45,4 +48,14 @@ export const lintTemplate = (path: string, region: string, timeoutMs = 60_000): 
     status: lint.status,
     output: `${printed.map((text) => text ?? '').join('')}${notExited}`,
   };
+};
+
+/** Expects cfn-lint to find no error in the template at `path` for `region`. */
+export const expectLintPasses = (path: string, region: string): void => {
+  const lint = lintTemplate(path, region);
+  expect({ path, ok: lint.ok, output: lint.output }).toEqual({
+    path,
+    ok: true,
+    output: expect.any(String) as unknown,
+  });
 };

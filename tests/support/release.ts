@@ -3,13 +3,15 @@
  * runs it, a stand-in serverless (PORTAL_SERVERLESS_BIN) that records its calls, and an AWS
  * account (tests/support/aws-servers.ts) in which that production fits.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { serverlessFunctions } from '../../build/serverless';
 import { REGION_BOUND, regionalName } from '../../scripts/release/regions';
 import type { Account, RegionAccount } from './aws-servers';
-import { ROOT, run } from './processes';
+import { tempDir, TEMPLATE, WORK_FOLDER } from './packaging';
+import { run } from './processes';
+
+export { removeTemporary, tempDir, TEMPLATE } from './packaging';
 
 export const REGIONS = ['eu-west-1', 'eu-central-1', 'me-central-1', 'ap-southeast-1', 'sa-east-1'];
 export const KEY_SETS: Record<string, string> = {
@@ -84,20 +86,6 @@ export const healthyAccount = (): Account =>
     }),
   );
 
-const WORK_FOLDER = `.esbuild-test-release-${process.pid}`;
-const temporary: string[] = [];
-export const tempDir = (prefix: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  temporary.push(dir);
-  return dir;
-};
-/** Removes what tempDir made and the esbuild work folder. */
-export const removeTemporary = (): void => {
-  for (const path of [join(ROOT, WORK_FOLDER), ...temporary.splice(0)]) {
-    rmSync(path, { recursive: true, force: true });
-  }
-};
-
 /** npm's own CLI, run with this Node. */
 const NPM_CLI =
   process.env.npm_execpath ??
@@ -119,8 +107,6 @@ export const release = (
       : ['--import', 'tsx', 'scripts/release/main.ts', command, ...args],
     { ...ENV, ESBUILD_WORK_FOLDER: WORK_FOLDER, ...env },
   );
-
-export const TEMPLATE = 'cloudformation-template-update-stack.json';
 
 /** The stand-in serverless: records each call; `package` writes a template; fails where told. */
 const FAKE = `#!${process.execPath}

@@ -9,20 +9,36 @@
  * DATABASE_SECRET_ARN without repeating the password. The resolver's rules (region forms, params,
  * ARN shapes and regions, what DATABASE_URL may hold, local stages) are checked by calling it.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { reservedConcurrencyVariable } from '../../../build/serverless';
 import { catalogue } from '../../../shared/catalogue';
-import { CFN_LINT_AVAILABLE, lintTemplate } from '../../support/cfn-lint';
-import { ROOT, run, SERVERLESS } from '../../support/processes';
+import { CFN_LINT_AVAILABLE, expectLintPasses } from '../../support/cfn-lint';
+import {
+  expectPackaged,
+  ofType,
+  packageService,
+  removeTemporary,
+  type Template,
+} from '../../support/packaging';
+import { resolverOf } from '../../support/resolvers';
 
 const SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:rds!db-0123abcd-4567-89ef-0123-456789abcdef-AbC123';
 const KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const SUBNETS = ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'];
 const SECURITY_GROUP = 'sg-0a1b2c3d4e5f60718';
+/** Decrypting with KEY_ARN, through Secrets Manager in eu-west-1 and for SECRET_ARN only. */
+const KMS_DECRYPT = {
+  Effect: 'Allow',
+  Action: ['kms:Decrypt'],
+  Resource: [KEY_ARN],
+  Condition: {
+    StringEquals: {
+      'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
+      'kms:EncryptionContext:SecretARN': SECRET_ARN,
+    },
+  },
+};
 /** A password in the packaging environment that must reach neither the template nor the output. */
 const PLANTED_PASSWORD = 'Planted-Db-Password-7Qx9';
 
@@ -37,21 +53,11 @@ const DATABASE_NAMES = [
 const EXTENSION_LAYER = (region: string, account: string, version: number): string =>
   `arn:aws:lambda:${region}:${account}:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:${version}`;
 const EU_WEST_1_LAYER = EXTENSION_LAYER('eu-west-1', '015030872274', 101);
-/** The packaging environment, with nothing leaking in from the caller's. */
+/** Packaging with the secret a test gives, in a VPC; no database variable from the caller's. */
 const ENV = {
-  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
   ...Object.fromEntries(DATABASE_NAMES.map((name) => [name, ''])),
   VPC_SUBNET_IDS: SUBNETS.join(','),
   VPC_SECURITY_GROUP_IDS: SECURITY_GROUP,
-  VPC_SUBNET_IDS_EU_WEST_1: '',
-  VPC_SECURITY_GROUP_IDS_EU_WEST_1: '',
-  RESERVED_CONCURRENCY: '',
-  DB_MAX_CONNECTIONS: '',
-  DB_POOL_MAX: '',
-  DB_TLS: '',
-  ...Object.fromEntries(
-    catalogue.map((endpoint) => [reservedConcurrencyVariable(endpoint.function), '']),
-  ),
 };
 
 type Statement = {
@@ -60,32 +66,12 @@ type Statement = {
   Resource: unknown;
   Condition?: unknown;
 };
-type Resource = { Type: string; Properties: Record<string, unknown> };
-type Template = { Resources: Record<string, Resource> };
+afterAll(removeTemporary);
 
-const workFolder = `.esbuild-test-database-${process.pid}`;
-const outputs: string[] = [];
-afterAll(() => {
-  for (const path of [join(ROOT, workFolder), ...outputs]) {
-    rmSync(path, { recursive: true, force: true });
-  }
-});
-
-const packageWith = async (env: Record<string, string>) => {
-  const out = mkdtempSync(join(tmpdir(), 'portal-database-'));
-  outputs.push(out);
-  const result = await run(
-    [SERVERLESS, 'package', '--stage', 'production', '--region', 'eu-west-1', '--package', out],
-    { ...ENV, ...env, ESBUILD_WORK_FOLDER: workFolder },
-  );
-  return { out, result };
-};
-
-const templatePath = (out: string) => join(out, 'cloudformation-template-update-stack.json');
-const statePath = (out: string) => join(out, 'serverless-state.json');
+const packageWith = (env: Record<string, string>) => packageService({ env: { ...ENV, ...env } });
 
 const functionsOf = (template: Template) =>
-  Object.values(template.Resources).filter(({ Type }) => Type === 'AWS::Lambda::Function');
+  ofType(template, 'AWS::Lambda::Function').map(([, fn]) => fn);
 const statementsOf = (template: Template): Statement[] => {
   const policies = template.Resources.IamRoleLambdaExecution?.Properties.Policies as {
     PolicyDocument: { Statement: Statement[] };
@@ -98,7 +84,7 @@ const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : [v
 describe('serverless package: the database credential', () => {
   it('packages production with the secret’s ARN only, and lets the role read that one secret', async () => {
     // Arrange: passwords elsewhere in the packaging environment stay there
-    const { out, result } = await packageWith({
+    const packaged = await packageWith({
       DATABASE_SECRET_ARN: SECRET_ARN,
       DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN,
       DATABASE_PASSWORD: PLANTED_PASSWORD,
@@ -106,9 +92,10 @@ describe('serverless package: the database credential', () => {
     });
 
     // Assess: packaged, with nothing of a connection string or a password in what is deployed
-    expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
+    expectPackaged(packaged);
+    const { result } = packaged;
     expect(result.stdout + result.stderr).not.toContain(PLANTED_PASSWORD);
-    for (const path of [templatePath(out), statePath(out)]) {
+    for (const path of [packaged.templatePath, join(packaged.out, 'serverless-state.json')]) {
       const text = readFileSync(path, 'utf8');
       expect({ path, postgres: /postgres(ql)?:\/\//i.test(text) }).toEqual({
         path,
@@ -116,7 +103,7 @@ describe('serverless package: the database credential', () => {
       });
       expect(text).not.toContain(PLANTED_PASSWORD);
     }
-    const template = JSON.parse(readFileSync(templatePath(out), 'utf8')) as Template;
+    const template = packaged.template();
     const functions = functionsOf(template);
     expect(functions).toHaveLength(catalogue.length);
     for (const fn of functions) {
@@ -145,24 +132,9 @@ describe('serverless package: the database credential', () => {
     const keys = statements.filter((s) =>
       listOf(s.Action).some((action) => String(action).startsWith('kms:')),
     );
-    expect(keys.map((s) => ({ ...s, Resource: listOf(s.Resource) }))).toEqual([
-      {
-        Effect: 'Allow',
-        Action: ['kms:Decrypt'],
-        Resource: [KEY_ARN],
-        Condition: {
-          StringEquals: {
-            'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
-            'kms:EncryptionContext:SecretARN': SECRET_ARN,
-          },
-        },
-      },
-    ]);
+    expect(keys.map((s) => ({ ...s, Resource: listOf(s.Resource) }))).toEqual([KMS_DECRYPT]);
 
-    if (CFN_LINT_AVAILABLE) {
-      const { ok, output } = lintTemplate(templatePath(out), 'eu-west-1');
-      expect({ ok, output }).toEqual({ ok: true, output: expect.any(String) as unknown });
-    }
+    if (CFN_LINT_AVAILABLE) expectLintPasses(packaged.templatePath, 'eu-west-1');
   });
 
   it('fails production with a password in DATABASE_URL, naming DATABASE_SECRET_ARN without repeating it', async () => {
@@ -180,22 +152,8 @@ describe('serverless package: the database credential', () => {
 });
 
 type Resolved = { url: string; secretArn: string; statements: Statement[]; layers: string[] };
-type Resolver = (context: {
-  resolveVariable: (address: string) => Promise<unknown>;
-}) => Promise<Resolved>;
-const resolveDatabase = createRequire(import.meta.url)(
-  '../../../scripts/serverless/database.cjs',
-) as Resolver;
-
 describe('scripts/serverless/database.cjs', () => {
-  const saved = Object.fromEntries(DATABASE_NAMES.map((name) => [name, process.env[name]]));
-  afterEach(() => {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) Reflect.deleteProperty(process.env, name);
-      else process.env[name] = value;
-    }
-  });
-
+  const resolve = resolverOf<Resolved>('scripts/serverless/database.cjs', DATABASE_NAMES);
   /** Resolves for `stage` in `region` with these environment variables and serverless params. */
   const resolveWith = (
     stage: string,
@@ -203,26 +161,20 @@ describe('scripts/serverless/database.cjs', () => {
     env: Record<string, string>,
     params: Record<string, string> = {},
     architecture = 'arm64',
-  ) => {
-    for (const name of DATABASE_NAMES) Reflect.deleteProperty(process.env, name);
-    Object.assign(process.env, env);
-    return resolveDatabase({
-      resolveVariable: (address) => {
-        if (address === 'sls:stage') return Promise.resolve(stage);
-        if (address === 'self:provider.region') return Promise.resolve(region);
-        if (address === 'self:provider.architecture, null') return Promise.resolve(architecture);
-        if (address === 'self:custom.keySetVariables') {
-          return Promise.resolve({
-            staging: { EU: 'JWK_URL_EU_STAGING' },
-            production: { EU: 'JWK_URL_EU_PRODUCTION', LATAM: 'JWK_URL_LATAM_PRODUCTION' },
-          });
-        }
-        const param = /^param:(\w+), null$/.exec(address)?.[1];
-        if (param) return Promise.resolve(params[param] ?? null);
-        return Promise.reject(new Error(`unexpected address ${address}`));
+  ) =>
+    resolve(
+      {
+        'sls:stage': stage,
+        'self:provider.region': region,
+        'self:provider.architecture, null': architecture,
+        'self:custom.keySetVariables': {
+          staging: { EU: 'JWK_URL_EU_STAGING' },
+          production: { EU: 'JWK_URL_EU_PRODUCTION', LATAM: 'JWK_URL_LATAM_PRODUCTION' },
+        },
       },
-    });
-  };
+      env,
+      params,
+    );
 
   /** The failure's message, checked to repeat none of `secrets`. */
   const failureOf = async (resolving: Promise<unknown>, secrets: readonly string[] = []) => {
@@ -241,6 +193,13 @@ describe('scripts/serverless/database.cjs', () => {
     Action: ['secretsmanager:GetSecretValue'],
     Resource: [arn],
   });
+  /** SECRET_ARN in eu-west-1: that secret, its permission and the region's extension layer. */
+  const withSecret = (url: string) => ({
+    url,
+    secretArn: SECRET_ARN,
+    statements: [grant(SECRET_ARN)],
+    layers: [EU_WEST_1_LAYER],
+  });
 
   it('gives the secret’s ARN, where to connect and that one secret’s permission', async () => {
     await expect(
@@ -248,12 +207,7 @@ describe('scripts/serverless/database.cjs', () => {
         DATABASE_SECRET_ARN: ` ${SECRET_ARN} `,
         DATABASE_URL: 'postgresql://db.example:5432/reports',
       }),
-    ).resolves.toEqual({
-      url: 'postgresql://db.example:5432/reports',
-      secretArn: SECRET_ARN,
-      statements: [grant(SECRET_ARN)],
-      layers: [EU_WEST_1_LAYER],
-    });
+    ).resolves.toEqual(withSecret('postgresql://db.example:5432/reports'));
   });
 
   it('adds kms:Decrypt, through Secrets Manager and for that secret only, with a KMS key', async () => {
@@ -261,20 +215,7 @@ describe('scripts/serverless/database.cjs', () => {
       DATABASE_SECRET_ARN: SECRET_ARN,
       DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN,
     });
-    expect(statements).toEqual([
-      grant(SECRET_ARN),
-      {
-        Effect: 'Allow',
-        Action: ['kms:Decrypt'],
-        Resource: [KEY_ARN],
-        Condition: {
-          StringEquals: {
-            'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
-            'kms:EncryptionContext:SecretARN': SECRET_ARN,
-          },
-        },
-      },
-    ]);
+    expect(statements).toEqual([grant(SECRET_ARN), KMS_DECRYPT]);
   });
 
   it('takes the region’s form of each variable over the plain name', async () => {
@@ -348,12 +289,7 @@ describe('scripts/serverless/database.cjs', () => {
     });
     await expect(
       resolveWith('dev', 'eu-west-1', { DATABASE_SECRET_ARN: SECRET_ARN }),
-    ).resolves.toEqual({
-      url: '',
-      secretArn: SECRET_ARN,
-      statements: [grant(SECRET_ARN)],
-      layers: [EU_WEST_1_LAYER],
-    });
+    ).resolves.toEqual(withSecret(''));
   });
 
   it('adds the Parameters and Secrets extension for the region, or SECRETS_EXTENSION_LAYER_ARN', async () => {

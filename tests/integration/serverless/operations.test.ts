@@ -11,14 +11,20 @@
  * and the plugin refuses the osls settings that would make osls patch the stage after deploy.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { reservedConcurrencyVariable } from '../../../build/serverless';
 import { catalogue } from '../../../shared/catalogue';
-import { CFN_LINT_AVAILABLE, lintTemplate } from '../../support/cfn-lint';
-import { ROOT, run, SERVERLESS } from '../../support/processes';
+import { expectLintPasses, withCfnLint } from '../../support/cfn-lint';
+import { customDomain } from '../../support/custom-domain';
+import {
+  expectPackaged,
+  expectRefused,
+  ofType,
+  packageService,
+  PACKAGING_ENV,
+  removeTemporary,
+  type Template,
+} from '../../support/packaging';
+import { run, SERVERLESS } from '../../support/processes';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-production-alarms';
 const CERTIFICATE =
@@ -46,75 +52,19 @@ const OPERATIONS_NAMES = [
   'DOMAIN_CERTIFICATE_ARN',
   'STACK_TAGS',
 ].flatMap((name) => [name, `${name}_EU_WEST_1`]);
-/** The packaging environment, with nothing leaking in from the caller's. */
+/** The issuer of EU production, and no operations setting from the caller's environment. */
 const ENV = {
-  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
   JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
-  DATABASE_URL: 'postgres://db.example:5432/reports',
-  DATABASE_SECRET_ARN:
-    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123',
-  DATABASE_SECRET_ARN_EU_WEST_1: '',
-  DATABASE_SECRET_KMS_KEY_ARN: '',
-  DATABASE_SECRET_KMS_KEY_ARN_EU_WEST_1: '',
-  DATABASE_URL_EU_WEST_1: '',
-  VPC_SUBNET_IDS: '',
-  VPC_SECURITY_GROUP_IDS: '',
-  VPC_SUBNET_IDS_EU_WEST_1: '',
-  VPC_SECURITY_GROUP_IDS_EU_WEST_1: '',
-  RESERVED_CONCURRENCY: '',
-  DB_MAX_CONNECTIONS: '',
-  DB_POOL_MAX: '',
-  DB_TLS: '',
-  ...Object.fromEntries(
-    catalogue.map((endpoint) => [reservedConcurrencyVariable(endpoint.function), '']),
-  ),
   ...Object.fromEntries(OPERATIONS_NAMES.map((name) => [name, ''])),
 };
 
-type Resource = {
-  Type: string;
-  Properties: Record<string, unknown>;
-  DependsOn?: string | string[];
-  UpdatePolicy?: Record<string, unknown>;
-};
-type Template = { Resources: Record<string, Resource>; Outputs?: Record<string, unknown> };
+afterAll(removeTemporary);
 
-const workFolder = `.esbuild-test-operations-${process.pid}`;
-const outputs: string[] = [];
-afterAll(() => {
-  for (const path of [join(ROOT, workFolder), ...outputs]) {
-    rmSync(path, { recursive: true, force: true });
-  }
-});
-
-const packageWith = async (env: Record<string, string>, params: readonly string[] = []) => {
-  const out = mkdtempSync(join(tmpdir(), 'portal-operations-'));
-  outputs.push(out);
-  const result = await run(
-    [
-      SERVERLESS,
-      'package',
-      '--stage',
-      'production',
-      '--region',
-      'eu-west-1',
-      '--package',
-      out,
-      ...params.flatMap((param) => ['--param', param]),
-    ],
-    { ...ENV, ...env, ESBUILD_WORK_FOLDER: workFolder },
-  );
-  return { out, result };
-};
-
-const templatePath = (out: string) => join(out, 'cloudformation-template-update-stack.json');
-const readTemplate = (out: string) =>
-  JSON.parse(readFileSync(templatePath(out), 'utf8')) as Template;
-const ofType = (template: Template, type: string) =>
-  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+const packageWith = (env: Record<string, string>, params: readonly string[] = []) =>
+  packageService({ env: { ...ENV, ...env }, params });
 
 /** The production package of the first test, read by the others. */
-let packaged: Promise<{ out: string; template: Template }> | undefined;
+let packaged: Promise<{ templatePath: string; template: Template }> | undefined;
 const productionPackage = () => {
   packaged ??= packageWith(
     {
@@ -127,9 +77,9 @@ const productionPackage = () => {
       STACK_TAGS: '{"cost-center":"portal-42"}',
     },
     ['ALARM_DATABASE_ERRORS=8'],
-  ).then(({ out, result }) => {
-    expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
-    return { out, template: readTemplate(out) };
+  ).then((production) => {
+    expectPackaged(production);
+    return { templatePath: production.templatePath, template: production.template() };
   });
   return packaged;
 };
@@ -372,31 +322,12 @@ describe('serverless package: operations', () => {
   it('maps the custom domain to the stage, with the outputs for the brand’s DNS record', async () => {
     const { template } = await productionPackage();
 
-    expect(template.Resources.ApiGatewayDomainName).toMatchObject({
-      Type: 'AWS::ApiGateway::DomainName',
-      Properties: {
-        DomainName: 'portal-api.brand.example',
-        RegionalCertificateArn: CERTIFICATE,
-        EndpointConfiguration: { Types: ['REGIONAL'] },
-        SecurityPolicy: 'TLS_1_2',
-      },
-    });
-    expect(template.Resources.ApiGatewayBasePathMapping?.Properties).toEqual({
-      DomainName: { Ref: 'ApiGatewayDomainName' },
-      RestApiId: { Ref: 'ApiGatewayRestApi' },
-      Stage: { Ref: 'ApiGatewayStage' },
-    });
-    expect(template.Outputs).toMatchObject({
-      ApiDomainRegionalDomainName: {
-        Value: { 'Fn::GetAtt': ['ApiGatewayDomainName', 'RegionalDomainName'] },
-      },
-      ApiDomainRegionalHostedZoneId: {
-        Value: { 'Fn::GetAtt': ['ApiGatewayDomainName', 'RegionalHostedZoneId'] },
-      },
-    });
+    const { domain, mapping, outputs } = customDomain('portal-api.brand.example', CERTIFICATE);
+    expect(template.Resources.ApiGatewayDomainName).toMatchObject(domain);
+    expect(template.Resources.ApiGatewayBasePathMapping?.Properties).toEqual(mapping.Properties);
+    expect(template.Outputs).toMatchObject(outputs);
   });
 
-  const withCfnLint = CFN_LINT_AVAILABLE ? it : it.skip;
   withCfnLint(
     'tags every resource whose type takes Tags (by cfn-lint’s schemas for the region) with service, stage and STACK_TAGS',
     async () => {
@@ -424,13 +355,9 @@ describe('serverless package: operations', () => {
   withCfnLint(
     'passes cfn-lint',
     async () => {
-      const { out } = await productionPackage();
+      const { templatePath } = await productionPackage();
 
-      const lint = lintTemplate(templatePath(out), 'eu-west-1');
-      expect({ ok: lint.ok, output: lint.output }).toEqual({
-        ok: true,
-        output: expect.any(String) as unknown,
-      });
+      expectLintPasses(templatePath, 'eu-west-1');
     },
     120_000,
   );
@@ -444,10 +371,7 @@ describe('serverless package: operations', () => {
       'DOMAIN_CERTIFICATE_ARN is unset: DOMAIN_NAME needs its ACM certificate',
     ],
   ])('fails packaging, naming %s, on %s', async (name, value, message) => {
-    const { result } = await packageWith({ [name]: value });
-
-    expect(result.code).not.toBe(0);
-    expect(result.stdout + result.stderr).toContain(message);
+    expectRefused(await packageWith({ [name]: value }), message);
   });
 });
 
@@ -519,7 +443,7 @@ describe('scripts/serverless/operations.js: stack tags', () => {
         '--format',
         'json',
       ],
-      { ...ENV, STACK_TAGS: 'cost-center=portal-42,owner=team@brand.example' },
+      { ...PACKAGING_ENV, ...ENV, STACK_TAGS: 'cost-center=portal-42,owner=team@brand.example' },
     );
 
     expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });

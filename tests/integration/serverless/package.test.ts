@@ -12,13 +12,25 @@
  * map only, whatever an earlier build (`npm start`, a function since removed) left in the
  * esbuild work folders.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { aliasLogicalId } from '../../../build/operations';
 import { catalogue } from '../../../shared/catalogue';
-import { CFN_LINT_AVAILABLE, lintTemplate } from '../../support/cfn-lint';
-import { ROOT, run, SERVERLESS } from '../../support/processes';
+import { expectLintPasses, withCfnLint } from '../../support/cfn-lint';
+import {
+  expectPackaged,
+  expectRefused,
+  ofType,
+  packageService,
+  readTemplate,
+  removeTemporary,
+  tempDir,
+  TEMPLATE,
+  WORK_FOLDER,
+  type Packaged,
+  type Template,
+} from '../../support/packaging';
+import { ROOT, run } from '../../support/processes';
 import { zipEntries } from '../../support/zip';
 
 /** The secret of each AWS region packaged: its own, or a replica of one, named by its ARN there. */
@@ -50,39 +62,16 @@ const ENDPOINTS = catalogue.map((endpoint) => ({
   paths: endpoint.paths,
 }));
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
-type Template = { Resources: Record<string, Resource> };
-
-const workFolder = `.esbuild-test-package-${process.pid}`;
-afterAll(() => {
-  rmSync(join(ROOT, workFolder), { recursive: true, force: true });
-});
-
-const packageFor = async (
-  stage: string,
-  region: string,
-  env: Record<string, string | undefined>,
-) => {
-  const out = mkdtempSync(join(tmpdir(), 'portal-package-'));
-  const result = await run(
-    [SERVERLESS, 'package', '--stage', stage, '--region', region, '--package', out],
-    { ...env, ESBUILD_WORK_FOLDER: workFolder },
-  );
-  return { out, result };
-};
+afterAll(removeTemporary);
 
 /** Each stage and region packaged once, by whichever of its tests runs first. */
-const packaged = new Map<string, ReturnType<typeof packageFor>>();
+const packaged = new Map<string, Promise<Packaged>>();
 const packageOnce = (stage: string, region: string) => {
   const key = `${stage} ${region}`;
-  const pending = packaged.get(key) ?? packageFor(stage, region, KEY_SET_VARIABLES);
+  const pending = packaged.get(key) ?? packageService({ stage, region, env: KEY_SET_VARIABLES });
   packaged.set(key, pending);
   return pending;
 };
-
-const templatePath = (out: string) => join(out, 'cloudformation-template-update-stack.json');
-const readTemplate = (out: string): Template =>
-  JSON.parse(readFileSync(templatePath(out), 'utf8')) as Template;
 
 /** The full path of an API Gateway resource, rebuilt from its PathPart chain. */
 const pathOf = (template: Template, logicalId: string): string => {
@@ -111,20 +100,15 @@ const PACKAGED = [
   ['production', 'sa-east-1', 'JWK_URL_LATAM_PRODUCTION'],
 ] as const;
 
-/** Runs where cfn-lint is on PATH; elsewhere Jest reports the test as skipped. */
-const withCfnLint = CFN_LINT_AVAILABLE ? it : it.skip;
-
 describe('serverless package', () => {
   it.each(PACKAGED)(
     '%s in %s: every endpoint routes GET and OPTIONS to its own function with %s',
     async (stage, region, variable) => {
-      const { out, result } = await packageOnce(stage, region);
-      expect(result.code).toBe(0);
-      const template = readTemplate(out);
+      const production = await packageOnce(stage, region);
+      expectPackaged(production);
+      const template = production.template();
 
-      const functions = Object.entries(template.Resources)
-        .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
-        .map(([logicalId]) => logicalId);
+      const functions = ofType(template, 'AWS::Lambda::Function').map(([logicalId]) => logicalId);
       expect(functions.sort()).toEqual(ENDPOINTS.map(({ lambda }) => lambda).sort());
       for (const { lambda, method, paths } of ENDPOINTS) {
         const fn = template.Resources[lambda];
@@ -152,8 +136,8 @@ describe('serverless package', () => {
         }
       }
       expect(routes(template).some((route) => route.integration.includes('MOCK'))).toBe(false);
-      const gatewayResponses = Object.values(template.Resources).filter(
-        (resource) => resource.Type === 'AWS::ApiGateway::GatewayResponse',
+      const gatewayResponses = ofType(template, 'AWS::ApiGateway::GatewayResponse').map(
+        ([, response]) => response,
       );
       expect(gatewayResponses.map((r) => r.Properties.ResponseType).sort()).toEqual([
         'DEFAULT_4XX',
@@ -178,50 +162,39 @@ describe('serverless package', () => {
   withCfnLint.each(PACKAGED.map(([stage, region]) => [stage, region] as const))(
     '%s in %s: cfn-lint finds no error in the packaged template',
     async (stage, region) => {
-      const { out, result } = await packageOnce(stage, region);
-      expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
+      const production = await packageOnce(stage, region);
+      expectPackaged(production);
 
-      const path = templatePath(out);
-      const lint = lintTemplate(path, region);
-      expect({ path, ok: lint.ok, output: lint.output }).toEqual({
-        path,
-        ok: true,
-        output: expect.any(String) as unknown,
-      });
+      expectLintPasses(production.templatePath, region);
     },
     // Packaging, if the test above did not, and cfn-lint (about 4 s a template).
     120_000,
   );
 
   it('fails, naming the variable, when the key-set URL of the stage and region is missing', async () => {
-    const { result } = await packageFor('production', 'sa-east-1', {
-      ...KEY_SET_VARIABLES,
-      JWK_URL_LATAM_PRODUCTION: '',
+    const refused = await packageService({
+      region: 'sa-east-1',
+      env: { ...KEY_SET_VARIABLES, JWK_URL_LATAM_PRODUCTION: '' },
     });
 
-    expect(result.code).not.toBe(0);
-    expect(result.stdout + result.stderr).toContain('JWK_URL_LATAM_PRODUCTION is not set');
+    expectRefused(refused, 'JWK_URL_LATAM_PRODUCTION is not set');
   });
 
   it('fails, naming DATABASE_SECRET_ARN, when a portal stage has no database secret', async () => {
-    const { result } = await packageFor('production', 'eu-west-1', {
-      ...KEY_SET_VARIABLES,
-      ...Object.fromEntries(Object.keys(SECRET_VARIABLES).map((name) => [name, ''])),
+    const refused = await packageService({
+      env: {
+        ...KEY_SET_VARIABLES,
+        ...Object.fromEntries(Object.keys(SECRET_VARIABLES).map((name) => [name, ''])),
+      },
     });
 
-    expect(result.code).not.toBe(0);
-    expect(result.stdout + result.stderr).toContain(
-      'DATABASE_SECRET_ARN is not set: stage "production"',
-    );
+    expectRefused(refused, 'DATABASE_SECRET_ARN is not set: stage "production"');
   });
 
   it('fails for an AWS region that serves no portal region', async () => {
-    const { result } = await packageFor('production', 'us-east-1', KEY_SET_VARIABLES);
+    const refused = await packageService({ region: 'us-east-1', env: KEY_SET_VARIABLES });
 
-    expect(result.code).not.toBe(0);
-    expect(result.stdout + result.stderr).toContain(
-      'AWS region "us-east-1" serves no portal region',
-    );
+    expectRefused(refused, 'AWS region "us-east-1" serves no portal region');
   });
 });
 
@@ -244,9 +217,9 @@ describe('npm run package: what each zip holds', () => {
   it("ships each function's own bundle and its map only, never a bundle left in a work folder", async () => {
     // Arrange: the bundle of a removed report, left in the default work folder (what `npm start`
     // leaves in .esbuild/) and in the one ESBUILD_WORK_FOLDER names.
-    const out = mkdtempSync(join(tmpdir(), 'portal-release-zips-'));
+    const out = tempDir('portal-release-zips-');
     const stray = join('.build', 'functions', 'removed-report.cjs');
-    const strays = [join(ROOT, '.esbuild', stray), join(ROOT, workFolder, stray)];
+    const strays = [join(ROOT, '.esbuild', stray), join(ROOT, WORK_FOLDER, stray)];
     const cleanups: (() => void)[] = [];
     try {
       for (const file of strays.filter((path) => !existsSync(path))) {
@@ -265,24 +238,22 @@ describe('npm run package: what each zip holds', () => {
           VPC_SUBNET_IDS: '',
           VPC_SECURITY_GROUP_IDS: '',
           PORTAL_SERVERLESS_BIN: '',
-          ESBUILD_WORK_FOLDER: workFolder,
+          ESBUILD_WORK_FOLDER: WORK_FOLDER,
         },
       );
 
       // Assess
       expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
       const packaged = join(out, 'eu-west-1');
-      const template = readTemplate(packaged);
-      const zips = Object.entries(template.Resources)
-        .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
-        .map(([logicalId, { Properties }]) => {
-          const zip = basename((Properties.Code as { S3Key: string }).S3Key);
-          return {
-            logicalId,
-            handler: String(Properties.Handler),
-            entries: zipEntries(join(packaged, zip)),
-          };
-        });
+      const template = readTemplate(join(packaged, TEMPLATE));
+      const zips = ofType(template, 'AWS::Lambda::Function').map(([logicalId, { Properties }]) => {
+        const zip = basename((Properties.Code as { S3Key: string }).S3Key);
+        return {
+          logicalId,
+          handler: String(Properties.Handler),
+          entries: zipEntries(join(packaged, zip)),
+        };
+      });
       expect(zips.map(({ logicalId }) => logicalId).sort()).toEqual(
         ENDPOINTS.map(({ lambda }) => lambda).sort(),
       );
@@ -301,7 +272,6 @@ describe('npm run package: what each zip holds', () => {
       ).toEqual(strays.map((file) => ({ file: relative(ROOT, file), exists: true })));
     } finally {
       for (const cleanup of cleanups.reverse()) cleanup();
-      rmSync(out, { recursive: true, force: true });
     }
   }, 180_000);
 });

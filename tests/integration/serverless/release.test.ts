@@ -12,10 +12,11 @@
  * preflight's own cases are tests/integration/serverless/preflight.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAwsServers, type AwsServers } from '../../support/aws-servers';
-import { CFN_LINT_AVAILABLE, lintTemplate } from '../../support/cfn-lint';
+import { CFN_LINT_AVAILABLE, expectLintPasses } from '../../support/cfn-lint';
+import { ofType, readTemplate } from '../../support/packaging';
 import { ROOT } from '../../support/processes';
 import {
   deployCall,
@@ -42,9 +43,6 @@ const PORTAL: Record<string, { keySet: string; issuer: string }> = {
   'ap-southeast-1': { keySet: 'JWK_URL_APAC_PRODUCTION', issuer: 'JWT_ISSUER_APAC_PRODUCTION' },
   'sa-east-1': { keySet: 'JWK_URL_LATAM_PRODUCTION', issuer: 'JWT_ISSUER_LATAM_PRODUCTION' },
 };
-
-type Resource = { Type: string; Properties: Record<string, unknown> };
-type Template = { Resources: Record<string, Resource> };
 
 afterAll(removeTemporary);
 
@@ -75,10 +73,8 @@ describe('npm run package -- --stage production (real packaging)', () => {
       for (const [index, region] of REGIONS.entries()) {
         const path = join(out, region, TEMPLATE);
         expect({ region, exists: existsSync(path) }).toEqual({ region, exists: true });
-        const template = JSON.parse(readFileSync(path, 'utf8')) as Template;
-        const functions = Object.values(template.Resources).filter(
-          ({ Type }) => Type === 'AWS::Lambda::Function',
-        );
+        const template = readTemplate(path);
+        const functions = ofType(template, 'AWS::Lambda::Function').map(([, fn]) => fn);
         expect(functions.length).toBeGreaterThan(0);
         const { keySet, issuer } = PORTAL[region]!;
         for (const fn of functions) {
@@ -101,14 +97,7 @@ describe('npm run package -- --stage production (real packaging)', () => {
           secretIn(region),
         );
 
-        if (CFN_LINT_AVAILABLE) {
-          const lint = lintTemplate(path, region);
-          expect({ region, ok: lint.ok, output: lint.output }).toEqual({
-            region,
-            ok: true,
-            output: expect.any(String) as unknown,
-          });
-        }
+        if (CFN_LINT_AVAILABLE) expectLintPasses(path, region);
       }
     },
     // Five real packages (10-15 s each on a busy machine) and five cfn-lint runs (~4 s each).

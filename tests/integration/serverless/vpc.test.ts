@@ -7,13 +7,17 @@
  * packaging fails naming the other. The resolver's rules (region names first, as a pair; params
  * first; id shapes and limits) are checked by calling it directly.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { catalogue } from '../../../shared/catalogue';
-import { CFN_LINT_AVAILABLE, lintTemplate } from '../../support/cfn-lint';
-import { ROOT, run, SERVERLESS } from '../../support/processes';
+import { CFN_LINT_AVAILABLE, expectLintPasses } from '../../support/cfn-lint';
+import {
+  expectPackaged,
+  expectRefused,
+  ofType,
+  packageService,
+  removeTemporary,
+  type Template,
+} from '../../support/packaging';
+import { resolverOf } from '../../support/resolvers';
 
 const SUBNETS = ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'];
 const SECURITY_GROUP = 'sg-0a1b2c3d4e5f60718';
@@ -25,65 +29,24 @@ const VPC_NAMES = [
   'VPC_SUBNET_IDS_SA_EAST_1',
   'VPC_SECURITY_GROUP_IDS_SA_EAST_1',
 ];
-/** The packaging environment, with no VPC variable leaking in from the caller's. */
-const ENV = {
-  // Staging and production read the database credential from this secret (database-secret.test.ts).
-  DATABASE_URL: 'postgres://db.example:5432/reports',
-  DATABASE_SECRET_ARN:
-    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123',
-  DATABASE_SECRET_ARN_EU_WEST_1: '',
-  DATABASE_SECRET_KMS_KEY_ARN: '',
-  DATABASE_SECRET_KMS_KEY_ARN_EU_WEST_1: '',
-  DATABASE_URL_EU_WEST_1: '',
-  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
-  ...Object.fromEntries(VPC_NAMES.map((name) => [name, ''])),
-};
+/** No VPC variable, the other region's included, leaking in from the caller's environment. */
+const NO_VPC = Object.fromEntries(VPC_NAMES.map((name) => [name, '']));
 const VPC_POLICY = ':iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole';
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
-type Template = { Resources: Record<string, Resource> };
+afterAll(removeTemporary);
 
-const workFolder = `.esbuild-test-vpc-${process.pid}`;
-const outputs: string[] = [];
-afterAll(() => {
-  for (const path of [join(ROOT, workFolder), ...outputs]) {
-    rmSync(path, { recursive: true, force: true });
-  }
-});
-
-const packageWith = async (env: Record<string, string>, params: readonly string[] = []) => {
-  const out = mkdtempSync(join(tmpdir(), 'portal-vpc-'));
-  outputs.push(out);
-  const result = await run(
-    [
-      SERVERLESS,
-      'package',
-      '--stage',
-      'production',
-      '--region',
-      'eu-west-1',
-      '--package',
-      out,
-      ...params.flatMap((param) => ['--param', param]),
-    ],
-    { ...ENV, ...env, ESBUILD_WORK_FOLDER: workFolder },
-  );
-  return { out, result };
-};
-
-const templatePath = (out: string) => join(out, 'cloudformation-template-update-stack.json');
-const readTemplate = (out: string) =>
-  JSON.parse(readFileSync(templatePath(out), 'utf8')) as Template;
+const packageWith = (env: Record<string, string>, params: readonly string[] = []) =>
+  packageService({ env: { ...NO_VPC, ...env }, params });
 
 const functionsOf = (template: Template) =>
-  Object.values(template.Resources).filter(({ Type }) => Type === 'AWS::Lambda::Function');
+  ofType(template, 'AWS::Lambda::Function').map(([, fn]) => fn);
 const managedPoliciesOf = (template: Template) =>
   JSON.stringify(template.Resources.IamRoleLambdaExecution?.Properties.ManagedPolicyArns ?? []);
 
 describe('serverless package: the VPC', () => {
   it('puts every function in the region’s subnets and security groups, with the VPC permissions', async () => {
     // Arrange: the region's names win over the single-region ones; a param over the environment
-    const { out, result } = await packageWith(
+    const packaged = await packageWith(
       {
         VPC_SUBNET_IDS: 'subnet-11111111',
         VPC_SECURITY_GROUP_IDS: 'sg-11111111',
@@ -94,8 +57,8 @@ describe('serverless package: the VPC', () => {
     );
 
     // Assess
-    expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
-    const template = readTemplate(out);
+    expectPackaged(packaged);
+    const template = packaged.template();
     const functions = functionsOf(template);
     expect(functions).toHaveLength(catalogue.length);
     for (const fn of functions) {
@@ -108,62 +71,41 @@ describe('serverless package: the VPC', () => {
     // DeleteNetworkInterface, AssignPrivateIpAddresses, UnassignPrivateIpAddresses, ...).
     expect(managedPoliciesOf(template)).toContain(VPC_POLICY);
 
-    if (CFN_LINT_AVAILABLE) {
-      const { ok, output } = lintTemplate(templatePath(out), 'eu-west-1');
-      expect({ ok, output }).toEqual({ ok: true, output: expect.any(String) as unknown });
-    }
+    if (CFN_LINT_AVAILABLE) expectLintPasses(packaged.templatePath, 'eu-west-1');
   });
 
   it('leaves the functions outside a VPC, with no VPC policy, when nothing is set', async () => {
-    const { out, result } = await packageWith({});
+    const packaged = await packageWith({});
 
-    expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
-    const template = readTemplate(out);
+    expectPackaged(packaged);
+    const template = packaged.template();
     expect(functionsOf(template)).toHaveLength(catalogue.length);
     for (const fn of functionsOf(template)) expect(fn.Properties).not.toHaveProperty('VpcConfig');
     expect(managedPoliciesOf(template)).not.toContain('AWSLambdaVPCAccessExecutionRole');
   });
 
   it('fails, naming the missing variable, when only one of the pair is set', async () => {
-    const { result } = await packageWith({ VPC_SUBNET_IDS_EU_WEST_1: SUBNETS[0] ?? '' });
+    const packaged = await packageWith({ VPC_SUBNET_IDS_EU_WEST_1: SUBNETS[0] ?? '' });
 
-    expect(result.code).not.toBe(0);
-    expect(result.stdout + result.stderr).toContain('VPC_SECURITY_GROUP_IDS_EU_WEST_1 is not set');
+    expectRefused(packaged, 'VPC_SECURITY_GROUP_IDS_EU_WEST_1 is not set');
   });
 });
 
-type Resolver = (context: {
-  resolveVariable: (address: string) => Promise<unknown>;
-}) => Promise<{ vpc: { subnetIds: string[]; securityGroupIds: string[] } | null }>;
-const resolveVpc = createRequire(import.meta.url)(
-  '../../../scripts/serverless/vpc.cjs',
-) as Resolver;
+type Resolved = { vpc: { subnetIds: string[]; securityGroupIds: string[] } | null };
 
 describe('scripts/serverless/vpc.cjs', () => {
-  const saved = Object.fromEntries(VPC_NAMES.map((name) => [name, process.env[name]]));
-  afterEach(() => {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) Reflect.deleteProperty(process.env, name);
-      else process.env[name] = value;
-    }
-  });
-
+  const resolve = resolverOf<Resolved>('scripts/serverless/vpc.cjs', VPC_NAMES);
   /** Resolves in `region` with these environment variables and serverless params. */
   const resolveWith = (
     region: string,
     env: Record<string, string>,
     params: Record<string, string> = {},
-  ) => {
-    for (const name of VPC_NAMES) Reflect.deleteProperty(process.env, name);
-    Object.assign(process.env, env);
-    return resolveVpc({
-      resolveVariable: (address) => {
-        if (address === 'self:provider.region') return Promise.resolve(region);
-        const param = /^param:(\w+), null$/.exec(address)?.[1];
-        if (param) return Promise.resolve(params[param] ?? null);
-        return Promise.reject(new Error(`unexpected address ${address}`));
-      },
-    });
+  ) => resolve({ 'self:provider.region': region }, env, params);
+
+  /** A subnet and a security group by the single-region names. */
+  const SINGLE_REGION = {
+    VPC_SUBNET_IDS: 'subnet-aaaaaaaa',
+    VPC_SECURITY_GROUP_IDS: 'sg-cccccccc',
   };
 
   it('resolves to null without any variable', async () => {
@@ -185,21 +127,13 @@ describe('scripts/serverless/vpc.cjs', () => {
 
   it('takes the region’s names as a pair: no mixing with the single-region ones', async () => {
     await expect(
-      resolveWith('eu-west-1', {
-        VPC_SUBNET_IDS: 'subnet-aaaaaaaa',
-        VPC_SECURITY_GROUP_IDS: 'sg-cccccccc',
-        VPC_SUBNET_IDS_EU_WEST_1: 'subnet-dddddddd',
-      }),
+      resolveWith('eu-west-1', { ...SINGLE_REGION, VPC_SUBNET_IDS_EU_WEST_1: 'subnet-dddddddd' }),
     ).rejects.toThrow('VPC_SECURITY_GROUP_IDS_EU_WEST_1 is not set');
   });
 
   it('prefers a serverless param to the environment variable of the same name', async () => {
     await expect(
-      resolveWith(
-        'eu-west-1',
-        { VPC_SUBNET_IDS: 'subnet-aaaaaaaa', VPC_SECURITY_GROUP_IDS: 'sg-cccccccc' },
-        { VPC_SUBNET_IDS: 'subnet-ffffffff' },
-      ),
+      resolveWith('eu-west-1', SINGLE_REGION, { VPC_SUBNET_IDS: 'subnet-ffffffff' }),
     ).resolves.toEqual({
       vpc: { subnetIds: ['subnet-ffffffff'], securityGroupIds: ['sg-cccccccc'] },
     });

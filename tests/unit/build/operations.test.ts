@@ -23,6 +23,7 @@ import {
   type Template,
 } from '../../../build/operations';
 import { TAGGABLE_TYPES } from '../../../build/tags';
+import { customDomain } from '../../support/custom-domain';
 
 const CONTEXT = { service: 'portal-service-api', logRetentionInDays: 30 };
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-alarms';
@@ -1031,32 +1032,13 @@ describe('the custom domain', () => {
     );
 
     // Assess
+    const { domain, mapping, outputs } = customDomain('portal-api.brand.example', CERTIFICATE);
     expect(result.Resources.ApiGatewayDomainName).toEqual({
-      Type: 'AWS::ApiGateway::DomainName',
-      Properties: {
-        DomainName: 'portal-api.brand.example',
-        RegionalCertificateArn: CERTIFICATE,
-        EndpointConfiguration: { Types: ['REGIONAL'] },
-        SecurityPolicy: 'TLS_1_2',
-        Tags: OWN_TAGS,
-      },
+      ...domain,
+      Properties: { ...domain.Properties, Tags: OWN_TAGS },
     });
-    expect(result.Resources.ApiGatewayBasePathMapping).toEqual({
-      Type: 'AWS::ApiGateway::BasePathMapping',
-      Properties: {
-        DomainName: { Ref: 'ApiGatewayDomainName' },
-        RestApiId: { Ref: 'ApiGatewayRestApi' },
-        Stage: { Ref: 'ApiGatewayStage' },
-      },
-    });
-    expect(result.Outputs).toMatchObject({
-      ApiDomainRegionalDomainName: {
-        Value: { 'Fn::GetAtt': ['ApiGatewayDomainName', 'RegionalDomainName'] },
-      },
-      ApiDomainRegionalHostedZoneId: {
-        Value: { 'Fn::GetAtt': ['ApiGatewayDomainName', 'RegionalHostedZoneId'] },
-      },
-    });
+    expect(result.Resources.ApiGatewayBasePathMapping).toEqual(mapping);
+    expect(result.Outputs).toMatchObject(outputs);
   });
 
   it('adds nothing without the settings', () => {

@@ -1,0 +1,129 @@
+/**
+ * `serverless package` (osls, offline) for the packaging suites: into a folder of its own, in an
+ * environment where no packaging setting leaks in from the caller's, the CloudFormation template
+ * read back. A suite removes what it packaged with `afterAll(removeTemporary)`.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { reservedConcurrencyVariable } from '../../build/serverless';
+import { catalogue } from '../../shared/catalogue';
+import { ROOT, run, SERVERLESS, type Finished } from './processes';
+
+/** A resource as osls writes it: every one the tests read has Properties. */
+export interface Resource {
+  readonly Type: string;
+  readonly Properties: Record<string, unknown>;
+  readonly DependsOn?: string | string[];
+  readonly UpdatePolicy?: Record<string, unknown>;
+}
+export interface Template {
+  readonly Resources: Record<string, Resource>;
+  readonly Outputs?: Record<string, unknown>;
+}
+
+export const TEMPLATE = 'cloudformation-template-update-stack.json';
+
+export const readTemplate = (path: string): Template =>
+  JSON.parse(readFileSync(path, 'utf8')) as Template;
+
+/** The resources of `type`, with their logical ids. */
+export const ofType = (template: Template, type: string): [string, Resource][] =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+/** The settings the packaging suites leave unset unless a test sets them. */
+const UNSET = [
+  'DATABASE_SECRET_ARN_EU_WEST_1',
+  'DATABASE_SECRET_KMS_KEY_ARN',
+  'DATABASE_SECRET_KMS_KEY_ARN_EU_WEST_1',
+  'DATABASE_URL_EU_WEST_1',
+  'VPC_SUBNET_IDS',
+  'VPC_SECURITY_GROUP_IDS',
+  'VPC_SUBNET_IDS_EU_WEST_1',
+  'VPC_SECURITY_GROUP_IDS_EU_WEST_1',
+  'RESERVED_CONCURRENCY',
+  ...catalogue.map((endpoint) => reservedConcurrencyVariable(endpoint.function)),
+  'DB_MAX_CONNECTIONS',
+  'DB_POOL_MAX',
+  'DB_PREPARE',
+  'DB_TLS',
+];
+
+/**
+ * Production in eu-west-1 with the least it needs: the EU production key set, where to connect
+ * and the database secret (the user and password are the secret's); the rest unset.
+ */
+export const PACKAGING_ENV: Readonly<Record<string, string>> = {
+  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
+  DATABASE_URL: 'postgres://db.example:5432/reports',
+  DATABASE_SECRET_ARN:
+    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123',
+  ...Object.fromEntries(UNSET.map((name) => [name, ''])),
+};
+
+/** The esbuild work folder of this Jest worker's packaging, under the project. */
+export const WORK_FOLDER = `.esbuild-test-${process.pid}`;
+
+const temporary: string[] = [];
+/** A new folder under the system's temporary one, removed by removeTemporary. */
+export const tempDir = (prefix: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  temporary.push(dir);
+  return dir;
+};
+/** Removes what tempDir made and the esbuild work folder. */
+export const removeTemporary = (): void => {
+  for (const path of [join(ROOT, WORK_FOLDER), ...temporary.splice(0)]) {
+    rmSync(path, { recursive: true, force: true });
+  }
+};
+
+export interface PackageOptions {
+  readonly stage?: string;
+  readonly region?: string;
+  /** Over PACKAGING_ENV; '' unsets a setting. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** `--param NAME=value` each. */
+  readonly params?: readonly string[];
+}
+
+export interface Packaged {
+  readonly result: Finished;
+  /** The folder packaged into. */
+  readonly out: string;
+  readonly templatePath: string;
+  /** The template written (packaging must have succeeded). */
+  template(): Template;
+}
+
+/** `serverless package --stage <stage> --region <region> --package <a new folder>`. */
+export const packageService = async ({
+  stage = 'production',
+  region = 'eu-west-1',
+  env = {},
+  params = [],
+}: PackageOptions = {}): Promise<Packaged> => {
+  const out = tempDir('portal-package-');
+  const result = await run(
+    [
+      SERVERLESS,
+      'package',
+      ...['--stage', stage, '--region', region, '--package', out],
+      ...params.flatMap((param) => ['--param', param]),
+    ],
+    { ...PACKAGING_ENV, ...env, ESBUILD_WORK_FOLDER: WORK_FOLDER },
+  );
+  const templatePath = join(out, TEMPLATE);
+  return { result, out, templatePath, template: () => readTemplate(templatePath) };
+};
+
+/** Expects packaging to have succeeded (showing serverless's stderr when not). */
+export const expectPackaged = ({ result }: Packaged): void => {
+  expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
+};
+
+/** Expects packaging to have failed, saying `message`. */
+export const expectRefused = ({ result }: Packaged, message: string): void => {
+  expect(result.code).not.toBe(0);
+  expect(result.stdout + result.stderr).toContain(message);
+};
