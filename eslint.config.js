@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 /** Import patterns of the layering rules below. */
 const SHARED_OUTWARDS = {
-  group: ['**/middleware/**', '**/functions/**', '**/scripts/**', '**/build', '**/build/**'],
+  group: ['**/middleware/**', '**/functions/**', '**/tools/**'],
   message: 'shared/ must not depend on outer layers or build-time code.',
 };
 const NO_MIDDY = { group: ['@middy/*'], message: 'shared/ has no knowledge of Middy.' };
@@ -49,20 +49,20 @@ export default tseslint.config(
       ],
     },
   },
-  // Browser code (the portal preview, plugins) is typed by tsconfig.browser.json (DOM, JSX).
+  // Browser code (the portal preview, the reports plugin) is typed by tools/tsconfig.browser.json (DOM, JSX).
   {
-    files: ['portal/**/*.{ts,tsx}', 'plugins/**/*.{ts,tsx}'],
+    files: ['tools/portal/**/*.{ts,tsx}', 'tools/reports-plugin/**/*.{ts,tsx}'],
     languageOptions: {
       parserOptions: {
         projectService: false,
-        project: './tsconfig.browser.json',
+        project: './tools/tsconfig.browser.json',
         tsconfigRootDir: import.meta.dirname,
       },
     },
   },
   // Import direction: functions → middleware → shared, never back; shared knows no Middy.
-  // Nothing a function bundle holds imports the build-time code (build/, scripts/) or the
-  // catalogue (which imports every endpoint's definition); only build/ and tests read it.
+  // Nothing a function bundle holds imports the tooling (tools/) or the catalogue (which imports
+  // every endpoint's definition); only tools/ and tests read it.
   {
     // The catalogue imports every definition; the block after it holds the rest of shared/.
     files: ['shared/catalogue.ts'],
@@ -83,9 +83,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/functions/**', '**/scripts/**', '**/build', '**/build/**'],
-              message:
-                'middleware/ and functions/ must not depend on functions/, scripts/ or build/.',
+              group: ['**/functions/**', '**/tools/**'],
+              message: 'middleware/ and functions/ must not depend on functions/ or tools/.',
             },
             NO_CATALOGUE,
           ],

@@ -29,7 +29,7 @@ const base = {
 /** Suites that build packages, run the tools or start servers of their own: npm run test:all. */
 const SLOW = [
   '<rootDir>/tests/integration/serverless/',
-  '<rootDir>/tests/integration/scripts/',
+  '<rootDir>/tests/integration/tools/',
   '<rootDir>/tests/integration/db/tls.test.ts',
   '<rootDir>/tests/integration/db/pgbouncer.test.ts',
   '<rootDir>/tests/integration/db/replication.test.ts',
@@ -66,9 +66,9 @@ export default {
     'functions/**/*.ts',
     'middleware/**/*.ts',
     'shared/**/*.ts',
-    'build/**/*.ts',
+    'tools/generators/**/*.ts',
     // The reports plugin's DOM-free modules; its views are covered by the browser tests.
-    'plugins/**/*.ts',
+    'tools/reports-plugin/**/*.ts',
     '!**/*.d.ts',
   ],
 };

@@ -4,7 +4,7 @@
  * camelCase), its sample event `events/<id>.json` (where it has one) and its logs; with its
  * method, paths (the /v1 path and any spec 4.2 alias) and authentication it produces
  * serverless.yml's functions and routes, the manifest for the portal team and the OpenAPI
- * document (build/), and every test suite that covers all endpoints reads it.
+ * document (tools/generators/), and every test suite that covers all endpoints reads it.
  *
  * No function imports this list (lint-enforced): a bundle holds its own endpoint only.
  * Adding a report is its own files and one line below (`npm run new:report -- <id>`).

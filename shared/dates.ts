@@ -2,7 +2,7 @@
  * Calendar dates as the spec writes them (YYYY-MM-DD), with no time zone attached: a date is a
  * day in the restaurant's own calendar. This is what the functions need: reading a date
  * parameter and counting the days of a range. The tools' day arithmetic (adding days, listing a
- * range, today in a time zone) is scripts/dates.ts.
+ * range, today in a time zone) is tools/dates.ts.
  *
  * A date is read as its UTC midnight with Date: UTC has no DST, so every day is exactly
  * DAY_MS long and a count of days is a plain division.

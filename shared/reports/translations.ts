@@ -1,6 +1,6 @@
 /**
  * Report titles and column names in the other languages of the reference reports plugin
- * (plugins/reports), by report id and property key; English is the definitions' own `title` and
+ * (tools/reports-plugin), by report id and property key; English is the definitions' own `title` and
  * `name`. Not part of the API: no handler, the manifest nor the OpenAPI document reads it.
  */
 

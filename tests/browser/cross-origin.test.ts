@@ -14,8 +14,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { IsoDate } from '../../shared/dates';
-import { addDays, todayIn } from '../../scripts/dates';
-import { launchChromium } from '../../scripts/local/chromium';
+import { addDays, todayIn } from '../../tools/dates';
+import { launchChromium } from '../../tools/local/chromium';
 import { startService, type RunningService } from '../support/service';
 
 /** What the page's script could read of a response. */

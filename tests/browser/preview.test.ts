@@ -1,6 +1,6 @@
 /**
  * The portal preview of `npm start` (docs/preview.md) in headless Chromium, with the reference
- * reports plugin (plugins/reports, docs/plugin.md) that `npm start` builds against its API and
+ * reports plugin (tools/reports-plugin, docs/plugin.md) that `npm start` builds against its API and
  * deploys for portal v2: sign-in, the restaurant switch without a reload, every report rendered
  * in the owner's language (en-US, ar-AE, de-DE, es-MX: the token's user.locale) with its chart,
  * right to left in Arabic, axe-core's audit, keyboard use, a comparison period, the empty state,
@@ -18,11 +18,11 @@ import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { CURRENCIES, SAMPLE_OWNERS } from '../../scripts/db/sample-data';
-import { addDays, todayIn } from '../../scripts/dates';
-import { launchChromium } from '../../scripts/local/chromium';
-import type { ReportProperty, ReportSpec } from '../../plugins/reports/src/reports';
-import { pluginReports } from '../../scripts/plugin/reports';
+import { CURRENCIES, SAMPLE_OWNERS } from '../../tools/db/sample-data';
+import { addDays, todayIn } from '../../tools/dates';
+import { launchChromium } from '../../tools/local/chromium';
+import type { ReportProperty, ReportSpec } from '../../tools/reports-plugin/src/reports';
+import { pluginReports } from '../../tools/plugin/reports';
 import { freePort } from '../support/processes';
 import { startService, type RunningService } from '../support/service';
 
@@ -129,7 +129,7 @@ const MESSAGES = Object.fromEntries(
   Object.values(LOCALES).map((language) => [
     language,
     JSON.parse(
-      readFileSync(join(process.cwd(), `plugins/reports/messages/${language}.json`), 'utf8'),
+      readFileSync(join(process.cwd(), `tools/reports-plugin/messages/${language}.json`), 'utf8'),
     ) as Messages,
   ]),
 ) as Record<Language, Messages>;
@@ -141,7 +141,7 @@ const say = (locale: Locale, key: string, values: Record<string, string | number
 };
 
 /**
- * Every report of the catalogue, as the plugin's build reads it (scripts/plugin/reports.ts): its
+ * Every report of the catalogue, as the plugin's build reads it (tools/plugin/reports.ts): its
  * /v1 path, range rule and properties. What each column should show follows from its unit and
  * type (spec 2.4; docs/reports.md); a year beside its month is not shown.
  */
@@ -1000,7 +1000,7 @@ describe("the preview's server", () => {
       '/cdn/eu/reports/..%2F..%2Fpackage.json',
       '/cdn/eu/reports/../../package.json',
       '/cdn/eu/orders/index.js',
-      '/portal/preview.ts',
+      '/tools/portal/preview.ts',
     ]) {
       expect({ path, ...(await get(path)) }).toMatchObject({ path, status: 404 });
     }

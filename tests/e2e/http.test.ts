@@ -3,7 +3,7 @@
  * DATABASE_URL, no JWKS_URL), then the requests a browser client of the portal sends.
  */
 import { createServer, type Server } from 'node:net';
-import { addDays, todayIn } from '../../scripts/dates';
+import { addDays, todayIn } from '../../tools/dates';
 import { catalogue } from '../../shared/catalogue';
 import type { IsoDate } from '../../shared/dates';
 import { declaredParameters, sampleParameters } from '../support/declarations';
@@ -104,7 +104,7 @@ describe('npm start, over HTTP', () => {
 
   it('serves the dishes report to a token from `npm run token`', async () => {
     const minted = await run(
-      [TSX, 'scripts/token.ts', '--restaurant', 'R-1001', '--platform', 'TB_AE'],
+      [TSX, 'tools/token.ts', '--restaurant', 'R-1001', '--platform', 'TB_AE'],
       freshEnv(),
     );
     const token = minted.stdout.trim();

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOCAL_PLUGIN_API_KEY, SAMPLE_PLUGIN_V1_BUNDLE_URL } from '../../scripts/db/seed-plugins';
+import { LOCAL_PLUGIN_API_KEY, SAMPLE_PLUGIN_V1_BUNDLE_URL } from '../../tools/db/seed-plugins';
 import { browserPreflight, SPEC_CORS, specCorsOf } from '../support/handlers';
 import { run } from '../support/processes';
 import { freshEnv, startService, TSX, type RunningService } from '../support/service';
@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 const deploy = (apiKey: string, file: string, ...flags: string[]) =>
-  run([TSX, 'scripts/deploy-plugin.ts', '--file', file, '--region', 'eu', ...flags], {
+  run([TSX, 'tools/deploy-plugin.ts', '--file', file, '--region', 'eu', ...flags], {
     ...freshEnv(),
     PLUGIN_UPDATE_URL: `${base}/v1/plugins/reports`,
     PLUGIN_API_KEY: apiKey,

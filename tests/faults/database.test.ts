@@ -15,10 +15,10 @@
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import postgres from 'postgres';
 import { reportEndpoint } from '../../middleware/compose';
-import { SAMPLE_OWNER, SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
+import { SAMPLE_OWNER, SAMPLE_OWNERS, type SampleOwner } from '../../tools/db/sample-data';
 import { loadConfig } from '../../shared/config';
 import type { DateRange } from '../../shared/dates';
-import { addDays, eachDay, todayIn } from '../../scripts/dates';
+import { addDays, eachDay, todayIn } from '../../tools/dates';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
 import { createDependencies, type Dependencies } from '../../shared/runtime';
 import { jsonBody, lambdaContext, restEvent } from '../support/events';

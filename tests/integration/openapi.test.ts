@@ -1,8 +1,8 @@
 /**
  * The OpenAPI document and the manifest against what is deployed: a real OpenAPI 3.1 validator
  * accepts the document; it documents exactly the routes of serverless.yml's functions, which
- * serverless.yml takes from the catalogue (build/serverless.ts through
- * scripts/serverless/functions.cjs) and holds no copy of; every generated handler is its
+ * serverless.yml takes from the catalogue (tools/generators/serverless.ts through
+ * tools/serverless/functions.cjs) and holds no copy of; every generated handler is its
  * endpoint's module; and the files committed in docs/ are what `npm run manifest` and
  * `npm run openapi` write now.
  */
@@ -11,8 +11,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { buildOpenApiDocument } from '../../build/openapi';
-import { serverlessFunctions } from '../../build/serverless';
+import { buildOpenApiDocument } from '../../tools/generators/openapi';
+import { serverlessFunctions } from '../../tools/generators/serverless';
 import { catalogue } from '../../shared/catalogue';
 import { closeContainerDependencies } from '../../shared/runtime';
 import { handlerOf } from '../support/declarations';
@@ -353,16 +353,16 @@ describe("serverless.yml's functions", () => {
     const handlers = yaml.filter((line) => /^\s*handler:/.test(line));
 
     // Assess
-    expect(functions).toEqual(['functions: ${file(./scripts/serverless/functions.cjs):functions}']);
+    expect(functions).toEqual(['functions: ${file(./tools/serverless/functions.cjs):functions}']);
     expect(handlers).toEqual([]);
   });
 
-  it('resolve, as serverless reads them through scripts/serverless/functions.cjs, to the functions of every catalogue endpoint', async () => {
+  it('resolve, as serverless reads them through tools/serverless/functions.cjs, to the functions of every catalogue endpoint', async () => {
     // Act
     const resolved = await run(
       [
         '--eval',
-        "require('./scripts/serverless/functions.cjs')().then((value) => process.stdout.write(JSON.stringify(value)))",
+        "require('./tools/serverless/functions.cjs')().then((value) => process.stdout.write(JSON.stringify(value)))",
       ],
       {},
     );
@@ -407,8 +407,8 @@ describe('the committed docs/', () => {
   beforeAll(async () => {
     out = mkdtempSync(join(tmpdir(), 'portal-docs-'));
     const results = await Promise.all([
-      run([TSX, 'scripts/manifest.ts', '--out', out], {}),
-      run([TSX, 'scripts/openapi.ts', '--out', out], {}),
+      run([TSX, 'tools/manifest.ts', '--out', out], {}),
+      run([TSX, 'tools/openapi.ts', '--out', out], {}),
     ]);
     expect(results.map(({ code, stderr }) => ({ code, stderr }))).toEqual([
       { code: 0, stderr: '' },

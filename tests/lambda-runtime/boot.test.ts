@@ -2,7 +2,7 @@
  * npm run test:lambda: every packaged function booted the way Lambda's managed Node runtime
  * boots it. The functions are packaged by the release code (`npm run package -- --stage dev`),
  * each zip unpacked into its own task folder, and AWS's runtime interface client
- * (aws-lambda-ric, built for the runtime's Node by scripts/local/lambda-ric.ts) loads the
+ * (aws-lambda-ric, built for the runtime's Node by tools/local/lambda-ric.ts) loads the
  * template's Handler with the template's environment, against a local Runtime API
  * (runtime-api.ts), a Parameters and Secrets extension that is "not ready" until the first event
  * is handed out, a key-set host that answers 500 ms late, and the suite's real database (the
@@ -20,12 +20,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { JSONWebKeySet } from 'jose';
-import { LOCAL_PLUGIN_API_KEY, SAMPLE_PLUGIN_V1_BUNDLE_URL } from '../../scripts/db/seed-plugins';
-import { LOCAL_ISSUER } from '../../scripts/local/issuer';
-import {
-  ensureLambdaRuntimeClient,
-  type LambdaRuntimeClient,
-} from '../../scripts/local/lambda-ric';
+import { LOCAL_PLUGIN_API_KEY, SAMPLE_PLUGIN_V1_BUNDLE_URL } from '../../tools/db/seed-plugins';
+import { LOCAL_ISSUER } from '../../tools/local/issuer';
+import { ensureLambdaRuntimeClient, type LambdaRuntimeClient } from '../../tools/local/lambda-ric';
 import { catalogue, type Endpoint } from '../../shared/catalogue';
 import { EVENTS_DIR, restEvent, sampleEvent } from '../support/events';
 import { run } from '../support/processes';
@@ -222,7 +219,7 @@ beforeAll(async () => {
   database.password = '';
 
   const packaged = await run(
-    ['--import', 'tsx', 'scripts/release/main.ts', 'package', '--stage', 'dev', '--out', out],
+    ['--import', 'tsx', 'tools/release/main.ts', 'package', '--stage', 'dev', '--out', out],
     {
       // Each environment gets its own key-set host (sandbox.ts); nothing listens here.
       JWKS_URL: 'http://127.0.0.1:9/v2/jwks.json',

@@ -1,7 +1,7 @@
 /**
  * One Lambda execution environment for a packaged function, as Lambda's managed Node runtime
  * makes it: the function's zip unpacked into a folder of its own (LAMBDA_TASK_ROOT, /var/task
- * on Lambda), AWS's runtime interface client (aws-lambda-ric, scripts/local/lambda-ric.ts) run
+ * on Lambda), AWS's runtime interface client (aws-lambda-ric, tools/local/lambda-ric.ts) run
  * by the runtime's Node with _HANDLER and the packaged environment, talking to a local Runtime
  * API (runtime-api.ts), and a Parameters and Secrets extension beside it
  * (tests/support/secrets-extension.ts) that, like an extension still starting, answers "not
@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { JSONWebKeySet } from 'jose';
-import type { LambdaRuntimeClient } from '../../scripts/local/lambda-ric';
+import type { LambdaRuntimeClient } from '../../tools/local/lambda-ric';
 import {
   startLocalSecretsExtension,
   type LocalSecretsExtension,

@@ -18,7 +18,7 @@
  * A 200 must also be the right restaurant's data on the right platform.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { pathParameterNames } from '../../build/endpoints';
+import { pathParameterNames } from '../../tools/generators/endpoints';
 import { reportEndpoint, serviceEndpoint } from '../../middleware/compose';
 import {
   CURRENCIES,
@@ -27,12 +27,12 @@ import {
   SAMPLE_OWNERS,
   type SampleOwner,
   type SampleRestaurant,
-} from '../../scripts/db/sample-data';
+} from '../../tools/db/sample-data';
 import { catalogue, type Endpoint } from '../../shared/catalogue';
 import { type CatalogueReport, type CatalogueService, type HttpMethod } from '../../shared/answers';
 import { loadConfig } from '../../shared/config';
 import type { DateRange, IsoDate } from '../../shared/dates';
-import { addDays, eachDay, todayIn } from '../../scripts/dates';
+import { addDays, eachDay, todayIn } from '../../tools/dates';
 import { dashboard } from '../../shared/reports/dashboard';
 import { dishes } from '../../shared/reports/dishes';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';

@@ -23,13 +23,13 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyResult,
 } from 'aws-lambda';
-import { endpointParameters } from '../../build/endpoints';
+import { endpointParameters } from '../../tools/generators/endpoints';
 import { deployPluginEndpoint } from '../../middleware/compose';
-import { SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
-import { LOCAL_PLUGIN_API_KEY } from '../../scripts/db/seed-plugins';
-import { createIssuer } from '../../scripts/local/issuer';
+import { SAMPLE_OWNERS, type SampleOwner } from '../../tools/db/sample-data';
+import { LOCAL_PLUGIN_API_KEY } from '../../tools/db/seed-plugins';
+import { createIssuer } from '../../tools/local/issuer';
 import { catalogue } from '../../shared/catalogue';
-import { addDays, todayIn } from '../../scripts/dates';
+import { addDays, todayIn } from '../../tools/dates';
 import { headerValues, pathParameter, type GatewayEvent } from '../../shared/http/event';
 import { createLogger } from '../../shared/logger';
 import { hashApiKey } from '../../shared/plugins/api-keys';

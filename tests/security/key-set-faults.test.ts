@@ -21,13 +21,13 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { reportEndpoint } from '../../middleware/compose';
-import { claimsFor, SAMPLE_OWNER, SAMPLE_OWNERS } from '../../scripts/db/sample-data';
-import { createIssuer, type LocalIssuer } from '../../scripts/local/issuer';
+import { claimsFor, SAMPLE_OWNER, SAMPLE_OWNERS } from '../../tools/db/sample-data';
+import { createIssuer, type LocalIssuer } from '../../tools/local/issuer';
 import { createKeySet, KEY_SET_DEFAULTS, type KeySet } from '../../shared/auth/key-set';
 import { createVerifier } from '../../shared/auth/verifier';
 import { loadConfig } from '../../shared/config';
 import type { IsoDate } from '../../shared/dates';
-import { addDays, todayIn } from '../../scripts/dates';
+import { addDays, todayIn } from '../../tools/dates';
 import { createLogger, type Logger } from '../../shared/logger';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
 import { createDependencies, type Dependencies } from '../../shared/runtime';

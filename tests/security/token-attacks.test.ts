@@ -18,10 +18,10 @@ import type {
 } from 'aws-lambda';
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import { reportEndpoint } from '../../middleware/compose';
-import { SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
-import { createIssuer, serveKeySet, type KeySetServer } from '../../scripts/local/issuer';
+import { SAMPLE_OWNERS, type SampleOwner } from '../../tools/db/sample-data';
+import { createIssuer, serveKeySet, type KeySetServer } from '../../tools/local/issuer';
 import { loadConfig } from '../../shared/config';
-import { addDays, todayIn } from '../../scripts/dates';
+import { addDays, todayIn } from '../../tools/dates';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
 import {
   closeContainerDependencies,

@@ -18,8 +18,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JWK } from 'jose';
-import { claimsFor, type SampleOwner } from '../../scripts/db/sample-data';
-import { LOCAL_ISSUER } from '../../scripts/local/issuer';
+import { claimsFor, type SampleOwner } from '../../tools/db/sample-data';
+import { LOCAL_ISSUER } from '../../tools/local/issuer';
 
 export const b64url = (value: string | Uint8Array): string =>
   Buffer.from(value).toString('base64url');

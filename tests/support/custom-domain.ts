@@ -1,5 +1,5 @@
 /**
- * What a template holds for a custom domain (build/domain.ts), as the unit tests of the build
+ * What a template holds for a custom domain (tools/generators/domain.ts), as the unit tests of the build
  * and the packaging suite both expect it.
  */
 

@@ -9,8 +9,8 @@
 import { join } from 'node:path';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Endpoint } from '../../shared/catalogue';
-import { addDays } from '../../scripts/dates';
-import { SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
+import { addDays } from '../../tools/dates';
+import { SAMPLE_OWNERS, type SampleOwner } from '../../tools/db/sample-data';
 import { parseIsoDate, type DateRange, type IsoDate } from '../../shared/dates';
 import type {
   ParameterDefinition,

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { IsoDate } from '../../shared/dates';
-import { todayIn } from '../../scripts/dates';
-import { fillPlaceholders } from '../../scripts/local/placeholders';
+import { todayIn } from '../../tools/dates';
+import { fillPlaceholders } from '../../tools/local/placeholders';
 
 export const EVENTS_DIR = join(import.meta.dirname, '../../events');
 

@@ -6,7 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalStack, type LocalStack } from '../../scripts/local/stack';
+import { startLocalStack, type LocalStack } from '../../tools/local/stack';
 
 declare global {
   var __portalStack: LocalStack | undefined;

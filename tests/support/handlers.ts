@@ -4,7 +4,7 @@
  * 4.3 CORS; spec 2.6 for an error); and a browser's preflight over HTTP.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { SAMPLE_OWNERS, type SampleOwner } from '../../scripts/db/sample-data';
+import { SAMPLE_OWNERS, type SampleOwner } from '../../tools/db/sample-data';
 import type { ErrorBody } from '../../shared/errors';
 import { jsonBody, lambdaContext, type RequestSpec } from './events';
 

@@ -6,9 +6,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type postgres from 'postgres';
-import type { ImportOptions } from '../../scripts/db/import-args';
-import { runImport } from '../../scripts/db/import-run';
-import type { StagingMethod } from '../../scripts/db/import-write';
+import type { ImportOptions } from '../../tools/db/import-args';
+import { runImport } from '../../tools/db/import-run';
+import type { StagingMethod } from '../../tools/db/import-write';
 
 /** The command line's options when none is given. */
 export const IMPORT_DEFAULTS: ImportOptions = {

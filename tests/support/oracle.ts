@@ -4,7 +4,7 @@
  */
 import postgres from 'postgres';
 import type { DateRange, IsoDate } from '../../shared/dates';
-import { todayIn } from '../../scripts/dates';
+import { todayIn } from '../../tools/dates';
 
 export interface RawOrder {
   readonly placedAt: Date;

@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { reservedConcurrencyVariable } from '../../build/serverless';
+import { reservedConcurrencyVariable } from '../../tools/generators/serverless';
 import { catalogue } from '../../shared/catalogue';
 import { ROOT, run, SERVERLESS, type Finished } from './processes';
 

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-export { freePort } from '../../scripts/local/service';
+export { freePort } from '../../tools/local/service';
 
 export const ROOT = join(import.meta.dirname, '../..');
 export const SERVERLESS = createRequire(import.meta.url).resolve('osls/bin/serverless.js');

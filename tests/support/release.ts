@@ -5,8 +5,8 @@
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { serverlessFunctions } from '../../build/serverless';
-import { REGION_BOUND, regionalName } from '../../scripts/release/regions';
+import { serverlessFunctions } from '../../tools/generators/serverless';
+import { REGION_BOUND, regionalName } from '../../tools/release/regions';
 import type { Account, RegionAccount } from './aws-servers';
 import { tempDir, TEMPLATE, WORK_FOLDER } from './packaging';
 import { run } from './processes';
@@ -92,7 +92,7 @@ const NPM_CLI =
   join(dirname(process.execPath), '../lib/node_modules/npm/bin/npm-cli.js');
 
 /**
- * `npm run <command> -- <args>`: as npm runs it (tsx scripts/release/main.ts <command>), or
+ * `npm run <command> -- <args>`: as npm runs it (tsx tools/release/main.ts <command>), or
  * through npm itself with `npm: true`.
  */
 export const release = (
@@ -104,7 +104,7 @@ export const release = (
   run(
     npm
       ? [NPM_CLI, 'run', '-s', command, '--', ...args]
-      : ['--import', 'tsx', 'scripts/release/main.ts', command, ...args],
+      : ['--import', 'tsx', 'tools/release/main.ts', command, ...args],
     { ...ENV, ESBUILD_WORK_FOLDER: WORK_FOLDER, ...env },
   );
 

@@ -1,5 +1,5 @@
 /**
- * The serverless variable resolvers (scripts/serverless/*.cjs) called directly, as osls calls
+ * The serverless variable resolvers (tools/serverless/*.cjs) called directly, as osls calls
  * them: the environment variables they read set for one call, and the addresses they resolve
  * answered from a map.
  */

@@ -1,7 +1,7 @@
 /** Tokens for tests, signed by the issuer whose key set the global setup serves. */
 import type { JWTPayload } from 'jose';
-import { claimsFor, SAMPLE_OWNER, type SampleOwner } from '../../scripts/db/sample-data';
-import { loadOrCreateIssuer, LOCAL_ISSUER, type LocalIssuer } from '../../scripts/local/issuer';
+import { claimsFor, SAMPLE_OWNER, type SampleOwner } from '../../tools/db/sample-data';
+import { loadOrCreateIssuer, LOCAL_ISSUER, type LocalIssuer } from '../../tools/local/issuer';
 
 let issuer: Promise<LocalIssuer> | undefined;
 

@@ -28,7 +28,7 @@
 --
 -- No write fails because a rollup is out of step (an error would stop a subscription): a
 -- rollup row whose count would go below zero is deleted instead, with a
--- WARNING naming its key, and `npm run db:check` (scripts/db/check.ts) finds and repairs
+-- WARNING naming its key, and `npm run db:check` (tools/db/check.ts) finds and repairs
 -- drift. Keys a writer cannot file (an order of a restaurant the subscriber does not have yet)
 -- are left out the same way, silently.
 

@@ -1,7 +1,7 @@
 -- The brand's own order id: unique per restaurant and platform, so an order
 -- sent again (a re-import, a replayed export) updates its one row through
 -- INSERT ... ON CONFLICT (restaurant_id, platform_id, external_id) DO UPDATE
--- (scripts/db/import.ts, docs/import.md). Nullable: orders written without one (the sample
+-- (tools/db/import.ts, docs/import.md). Nullable: orders written without one (the sample
 -- data, writers that have none) stay as they are, and NULLs are distinct in a unique constraint, so
 -- any number of them may share a restaurant and platform.
 --

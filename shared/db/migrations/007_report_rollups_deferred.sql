@@ -1,7 +1,7 @@
 -- Deferred rollups for bulk writers. The statement trigger of migrations 003-005 on order_lines
 -- plans its work once for one order (generic plans, nested loops per order and dish), which
 -- suits a statement of a few orders and is slow for one of millions of lines. A transaction
--- that writes many orders at once (npm run import, scripts/db/import-write.ts) may instead
+-- that writes many orders at once (npm run import, tools/db/import-write.ts) may instead
 -- defer the rollups and recompute, set-wise and from the source rows, exactly the rollup rows
 -- its writes touched, before it commits:
 --

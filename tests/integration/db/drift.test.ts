@@ -1,6 +1,6 @@
 /**
- * The drift check and repair of the daily rollups (issue 12, item 2; scripts/db/drift.ts,
- * npm run db:check = scripts/db/check.ts; docs/data.md) on the run's database (the embedded
+ * The drift check and repair of the daily rollups (issue 12, item 2; tools/db/drift.ts,
+ * npm run db:check = tools/db/check.ts; docs/data.md) on the run's database (the embedded
  * PGlite, or TEST_DATABASE_URL): a clean database exits 0; drift made on purpose in a committed
  * fixture restaurant of this test's own (a rollup row changed, one deleted, a bogus one
  * inserted) is printed row by row with its exit code, scoped by range and restaurant, repaired,
@@ -10,7 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import postgres from 'postgres';
-import { runCheck, type CheckOptions } from '../../../scripts/db/drift';
+import { runCheck, type CheckOptions } from '../../../tools/db/drift';
 import { run } from '../../support/processes';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
@@ -30,7 +30,7 @@ const check = async (
 };
 
 const cli = (args: readonly string[]) =>
-  run([TSX, 'scripts/db/check.ts', ...args], { DATABASE_URL: process.env.DATABASE_URL });
+  run([TSX, 'tools/db/check.ts', ...args], { DATABASE_URL: process.env.DATABASE_URL });
 
 const order = async (
   platform: string,

@@ -1,5 +1,5 @@
 /**
- * The bulk load of npm run import (scripts/db/import-write.ts: beginBulkLoad, writeBulk) on a
+ * The bulk load of npm run import (tools/db/import-write.ts: beginBulkLoad, writeBulk) on a
  * real PostgreSQL, each test in a scratch database of its own (the run's shared database
  * already holds orders, so it never takes the bulk path): a migrated template with two
  * restaurants declared, copied per test. A first import into empty tables takes the bulk path
@@ -9,16 +9,16 @@
  * sequence continues after the imported ids; a later import takes the regular path; a refused
  * file writes nothing and changes no index; a reader holding the table makes the import fall
  * back to the regular path after the lock timeout; a re-import changes nothing. After every
- * write the rollups equal a full recompute (scripts/db/drift.ts).
+ * write the rollups equal a full recompute (tools/db/drift.ts).
  * Skipped on the embedded PGlite (no CREATE DATABASE, no second server connection).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { findDrift } from '../../../scripts/db/drift';
-import type { ImportOptions } from '../../../scripts/db/import-args';
-import { migrate } from '../../../scripts/db/migrate';
+import { findDrift } from '../../../tools/db/drift';
+import type { ImportOptions } from '../../../tools/db/import-args';
+import { migrate } from '../../../tools/db/migrate';
 import {
   ndjsonFile,
   runImportWith,

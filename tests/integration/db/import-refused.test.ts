@@ -1,6 +1,6 @@
 /**
  * npm run import refuses what PostgreSQL would refuse before anything is written, and a COPY the
- * server refuses never leaves it waiting (scripts/db/import-validate.ts, import-check.ts,
+ * server refuses never leaves it waiting (tools/db/import-validate.ts, import-check.ts,
  * import-write.ts copyIn): a NUL character, a lone surrogate and bytes that are not UTF-8 are
  * each refused with the line and the field named, on this thread, on the worker thread (COPY
  * staging, PostgreSQL) and with --skip-invalid (the good line written); and rows the server
@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import type { ImportOptions } from '../../../scripts/db/import-args';
-import { createStaging, Staging } from '../../../scripts/db/import-write';
+import type { ImportOptions } from '../../../tools/db/import-args';
+import { createStaging, Staging } from '../../../tools/db/import-write';
 import { runImportWith } from '../../support/import-files';
 
 const TAG = `REF${String(process.pid)}`;

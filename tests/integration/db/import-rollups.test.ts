@@ -1,6 +1,6 @@
 /**
  * The deferred rollups of migration 007 (report_rollups_defer / report_rollups_refresh), which
- * npm run import uses (scripts/db/import-write.ts), on the run's database (PGlite, or
+ * npm run import uses (tools/db/import-write.ts), on the run's database (PGlite, or
  * TEST_DATABASE_URL): after imports mixing new orders, orders whose state, total, instant or
  * lines changed, and orders written by ordinary writers on the same days (in a zone whose DST
  * change is at midnight), the rollups equal a full recompute; only the transaction that
@@ -12,9 +12,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { findDrift } from '../../../scripts/db/drift';
+import { findDrift } from '../../../tools/db/drift';
 import type { IsoDate } from '../../../shared/dates';
-import type { StagingMethod } from '../../../scripts/db/import-write';
+import type { StagingMethod } from '../../../tools/db/import-write';
 import { ndjsonFile, runImportWith } from '../../support/import-files';
 import { signal } from '../../support/signals';
 

@@ -1,12 +1,12 @@
 /**
- * npm run import (scripts/db/import*.ts, migration 006, docs/import.md) on the run's database
+ * npm run import (tools/db/import*.ts, migration 006, docs/import.md) on the run's database
  * (the embedded PGlite, where orders are staged by JSON batches, or TEST_DATABASE_URL, where
  * they are staged by COPY and, in one test, by the batches too): restaurants declared; a file
  * with one bad line writes nothing and names it; each refusal's message; a first import, a
  * re-import that writes nothing (xmin, xmax and ctid of every row unchanged), a re-sent order
  * with another state, total and lines updating its one row; --skip-invalid; standard input and
  * --states through the real command line. After every write the rollups equal a full recompute
- * (scripts/db/drift.ts's comparison).
+ * (tools/db/drift.ts's comparison).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,9 +14,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { findDrift } from '../../../scripts/db/drift';
-import type { ImportOptions } from '../../../scripts/db/import-args';
-import type { StagingMethod } from '../../../scripts/db/import-write';
+import { findDrift } from '../../../tools/db/drift';
+import type { ImportOptions } from '../../../tools/db/import-args';
+import type { StagingMethod } from '../../../tools/db/import-write';
 import { ROOT } from '../../support/processes';
 import { ndjsonFile, runImportWith, withoutTiming } from '../../support/import-files';
 
@@ -47,7 +47,7 @@ const cli = (
   input = '',
 ): Promise<{ code: number | null; stdout: string; stderr: string }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX, 'scripts/db/import.ts', ...args], {
+    const child = spawn(process.execPath, [TSX, 'tools/db/import.ts', ...args], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -24,12 +24,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { reportEndpoint, serviceEndpoint } from '../../../middleware/compose';
-import { todayIn } from '../../../scripts/dates';
+import { todayIn } from '../../../tools/dates';
 import {
   roleStatementTimeout,
   setRoleStatementTimeout,
   toMilliseconds,
-} from '../../../scripts/db/service-role';
+} from '../../../tools/db/service-role';
 import { catalogue } from '../../../shared/catalogue';
 import { loadConfig } from '../../../shared/config';
 import type { ReportDefinition, ServiceDefinition } from '../../../shared/reports/report';

@@ -21,10 +21,10 @@
  */
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { reportEndpoint } from '../../../middleware/compose';
-import { migrate } from '../../../scripts/db/migrate';
-import { SAMPLE_OWNER } from '../../../scripts/db/sample-data';
-import { seed } from '../../../scripts/db/seed';
-import { addDays, todayIn } from '../../../scripts/dates';
+import { migrate } from '../../../tools/db/migrate';
+import { SAMPLE_OWNER } from '../../../tools/db/sample-data';
+import { seed } from '../../../tools/db/seed';
+import { addDays, todayIn } from '../../../tools/dates';
 import { loadConfig } from '../../../shared/config';
 import { createSql } from '../../../shared/db/client';
 import { ordersPerDay } from '../../../shared/reports/orders-per-day';

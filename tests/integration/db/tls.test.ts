@@ -9,7 +9,7 @@
  *   generated one, or each named list: rds, rds-proxy, node), and plain (DB_TLS=disable)
  *   answers the spec's 500 INTERNAL_ERROR, logged by name and code only, no host, user or
  *   password in any line.
- * The packaging check (scripts/serverless/database-tls.cjs) is called directly, and through a
+ * The packaging check (tools/serverless/database-tls.cjs) is called directly, and through a
  * real `serverless package`.
  * Independent of the run's database (PGlite or TEST_DATABASE_URL); skipped only where there is
  * no initdb.
@@ -24,9 +24,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { reportEndpoint } from '../../../middleware/compose';
-import { migrate, MIGRATIONS_DIR } from '../../../scripts/db/migrate';
-import { SAMPLE_OWNER } from '../../../scripts/db/sample-data';
-import { seed } from '../../../scripts/db/seed';
+import { migrate, MIGRATIONS_DIR } from '../../../tools/db/migrate';
+import { SAMPLE_OWNER } from '../../../tools/db/sample-data';
+import { seed } from '../../../tools/db/seed';
 import { loadConfig } from '../../../shared/config';
 import { createSql } from '../../../shared/db/client';
 import { ordersPerDay } from '../../../shared/reports/orders-per-day';
@@ -335,7 +335,12 @@ const startSecretsManager = async (secretString: string) => {
       response.end(
         JSON.stringify(
           known
-            ? { ARN: SECRET_ARN, Name: 'portal/tools', VersionId: 'v1', SecretString: secretString }
+            ? {
+                ARN: SECRET_ARN,
+                Name: 'portal/tools',
+                VersionId: 'v1',
+                SecretString: secretString,
+              }
             : {
                 __type: 'ResourceNotFoundException',
                 message: "Secrets Manager can't find the specified secret.",
@@ -367,7 +372,7 @@ const startSecretsManager = async (secretString: string) => {
   };
 };
 
-describeWithServer('the tools over TLS (scripts/db/connection.ts)', () => {
+describeWithServer('the tools over TLS (tools/db/connection.ts)', () => {
   const caEnv = () => ({ DB_TLS: 'verify-full', DB_CA: join(serverDir(), 'ca.crt') });
   const toolsUrl = (host: string, database: string) =>
     url(host).replace(/\/reports$/, `/${database}`);
@@ -509,9 +514,9 @@ describeWithServer('the tools over TLS (scripts/db/connection.ts)', () => {
   }, 60_000);
 });
 
-describe('packaging check (scripts/serverless/database-tls.cjs)', () => {
+describe('packaging check (tools/serverless/database-tls.cjs)', () => {
   const resolve = createRequire(import.meta.url)(
-    '../../../scripts/serverless/database-tls.cjs',
+    '../../../tools/serverless/database-tls.cjs',
   ) as (options: {
     resolveVariable: (name: string) => Promise<unknown>;
   }) => Promise<{ tls: string; ca: string }>;

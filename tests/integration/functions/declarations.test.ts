@@ -6,7 +6,7 @@
  * formats — in `data` and in `compare`.
  */
 import type { IsoDate } from '../../../shared/dates';
-import { todayIn } from '../../../scripts/dates';
+import { todayIn } from '../../../tools/dates';
 import { catalogue } from '../../../shared/catalogue';
 import { type CatalogueReport } from '../../../shared/answers';
 import type { PropertyDefinition, ReportResponse, RowValues } from '../../../shared/reports/report';

@@ -13,8 +13,8 @@ import {
   SAMPLE_PLUGIN_V1_BUNDLE_URL,
   SAMPLE_PLUGIN_V2_BUNDLE_URL,
   seedPlugins,
-} from '../../../scripts/db/seed-plugins';
-import { createIssuer } from '../../../scripts/local/issuer';
+} from '../../../tools/db/seed-plugins';
+import { createIssuer } from '../../../tools/local/issuer';
 import { hashApiKey } from '../../../shared/plugins/api-keys';
 import { closeContainerDependencies } from '../../../shared/runtime';
 import { httpApiEvent, jsonBody, restEvent, type RequestSpec } from '../../support/events';

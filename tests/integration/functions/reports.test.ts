@@ -8,10 +8,10 @@ import { createLogger } from '../../../shared/logger';
 import { handler as dishesHandler } from '../../../functions/dishes';
 import { handler as ordersDayHandler } from '../../../functions/orders-per-day';
 import { reportEndpoint } from '../../../middleware/compose';
-import { claimsFor } from '../../../scripts/db/sample-data';
-import { createIssuer } from '../../../scripts/local/issuer';
+import { claimsFor } from '../../../tools/db/sample-data';
+import { createIssuer } from '../../../tools/local/issuer';
 import { loadConfig } from '../../../shared/config';
-import { addDays, eachDay, todayIn } from '../../../scripts/dates';
+import { addDays, eachDay, todayIn } from '../../../tools/dates';
 import type { DateRange } from '../../../shared/dates';
 import { ordersPerDay } from '../../../shared/reports/orders-per-day';
 import {

@@ -7,7 +7,7 @@
  * hook) must range-scan the primary key of its rollup table (restaurant, platform, a range of
  * days), never read a rollup sequentially and never read orders or order lines at all. Runs on the embedded PGlite and on
  * TEST_DATABASE_URL alike; the planner is left at its defaults; the data volume alone makes the
- * index the cheaper path. Latency is measured by bench/queries.ts, never here.
+ * index the cheaper path. Latency is measured by tools/bench/queries.ts, never here.
  */
 import postgres from 'postgres';
 import type { Sql } from '../../../shared/db/client';

@@ -17,9 +17,9 @@
  */
 import fc from 'fast-check';
 import postgres from 'postgres';
-import { SAMPLE_OWNERS } from '../../../scripts/db/sample-data';
+import { SAMPLE_OWNERS } from '../../../tools/db/sample-data';
 import type { DateRange, IsoDate } from '../../../shared/dates';
-import { addDays, todayIn } from '../../../scripts/dates';
+import { addDays, todayIn } from '../../../tools/dates';
 import type { Sql } from '../../../shared/db/client';
 import { dishesQueries } from '../../../shared/reports/dishes.sql';
 import { COUNTED_STATES } from '../../../shared/reports/domain';

@@ -1,6 +1,6 @@
 /**
  * The bundle `serverless package` ships (issue 13): serverless.yml's custom.esbuild names
- * build/esbuild/plugins.cjs, whose plugin turns `@middy/core`'s imports of `node:stream`,
+ * tools/generators/esbuild/plugins.cjs, whose plugin turns `@middy/core`'s imports of `node:stream`,
  * `node:stream/promises` and `node:stream/web` into getters. The packaged orders/day bundle,
  * taken out of its zip, must not ask for those modules when it is required, and must still
  * answer (a preflight: 200, a request without a token: 401) as a handler; Middy's streamed responses,
@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
-import { lazyMiddyStreams } from '../../../build/esbuild/lazy-middy-streams';
+import { lazyMiddyStreams } from '../../../tools/generators/esbuild/lazy-middy-streams';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 import { unzip } from '../../support/zip';
 
@@ -126,7 +126,7 @@ describe('the packaged bundle', () => {
   }, 120_000);
 
   it('still streams a Middy response through the lazy imports, loading them on first use', async () => {
-    // Prepare: a streamed handler bundled with the plugin (build/esbuild/plugins.cjs's), and the part
+    // Prepare: a streamed handler bundled with the plugin (tools/generators/esbuild/plugins.cjs's), and the part
     // of Lambda's `awslambda` global Middy calls.
     const plugins: Plugin[] = [lazyMiddyStreams];
     const entry = join(dir, 'streamed.mjs');

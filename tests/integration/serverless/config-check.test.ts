@@ -1,7 +1,7 @@
 /**
  * Bad configuration is caught at packaging (issue 11, item 5): the issuer every deployed stage
- * must enforce (scripts/serverless/issuer.cjs) and the functions' whole environment checked by
- * the validators they run at initialisation (scripts/serverless/config-check.cjs →
+ * must enforce (tools/serverless/issuer.cjs) and the functions' whole environment checked by
+ * the validators they run at initialisation (tools/serverless/config-check.cjs →
  * shared/config.ts). Two real `serverless package` runs prove the failures reach the command
  * naming the variable the user set; the rules are checked by calling the resolvers directly.
  */
@@ -74,11 +74,11 @@ describe('serverless package: configuration the functions would refuse', () => {
 type Resolve = (address: string) => Promise<unknown>;
 type Resolver<T> = (context: { resolveVariable: Resolve }) => Promise<T>;
 const load = createRequire(import.meta.url);
-const resolveIssuer = load('../../../scripts/serverless/issuer.cjs') as Resolver<{
+const resolveIssuer = load('../../../tools/serverless/issuer.cjs') as Resolver<{
   issuer: string;
   variable: string;
 }>;
-const { checkEnvironment } = load('../../../scripts/serverless/config-check.cjs') as {
+const { checkEnvironment } = load('../../../tools/serverless/config-check.cjs') as {
   checkEnvironment: (
     environment: Record<string, string>,
     validate: typeof loadConfig,
@@ -103,7 +103,7 @@ const ISSUER_VARIABLES = {
   },
 };
 
-describe('scripts/serverless/issuer.cjs', () => {
+describe('tools/serverless/issuer.cjs', () => {
   // The suite's own environment carries the local issuer's JWT_ISSUER: none of it here.
   const saved = Object.fromEntries(ISSUER_NAMES.map((name) => [name, process.env[name]]));
   beforeEach(() => {
@@ -162,7 +162,7 @@ describe('scripts/serverless/issuer.cjs', () => {
   });
 });
 
-describe('scripts/serverless/config-check.cjs', () => {
+describe('tools/serverless/config-check.cjs', () => {
   /** The environment provider.environment resolved to, as osls hands it over. */
   const FUNCTION_ENV = {
     JWKS_URL: 'https://keys.example/eu-production/v2/jwks.json',

@@ -3,10 +3,10 @@
  * reserved concurrency reaches its CloudFormation function (RESERVED_CONCURRENCY, and
  * RESERVED_CONCURRENCY_<FUNCTION> for one function), DB_PREPARE reaches every function's
  * environment, and a budget over DB_MAX_CONNECTIONS fails packaging with the arithmetic.
- * The arithmetic itself is unit-tested (tests/unit/build/serverless.test.ts). cfn-lint finds no
+ * The arithmetic itself is unit-tested (tests/unit/generators/serverless.test.ts). cfn-lint finds no
  * error in the template packaged (skipped, and shown as skipped, when cfn-lint is not on PATH).
  */
-import { lambdaLogicalId } from '../../../build/serverless';
+import { lambdaLogicalId } from '../../../tools/generators/serverless';
 import { catalogue } from '../../../shared/catalogue';
 import { expectLintPasses, withCfnLint } from '../../support/cfn-lint';
 import {

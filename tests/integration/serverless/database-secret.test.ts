@@ -1,6 +1,6 @@
 /**
  * The database credential of staging and production comes from Secrets Manager, never from the
- * template (scripts/serverless/database.cjs, issue 10 item 2). Through a real `serverless
+ * template (tools/serverless/database.cjs, issue 10 item 2). Through a real `serverless
  * package --stage production` (offline): with DATABASE_SECRET_ARN, a KMS key and a VPC the
  * template and the service state hold no connection string and no password of the packaging
  * environment, every function gets the secret's ARN, its VPC and its reserved concurrency, and
@@ -152,8 +152,8 @@ describe('serverless package: the database credential', () => {
 });
 
 type Resolved = { url: string; secretArn: string; statements: Statement[]; layers: string[] };
-describe('scripts/serverless/database.cjs', () => {
-  const resolve = resolverOf<Resolved>('scripts/serverless/database.cjs', DATABASE_NAMES);
+describe('tools/serverless/database.cjs', () => {
+  const resolve = resolverOf<Resolved>('tools/serverless/database.cjs', DATABASE_NAMES);
   /** Resolves for `stage` in `region` with these environment variables and serverless params. */
   const resolveWith = (
     stage: string,

@@ -1,5 +1,5 @@
 /**
- * The packaged template is operable (build/operations.ts, scripts/serverless/operations.js,
+ * The packaged template is operable (tools/generators/operations.ts, tools/serverless/operations.js,
  * docs/operations.md). Through a real `serverless package --stage production --region
  * eu-west-1` (offline): the alarms with their thresholds (a changed one from the environment,
  * a regional form, and the topic they notify), the stage the template owns (throttling,
@@ -403,9 +403,9 @@ type PluginClass = new (
   addOperations: () => Promise<void>;
   hooks: Record<string, () => Promise<void> | void>;
 };
-const PLUGIN = '../../../scripts/serverless/operations.js';
+const PLUGIN = '../../../tools/serverless/operations.js';
 
-describe('scripts/serverless/operations.js', () => {
+describe('tools/serverless/operations.js', () => {
   it.each([
     [{ logs: { restApi: true } }, 'provider.logs.restApi'],
     [{ tracing: { lambda: true, apiGateway: true } }, 'provider.tracing.apiGateway'],
@@ -428,7 +428,7 @@ describe('scripts/serverless/operations.js', () => {
   });
 });
 
-describe('scripts/serverless/operations.js: stack tags', () => {
+describe('tools/serverless/operations.js: stack tags', () => {
   it('resolves the stack tags from STACK_TAGS for custom.operations', async () => {
     const result = await run(
       [

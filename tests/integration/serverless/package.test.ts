@@ -8,13 +8,13 @@
  * operations (alarms, stage, aliases) in operations.test.ts. cfn-lint finds no error in any
  * template packaged (skipped, and shown as skipped, when cfn-lint is not on PATH).
  *
- * `npm run package` (scripts/release/) ships in each function's zip its own bundle and source
+ * `npm run package` (tools/release/) ships in each function's zip its own bundle and source
  * map only, whatever an earlier build (`npm start`, a function since removed) left in the
  * esbuild work folders.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { aliasLogicalId } from '../../../build/operations';
+import { aliasLogicalId } from '../../../tools/generators/operations';
 import { catalogue } from '../../../shared/catalogue';
 import { expectLintPasses, withCfnLint } from '../../support/cfn-lint';
 import {
@@ -130,7 +130,7 @@ describe('serverless package', () => {
           });
           for (const route of methods) {
             expect(route.integration).toContain('AWS_PROXY');
-            // Through the function's live alias (build/operations.ts), never $LATEST.
+            // Through the function's live alias (tools/generators/operations.ts), never $LATEST.
             expect(route.integration).toContain(JSON.stringify({ Ref: aliasLogicalId(lambda) }));
           }
         }
@@ -229,7 +229,7 @@ describe('npm run package: what each zip holds', () => {
 
       // Act
       const result = await run(
-        ['--import', 'tsx', 'scripts/release/main.ts', 'package', '--stage', 'dev', '--out', out],
+        ['--import', 'tsx', 'tools/release/main.ts', 'package', '--stage', 'dev', '--out', out],
         {
           JWKS_URL: 'https://keys.example/dev/v2/jwks.json',
           JWT_ISSUER: '',

@@ -1,5 +1,5 @@
 /**
- * The preflight of `npm run deploy` (scripts/release/preflight.ts): each region's account asked,
+ * The preflight of `npm run deploy` (tools/release/preflight.ts): each region's account asked,
  * by the real AWS SDK clients, whether the stage fits, before anything is packaged or created.
  *
  * The clients reach local servers speaking each service's protocol (tests/support/aws-servers.ts)

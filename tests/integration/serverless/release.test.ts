@@ -1,5 +1,5 @@
 /**
- * `npm run package` and `npm run deploy` (scripts/release/): a stage to every AWS region.
+ * `npm run package` and `npm run deploy` (tools/release/): a stage to every AWS region.
  *
  * Packaging is real: production packaged for all five regions by osls into <out>/<region>, each
  * template carrying its region's key-set URL, issuer, secret and VPC, and passing cfn-lint (when
@@ -303,7 +303,7 @@ describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
       });
       expect(badEnv.result.code).toBe(2);
       expect(badEnv.result.stderr).toContain('RELEASE_BAKE_MINUTES is "-1"');
-      const { bakeMinutes } = await import('../../../scripts/release/bake');
+      const { bakeMinutes } = await import('../../../tools/release/bake');
       expect([
         bakeMinutes('production', undefined, {}),
         bakeMinutes('staging', undefined, {}),

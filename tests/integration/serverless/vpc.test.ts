@@ -1,5 +1,5 @@
 /**
- * Running in the brand's VPC (scripts/serverless/vpc.cjs, docs/database.md "Running in a
+ * Running in the brand's VPC (tools/serverless/vpc.cjs, docs/database.md "Running in a
  * VPC"). Through a real `serverless package` (offline): with subnets and security groups for the
  * region every function gets their VpcConfig and the role osls's AWSLambdaVPCAccessExecutionRole
  * (the network-interface permissions), and the template passes cfn-lint when it is on PATH;
@@ -93,8 +93,8 @@ describe('serverless package: the VPC', () => {
 
 type Resolved = { vpc: { subnetIds: string[]; securityGroupIds: string[] } | null };
 
-describe('scripts/serverless/vpc.cjs', () => {
-  const resolve = resolverOf<Resolved>('scripts/serverless/vpc.cjs', VPC_NAMES);
+describe('tools/serverless/vpc.cjs', () => {
+  const resolve = resolverOf<Resolved>('tools/serverless/vpc.cjs', VPC_NAMES);
   /** Resolves in `region` with these environment variables and serverless params. */
   const resolveWith = (
     region: string,

@@ -4,7 +4,7 @@ import { reportEndpoint } from '../../../middleware/compose';
 import type { KeySet } from '../../../shared/auth/key-set';
 import { createVerifier } from '../../../shared/auth/verifier';
 import type { DateRange, IsoDate } from '../../../shared/dates';
-import { eachDay } from '../../../scripts/dates';
+import { eachDay } from '../../../tools/dates';
 import type { GatewayEvent, GatewayResult } from '../../../shared/http/event';
 import { dishes } from '../../../shared/reports/dishes';
 import { ordersPerDay } from '../../../shared/reports/orders-per-day';

@@ -1,5 +1,5 @@
 import type { DateRange, IsoDate } from '../../../../shared/dates';
-import { eachDay } from '../../../../scripts/dates';
+import { eachDay } from '../../../../tools/dates';
 import { ordersPerDay } from '../../../../shared/reports/orders-per-day';
 import type { ReportScope } from '../../../../shared/reports/domain';
 import type { DayTotals, OrdersPerDayQueries } from '../../../../shared/reports/orders-per-day.sql';

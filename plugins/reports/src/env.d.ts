@@ -1,6 +1,0 @@
-import type { PluginConfig } from './reports';
-
-declare global {
-  /** Replaced at build time (scripts/plugin/build.ts) by the API URL and the reports. */
-  const __REPORTS_PLUGIN_CONFIG__: PluginConfig;
-}

@@ -1,0 +1,168 @@
+/**
+ * `npm run new:report -- <id>` in a copy of the repository: it writes the report's own files
+ * and one catalogue line, from which serverless.yml's function and routes, the manifest and the
+ * OpenAPI document follow; the new report passes the type check, the linter and its own tests
+ * as created, and every suite that covers all endpoints (documents, declarations, the
+ * generated functions, fuzz, authorisation matrix) finds it through the catalogue and passes
+ * untouched.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../../support/processes';
+
+/** A name no other test, document or example uses (the docs' example is orders-by-state). */
+const NAME = 'scaffold-probe';
+const CAMEL = 'scaffoldProbe';
+let copy = '';
+let copiedFiles: readonly string[] = [];
+
+/** Runs a node script in the copy, with none of this run's service settings. */
+const inCopy = (args: readonly string[]) => {
+  const env = {
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([key]) =>
+          ![
+            'DATABASE_URL',
+            'JWKS_URL',
+            'JWT_ISSUER',
+            'TEST_DATABASE_URL',
+            'LEGACY_PLATFORM_KEYS',
+          ].includes(key),
+      ),
+    ),
+  };
+  try {
+    return {
+      code: 0,
+      output: execFileSync(process.execPath, args, {
+        cwd: copy,
+        env,
+        encoding: 'utf8',
+        stdio: 'pipe',
+      }),
+    };
+  } catch (error) {
+    const failed = error as { status: number; stdout: string; stderr: string };
+    return { code: failed.status, output: `${failed.stdout}${failed.stderr}` };
+  }
+};
+
+beforeAll(() => {
+  copy = mkdtempSync(join(tmpdir(), 'portal-new-report-'));
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter((file) => file !== '' && existsSync(join(ROOT, file)));
+  for (const file of files) cpSync(join(ROOT, file), join(copy, file), { recursive: true });
+  copiedFiles = files;
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+});
+
+afterAll(() => {
+  rmSync(copy, { recursive: true, force: true });
+});
+
+describe('npm run new:report', () => {
+  it('creates a report that type-checks, lints and passes its tests and the catalogue checks', () => {
+    const created = inCopy(['node_modules/tsx/dist/cli.mjs', 'tools/new-report.ts', NAME]);
+    expect(created).toMatchObject({ code: 0 });
+
+    for (const file of [
+      `shared/reports/${NAME}.ts`,
+      `shared/reports/${NAME}.sql.ts`,
+      `functions/${NAME}.ts`,
+      `events/${NAME}.json`,
+      `tests/unit/shared/reports/${NAME}.test.ts`,
+      `tests/integration/functions/${NAME}.test.ts`,
+    ]) {
+      expect(existsSync(join(copy, file))).toBe(true);
+    }
+    const read = (file: string) => readFileSync(join(copy, file), 'utf8');
+    // Of the files that were there, only the catalogue and the generated documents changed.
+    const changed = copiedFiles.filter(
+      (file) => readFileSync(join(ROOT, file), 'utf8') !== read(file),
+    );
+    expect(changed.sort()).toEqual([
+      'docs/openapi.json',
+      'docs/portal-manifest.json',
+      'docs/portal-manifest.md',
+      'shared/catalogue.ts',
+    ]);
+    const catalogueLines = (text: string) => new Set(text.split('\n'));
+    const before = catalogueLines(readFileSync(join(ROOT, 'shared/catalogue.ts'), 'utf8'));
+    expect(
+      [...catalogueLines(read('shared/catalogue.ts'))].filter((line) => !before.has(line)),
+    ).toEqual([
+      `import { ${CAMEL} } from './reports/${NAME}';`,
+      `  report(${CAMEL}, '/v1/restaurants/{id}/reports/${NAME}'),`,
+    ]);
+    const functions = inCopy([
+      'node_modules/tsx/dist/cli.mjs',
+      '--eval',
+      `import('./tools/generators/serverless.ts').then(({ serverlessFunctions }) => process.stdout.write(JSON.stringify(serverlessFunctions().${CAMEL})))`,
+    ]);
+    expect(JSON.parse(functions.output)).toEqual({
+      handler: `functions/${NAME}.handler`,
+      description: 'Orders and sales per order state in the range.',
+      events: [
+        { http: { path: `/v1/restaurants/{id}/reports/${NAME}`, method: 'get' } },
+        { http: { path: `/v1/restaurants/{id}/reports/${NAME}`, method: 'options' } },
+      ],
+    });
+    expect(JSON.stringify(JSON.parse(read('docs/openapi.json')))).toContain(
+      `/v1/restaurants/{id}/reports/${NAME}`,
+    );
+    expect(read('docs/portal-manifest.md')).toContain('Scaffold probe');
+
+    expect(inCopy(['node_modules/typescript/bin/tsc', '-p', '.'])).toEqual({ code: 0, output: '' });
+    expect(
+      inCopy([
+        'node_modules/eslint/bin/eslint.js',
+        'shared',
+        'functions',
+        'tests/unit/shared/reports',
+        `tests/integration/functions/${NAME}.test.ts`,
+      ]),
+    ).toMatchObject({ code: 0 });
+    const tests = inCopy([
+      '--experimental-vm-modules',
+      '--no-warnings=ExperimentalWarning',
+      'node_modules/jest/bin/jest.js',
+      '--verbose',
+      `tests/unit/shared/reports/${NAME}.test.ts`,
+      `tests/integration/functions/${NAME}.test.ts`,
+      'tests/integration/openapi.test.ts',
+      'tests/integration/functions/declarations.test.ts',
+      'tests/unit/build',
+      'tests/security/fuzz.test.ts',
+      'tests/security/authorization-matrix.test.ts',
+      'tests/integration/serverless/package.test.ts',
+    ]);
+    expect({ code: tests.code, failures: tests.output.match(/✕.*/g) ?? [] }).toEqual({
+      code: 0,
+      failures: [],
+    });
+  });
+
+  it.each([
+    ['a name that is not kebab-case', 'Orders_By_State', 'is not a kebab-case report name'],
+    ['a report that exists', 'dishes', 'the catalogue has an endpoint dishes'],
+    ['an id whose file exists', 'parameters', 'shared/reports/parameters.ts exists already'],
+    ['an id the catalogue has', 'deploy-plugin', 'the catalogue has an endpoint deploy-plugin'],
+    ['an id that is a reserved word', 'delete', 'a reserved word'],
+    ['an id the catalogue declares', 'custom', 'a name shared/catalogue.ts has'],
+  ])('refuses %s and writes nothing', (_case, name, message) => {
+    const before = readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8');
+
+    const refused = inCopy(['node_modules/tsx/dist/cli.mjs', 'tools/new-report.ts', name]);
+
+    expect(refused.code).toBe(2);
+    expect(refused.output).toContain(message);
+    expect(readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8')).toBe(before);
+  });
+});

@@ -1,0 +1,1154 @@
+/**
+ * tools/generators/operations.ts: the settings packaging reads (defaults per stage, every bad value refused
+ * naming its variable) and what it adds to the template osls compiles, on a template shaped as
+ * osls 4 compiles ours (a function, its retained version, GET and OPTIONS proxy methods, an
+ * invoke permission per function, a Deployment with StageName, the gateway responses merged
+ * from serverless.yml): the live aliases, the stage the template owns, and the alarms.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  ACCESS_LOG_FORMAT,
+  aliasLogicalId,
+  alarms,
+  liveAliases,
+  OPERATIONS_VARIABLES,
+  operationsSettings,
+  ownedStage,
+  withOperations,
+  type OperationsSettings,
+  type OperationsVariable,
+  type RawOperationsSettings,
+  type Resource,
+  type Template,
+} from '../../../tools/generators/operations';
+import { TAGGABLE_TYPES } from '../../../tools/generators/tags';
+import { customDomain } from '../../support/custom-domain';
+
+const CONTEXT = { service: 'portal-service-api', logRetentionInDays: 30 };
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-alarms';
+/** The tags every taggable resource of a production template carries without STACK_TAGS. */
+const OWN_TAGS = [
+  { Key: 'service', Value: 'portal-service-api' },
+  { Key: 'stage', Value: 'production' },
+];
+
+/** The settings as read with nothing set but `values` (each from the variable of its name). */
+const raw = (values: Partial<Record<string, string>> = {}): RawOperationsSettings =>
+  Object.fromEntries(
+    OPERATIONS_VARIABLES.map((name) => [name, { variable: name, value: values[name] ?? '' }]),
+  ) as RawOperationsSettings;
+
+const settingsFor = (
+  stage: string,
+  values: Partial<Record<OperationsVariable, string>> = {},
+): OperationsSettings => operationsSettings(raw(values), { stage, region: 'eu-west-1' });
+
+const capitalised = (fn: string) => `${fn.charAt(0).toUpperCase()}${fn.slice(1)}`;
+const functionArn = (fn: string) => ({ 'Fn::GetAtt': [`${capitalised(fn)}LambdaFunction`, 'Arn'] });
+const uri = (target: unknown) => ({
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':apigateway:',
+      { Ref: 'AWS::Region' },
+      ':lambda:path/2015-03-31/functions/',
+      target,
+      '/invocations',
+    ],
+  ],
+});
+const GATEWAY_RESPONSES = ['GatewayResponseThrottled', 'GatewayResponseDefault5XX'];
+
+/** A template as osls compiles ours, with serverless.yml's resources merged in. */
+const compiledTemplate = (functions: readonly string[] = ['ordersPerDay', 'dishes']): Template => {
+  const resources: Record<string, Resource> = {
+    ApiGatewayRestApi: {
+      Type: 'AWS::ApiGateway::RestApi',
+      Properties: {
+        Name: 'production-portal-service-api',
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+      },
+    },
+  };
+  const methods: string[] = [];
+  for (const fn of functions) {
+    const id = capitalised(fn);
+    resources[`${id}LogGroup`] = {
+      Type: 'AWS::Logs::LogGroup',
+      Properties: {
+        LogGroupName: `/aws/lambda/portal-service-api-production-${fn}`,
+        RetentionInDays: 30,
+      },
+    };
+    resources[`${id}LambdaFunction`] = {
+      Type: 'AWS::Lambda::Function',
+      Properties: { FunctionName: `portal-service-api-production-${fn}`, Runtime: 'nodejs22.x' },
+      DependsOn: [`${id}LogGroup`],
+    };
+    resources[`${id}LambdaVersionAbC123`] = {
+      Type: 'AWS::Lambda::Version',
+      DeletionPolicy: 'Retain',
+      Properties: { FunctionName: { Ref: `${id}LambdaFunction` }, CodeSha256: 'c2hh' },
+    };
+    resources[`${id}LambdaPermissionApiGateway`] = {
+      Type: 'AWS::Lambda::Permission',
+      Properties: {
+        FunctionName: functionArn(fn),
+        Action: 'lambda:InvokeFunction',
+        Principal: 'apigateway.amazonaws.com',
+        SourceArn: { 'Fn::Join': ['', ['arn:', { Ref: 'ApiGatewayRestApi' }, '/*/*']] },
+      },
+    };
+    for (const method of ['Get', 'Options']) {
+      const methodId = `ApiGatewayMethodV1${id}${method}`;
+      methods.push(methodId);
+      resources[methodId] = {
+        Type: 'AWS::ApiGateway::Method',
+        Properties: {
+          HttpMethod: method.toUpperCase(),
+          RestApiId: { Ref: 'ApiGatewayRestApi' },
+          AuthorizationType: 'NONE',
+          Integration: {
+            IntegrationHttpMethod: 'POST',
+            Type: 'AWS_PROXY',
+            Uri: uri(functionArn(fn)),
+          },
+          MethodResponses: [],
+        },
+        DependsOn: [`${id}LambdaPermissionApiGateway`],
+      };
+    }
+  }
+  resources.ApiGatewayDeployment1795607321162 = {
+    Type: 'AWS::ApiGateway::Deployment',
+    Properties: { RestApiId: { Ref: 'ApiGatewayRestApi' }, StageName: 'production' },
+    DependsOn: methods,
+  };
+  for (const id of GATEWAY_RESPONSES) {
+    resources[id] = {
+      Type: 'AWS::ApiGateway::GatewayResponse',
+      Properties: { RestApiId: { Ref: 'ApiGatewayRestApi' }, ResponseType: 'THROTTLED' },
+    };
+  }
+  return { AWSTemplateFormatVersion: '2010-09-09', Resources: resources, Outputs: {} };
+};
+
+const ofType = (resources: Record<string, Resource>, type: string) =>
+  Object.fromEntries(Object.entries(resources).filter(([, r]) => r.Type === type));
+
+describe('operationsSettings', () => {
+  it.each([
+    ['dev', false, 20, 40],
+    ['local', false, 20, 40],
+    ['staging', true, 50, 100],
+    ['production', true, 200, 400],
+  ])(
+    '%s: alarms %s, throttled at %d/s with a burst of %d, tracing on, by default',
+    (stage, on, rate, burst) => {
+      // Act
+      const settings = settingsFor(stage);
+
+      // Assess
+      expect(settings).toEqual({
+        stage,
+        region: 'eu-west-1',
+        alarms: {
+          enabled: on,
+          fiveXxRate: 0.05,
+          fourXxRate: 0.5,
+          minRequests: 50,
+          p99LatencyMs: 3000,
+          throttles: 1,
+          keySetFailures: 3,
+          databaseErrors: 5,
+          wafBlocked: 100,
+        },
+        tracing: true,
+        throttle: { rate, burst },
+        cloudWatchRole: 'existing',
+        metricsNamespace: 'PortalServiceApi',
+        waf: { enabled: stage === 'production', rateLimit: 1000 },
+        deploymentPreference: stage === 'production' ? 'Canary10Percent10Minutes' : 'AllAtOnce',
+        tags: {},
+      });
+    },
+  );
+
+  it('takes every value that is set', () => {
+    // Act
+    const settings = settingsFor('dev', {
+      ALARMS: 'true',
+      ALARM_TOPIC_ARN: TOPIC,
+      ALARM_5XX_RATE: '0.02',
+      ALARM_4XX_RATE: '0.8',
+      ALARM_MIN_REQUESTS: '200',
+      ALARM_P99_LATENCY_MS: '1500',
+      ALARM_THROTTLES: '10',
+      ALARM_KEY_SET_FAILURES: '1',
+      ALARM_DATABASE_ERRORS: '20',
+      ALARM_WAF_BLOCKED: '7',
+      WAF: 'true',
+      WAF_RATE_LIMIT: '250',
+      DEPLOYMENT_PREFERENCE: 'Linear10PercentEvery1Minute',
+      STACK_TAGS: 'cost-center=portal 42,owner=team@brand.example',
+      TRACING: 'false',
+      API_THROTTLE_RATE: '12.5',
+      API_THROTTLE_BURST: '25',
+      API_GATEWAY_CLOUDWATCH_ROLE: 'create',
+      METRICS_NAMESPACE: 'Brand/Portal',
+    });
+
+    // Assess
+    expect(settings).toEqual({
+      stage: 'dev',
+      region: 'eu-west-1',
+      alarms: {
+        enabled: true,
+        topicArn: TOPIC,
+        fiveXxRate: 0.02,
+        fourXxRate: 0.8,
+        minRequests: 200,
+        p99LatencyMs: 1500,
+        throttles: 10,
+        keySetFailures: 1,
+        databaseErrors: 20,
+        wafBlocked: 7,
+      },
+      tracing: false,
+      throttle: { rate: 12.5, burst: 25 },
+      cloudWatchRole: 'create',
+      metricsNamespace: 'Brand/Portal',
+      waf: { enabled: true, rateLimit: 250 },
+      deploymentPreference: 'Linear10PercentEvery1Minute',
+      tags: { 'cost-center': 'portal 42', owner: 'team@brand.example' },
+    });
+  });
+
+  it('turns the alarms of a stage that has them off with ALARMS=false', () => {
+    expect(settingsFor('production', { ALARMS: 'false' }).alarms.enabled).toBe(false);
+  });
+
+  it.each([
+    ['ALARMS', 'yes', 'ALARMS is "yes": expected true or false'],
+    ['TRACING', 'on', 'TRACING is "on": expected true or false'],
+    ['ALARM_5XX_RATE', '5%', 'ALARM_5XX_RATE is "5%": expected a number from 0.001 to 1'],
+    ['ALARM_5XX_RATE', '2', 'ALARM_5XX_RATE is "2": expected a number from 0.001 to 1'],
+    ['ALARM_4XX_RATE', '0', 'ALARM_4XX_RATE is "0": expected a number from 0.01 to 1'],
+    [
+      'ALARM_MIN_REQUESTS',
+      '0',
+      'ALARM_MIN_REQUESTS is "0": expected a whole number from 1 to 1000000',
+    ],
+    [
+      'ALARM_P99_LATENCY_MS',
+      '3s',
+      'ALARM_P99_LATENCY_MS is "3s": expected a whole number from 1 to 29000',
+    ],
+    ['ALARM_P99_LATENCY_MS', '30000', 'ALARM_P99_LATENCY_MS is "30000"'],
+    ['ALARM_THROTTLES', '0', 'ALARM_THROTTLES is "0": expected a whole number from 1 to 1000000'],
+    ['ALARM_KEY_SET_FAILURES', '1.5', 'ALARM_KEY_SET_FAILURES is "1.5"'],
+    ['ALARM_DATABASE_ERRORS', '-1', 'ALARM_DATABASE_ERRORS is "-1"'],
+    ['API_THROTTLE_RATE', 'abc', 'API_THROTTLE_RATE is "abc": expected a number from 1 to 10000'],
+    ['API_THROTTLE_RATE', '0', 'API_THROTTLE_RATE is "0"'],
+    [
+      'API_THROTTLE_BURST',
+      '100.5',
+      'API_THROTTLE_BURST is "100.5": expected a whole number from 1 to 5000',
+    ],
+    ['API_THROTTLE_BURST', '6000', 'API_THROTTLE_BURST is "6000"'],
+    [
+      'API_GATEWAY_CLOUDWATCH_ROLE',
+      'arn:aws:iam::1:role/x',
+      'API_GATEWAY_CLOUDWATCH_ROLE is "arn:aws:iam::1:role/x": expected existing or create',
+    ],
+    [
+      'ALARM_TOPIC_ARN',
+      'nonsense',
+      'ALARM_TOPIC_ARN is "nonsense": expected a standard SNS topic ARN',
+    ],
+    ['ALARM_TOPIC_ARN', `${TOPIC}.fifo`, 'ALARM_TOPIC_ARN is'],
+    ['ALARM_TOPIC_ARN', 'arn:aws:sqs:eu-west-1:123456789012:queue', 'ALARM_TOPIC_ARN is'],
+    [
+      'ALARM_TOPIC_ARN',
+      'arn:aws:sns:us-east-1:123456789012:portal-alarms',
+      'ALARM_TOPIC_ARN names a topic in us-east-1: an alarm of eu-west-1 can only notify a topic of eu-west-1',
+    ],
+    [
+      'DEPLOYMENT_PREFERENCE',
+      'Canary',
+      'DEPLOYMENT_PREFERENCE is "Canary": expected Canary10Percent5Minutes, Canary10Percent10Minutes',
+    ],
+    [
+      'DOMAIN_NAME',
+      'API.Brand.example',
+      'DOMAIN_NAME is "API.Brand.example": expected a lower-case domain name',
+    ],
+    [
+      'DOMAIN_CERTIFICATE_ARN',
+      'arn:aws:iam::123456789012:server-certificate/x',
+      'DOMAIN_CERTIFICATE_ARN is "arn:aws:iam::123456789012:server-certificate/x": expected an ACM certificate ARN',
+    ],
+    ['WAF', 'off', 'WAF is "off": expected true or false'],
+    ['WAF_RATE_LIMIT', '5', 'WAF_RATE_LIMIT is "5": expected a whole number from 10 to 2000000000'],
+    ['ALARM_WAF_BLOCKED', '0', 'ALARM_WAF_BLOCKED is "0"'],
+    ['METRICS_NAMESPACE', 'AWS/Lambda', 'METRICS_NAMESPACE is "AWS/Lambda"'],
+    ['METRICS_NAMESPACE', 'Portal$Api', 'METRICS_NAMESPACE is "Portal$Api"'],
+  ] as const)('refuses %s=%s with a TypeError naming it', (name, value, message) => {
+    // Act
+    const read = () => settingsFor('production', { [name]: value });
+
+    // Assess
+    expect(read).toThrow(TypeError);
+    expect(read).toThrow(message);
+  });
+
+  it('names the variable the value came from: a regional form', () => {
+    // Prepare
+    const settings = {
+      ...raw(),
+      API_THROTTLE_RATE: { variable: 'API_THROTTLE_RATE_EU_WEST_1', value: 'fast' },
+    };
+
+    // Act
+    const read = () => operationsSettings(settings, { stage: 'production', region: 'eu-west-1' });
+
+    // Assess
+    expect(read).toThrow('API_THROTTLE_RATE_EU_WEST_1 is "fast"');
+  });
+});
+
+describe('liveAliases', () => {
+  it('adds a live alias per function, on the version this template publishes', () => {
+    // Act
+    const changed = liveAliases(compiledTemplate());
+
+    // Assess
+    expect(ofType(changed, 'AWS::Lambda::Alias')).toEqual({
+      OrdersPerDayLiveLambdaAlias: {
+        Type: 'AWS::Lambda::Alias',
+        Properties: {
+          FunctionName: { Ref: 'OrdersPerDayLambdaFunction' },
+          FunctionVersion: { 'Fn::GetAtt': ['OrdersPerDayLambdaVersionAbC123', 'Version'] },
+          Name: 'live',
+          Description: expect.any(String) as unknown,
+        },
+      },
+      DishesLiveLambdaAlias: {
+        Type: 'AWS::Lambda::Alias',
+        Properties: {
+          FunctionName: { Ref: 'DishesLambdaFunction' },
+          FunctionVersion: { 'Fn::GetAtt': ['DishesLambdaVersionAbC123', 'Version'] },
+          Name: 'live',
+          Description: expect.any(String) as unknown,
+        },
+      },
+    });
+    expect(aliasLogicalId('OrdersPerDayLambdaFunction')).toBe('OrdersPerDayLiveLambdaAlias');
+  });
+
+  it('points every proxy integration and every API Gateway permission at the alias, nothing else changed', () => {
+    // Prepare
+    const template = compiledTemplate();
+
+    // Act
+    const changed = liveAliases(template);
+
+    // Assess
+    const methods = ofType(changed, 'AWS::ApiGateway::Method');
+    expect(Object.keys(methods).sort()).toEqual(
+      Object.keys(ofType({ ...template.Resources }, 'AWS::ApiGateway::Method')).sort(),
+    );
+    expect(methods.ApiGatewayMethodV1OrdersPerDayGet).toEqual({
+      ...template.Resources.ApiGatewayMethodV1OrdersPerDayGet,
+      Properties: {
+        ...template.Resources.ApiGatewayMethodV1OrdersPerDayGet?.Properties,
+        Integration: {
+          IntegrationHttpMethod: 'POST',
+          Type: 'AWS_PROXY',
+          Uri: uri({ Ref: 'OrdersPerDayLiveLambdaAlias' }),
+        },
+      },
+    });
+    expect(methods.ApiGatewayMethodV1DishesOptions?.Properties?.Integration).toMatchObject({
+      Uri: uri({ Ref: 'DishesLiveLambdaAlias' }),
+    });
+    expect(ofType(changed, 'AWS::Lambda::Permission')).toEqual({
+      OrdersPerDayLambdaPermissionApiGateway: {
+        ...template.Resources.OrdersPerDayLambdaPermissionApiGateway,
+        Properties: {
+          ...template.Resources.OrdersPerDayLambdaPermissionApiGateway?.Properties,
+          FunctionName: { Ref: 'OrdersPerDayLiveLambdaAlias' },
+        },
+      },
+      DishesLambdaPermissionApiGateway: {
+        ...template.Resources.DishesLambdaPermissionApiGateway,
+        Properties: {
+          ...template.Resources.DishesLambdaPermissionApiGateway?.Properties,
+          FunctionName: { Ref: 'DishesLiveLambdaAlias' },
+        },
+      },
+    });
+    // No method or permission calls $LATEST any more.
+    const { Resources } = withOperations(template, settingsFor('production'), CONTEXT);
+    const result = JSON.stringify(
+      Object.values(Resources).filter(({ Type }) =>
+        ['AWS::ApiGateway::Method', 'AWS::Lambda::Permission'].includes(Type),
+      ),
+    );
+    expect(result).not.toMatch(/"Fn::GetAtt":\["(OrdersPerDay|Dishes)LambdaFunction","Arn"\]/);
+  });
+
+  it('leaves a non-proxy method and another service’s permission alone', () => {
+    // Prepare
+    const template = compiledTemplate(['dishes']);
+    const resources = {
+      ...template.Resources,
+      ApiGatewayMethodMock: {
+        Type: 'AWS::ApiGateway::Method',
+        Properties: { Integration: { Type: 'MOCK' } },
+      },
+      DishesEventsPermission: {
+        Type: 'AWS::Lambda::Permission',
+        Properties: { FunctionName: functionArn('dishes'), Principal: 'events.amazonaws.com' },
+      },
+    };
+
+    // Act
+    const changed = liveAliases({ ...template, Resources: resources });
+
+    // Assess
+    expect(changed).not.toHaveProperty('ApiGatewayMethodMock');
+    expect(changed).not.toHaveProperty('DishesEventsPermission');
+  });
+
+  it('refuses a function without a version (versionFunctions: false), naming it', () => {
+    // Prepare
+    const template = compiledTemplate(['dishes']);
+    const { DishesLambdaVersionAbC123: _version, ...resources } = template.Resources;
+
+    // Act
+    const add = () => liveAliases({ ...template, Resources: resources });
+
+    // Assess
+    expect(add).toThrow('DishesLambdaFunction has no AWS::Lambda::Version');
+  });
+});
+
+describe('ownedStage', () => {
+  it('takes the stage from the Deployment, which then depends on the gateway responses too', () => {
+    // Prepare
+    const template = compiledTemplate();
+    const deployment = template.Resources.ApiGatewayDeployment1795607321162;
+
+    // Act
+    const changed = ownedStage(template, settingsFor('production'), CONTEXT);
+
+    // Assess
+    expect(changed.ApiGatewayDeployment1795607321162).toEqual({
+      Type: 'AWS::ApiGateway::Deployment',
+      Properties: { RestApiId: { Ref: 'ApiGatewayRestApi' } },
+      DependsOn: [...[deployment?.DependsOn ?? []].flat(), ...GATEWAY_RESPONSES],
+    });
+  });
+
+  it('owns the stage: throttling, tracing and JSON access logs to a log group kept 30 days', () => {
+    // Act
+    const changed = ownedStage(compiledTemplate(), settingsFor('production'), CONTEXT);
+
+    // Assess
+    expect(changed.ApiGatewayLogGroup).toEqual({
+      Type: 'AWS::Logs::LogGroup',
+      Properties: {
+        LogGroupName: '/aws/api-gateway/portal-service-api-production',
+        RetentionInDays: 30,
+      },
+    });
+    expect(changed.ApiGatewayStage).toEqual({
+      Type: 'AWS::ApiGateway::Stage',
+      Properties: {
+        RestApiId: { Ref: 'ApiGatewayRestApi' },
+        DeploymentId: { Ref: 'ApiGatewayDeployment1795607321162' },
+        StageName: 'production',
+        TracingEnabled: true,
+        AccessLogSetting: {
+          DestinationArn: { 'Fn::GetAtt': ['ApiGatewayLogGroup', 'Arn'] },
+          Format: ACCESS_LOG_FORMAT,
+        },
+        MethodSettings: [
+          {
+            ResourcePath: '/*',
+            HttpMethod: '*',
+            ThrottlingRateLimit: 200,
+            ThrottlingBurstLimit: 400,
+            LoggingLevel: 'OFF',
+            DataTraceEnabled: false,
+            MetricsEnabled: false,
+          },
+        ],
+      },
+    });
+    expect(changed).not.toHaveProperty('ApiGatewayAccount');
+  });
+
+  it('follows TRACING and the throttling settings', () => {
+    // Act
+    const changed = ownedStage(
+      compiledTemplate(),
+      settingsFor('staging', {
+        TRACING: 'false',
+        API_THROTTLE_RATE: '75',
+        API_THROTTLE_BURST: '90',
+      }),
+      CONTEXT,
+    );
+
+    // Assess
+    expect(changed.ApiGatewayStage?.Properties).toMatchObject({
+      StageName: 'staging',
+      TracingEnabled: false,
+      MethodSettings: [{ ThrottlingRateLimit: 75, ThrottlingBurstLimit: 90 }],
+    });
+  });
+
+  it('with API_GATEWAY_CLOUDWATCH_ROLE=create, sets a retained role on the account before the stage', () => {
+    // Act
+    const changed = ownedStage(
+      compiledTemplate(),
+      settingsFor('production', { API_GATEWAY_CLOUDWATCH_ROLE: 'create' }),
+      CONTEXT,
+    );
+
+    // Assess
+    expect(changed.ApiGatewayStage?.DependsOn).toEqual(['ApiGatewayAccount']);
+    expect(changed.ApiGatewayAccount).toEqual({
+      Type: 'AWS::ApiGateway::Account',
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: { CloudWatchRoleArn: { 'Fn::GetAtt': ['ApiGatewayCloudWatchRole', 'Arn'] } },
+    });
+    expect(changed.ApiGatewayCloudWatchRole).toMatchObject({
+      Type: 'AWS::IAM::Role',
+      DeletionPolicy: 'Retain',
+      Properties: {
+        AssumeRolePolicyDocument: {
+          Statement: [{ Principal: { Service: ['apigateway.amazonaws.com'] } }],
+        },
+      },
+    });
+    expect(JSON.stringify(changed.ApiGatewayCloudWatchRole)).toContain(
+      'policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs',
+    );
+  });
+
+  it('refuses a template without exactly one Deployment', () => {
+    // Prepare
+    const template = compiledTemplate();
+    const { ApiGatewayDeployment1795607321162: _deployment, ...resources } = template.Resources;
+
+    // Act
+    const add = () =>
+      ownedStage({ ...template, Resources: resources }, settingsFor('dev'), CONTEXT);
+
+    // Assess
+    expect(add).toThrow('the template holds 0 AWS::ApiGateway::Deployment resources');
+  });
+});
+
+describe('ACCESS_LOG_FORMAT', () => {
+  it('is one JSON object per request once API Gateway fills it in', () => {
+    // Prepare: what API Gateway writes for a throttled request (no integration: "-")
+    const line = ACCESS_LOG_FORMAT.replace(/\$context\.status/, '429')
+      .replace(/\$context\.responseLatency/, '3')
+      .replace(/\$context\.[A-Za-z.]+/g, '-');
+
+    // Act
+    const parsed = JSON.parse(line) as Record<string, unknown>;
+
+    // Assess
+    expect(Object.keys(parsed)).toEqual([
+      'requestId',
+      'time',
+      'ip',
+      'route',
+      'status',
+      'responseLatency',
+      'integrationLatency',
+      'integrationStatus',
+      'errorType',
+      'responseLength',
+      'xrayTraceId',
+    ]);
+    expect(parsed).toMatchObject({ status: 429, responseLatency: 3 });
+  });
+
+  it('holds the request id, route, status, latencies and caller IP, and never a header, token or query', () => {
+    for (const variable of [
+      '$context.requestId',
+      '$context.httpMethod $context.resourcePath',
+      '$context.status',
+      '$context.responseLatency',
+      '$context.integrationLatency',
+      '$context.identity.sourceIp',
+    ]) {
+      expect(ACCESS_LOG_FORMAT).toContain(variable);
+    }
+    expect(ACCESS_LOG_FORMAT).not.toMatch(
+      /authorizer|header|querystring|userAgent|\$context\.path|apiKey|identity\.(user|caller|accessKey)/i,
+    );
+  });
+});
+
+describe('alarms', () => {
+  const alarmsOf = (settings: OperationsSettings, functions?: readonly string[]) =>
+    alarms(compiledTemplate(functions), settings, CONTEXT) as Record<
+      string,
+      { Type: string; Properties: Record<string, unknown> }
+    >;
+
+  it('adds none where alarms are off (dev, by default)', () => {
+    expect(alarmsOf(settingsFor('dev'))).toEqual({});
+    expect(alarmsOf(settingsFor('production', { ALARMS: 'false' }))).toEqual({});
+  });
+
+  it('alarms on the 5xx and 4xx rates and the p99 latency of the API’s stage, from a minimum request count', () => {
+    // Act
+    const result = alarmsOf(settingsFor('production', { ALARM_MIN_REQUESTS: '80' }));
+
+    // Assess
+    const api = [
+      { Name: 'ApiName', Value: 'production-portal-service-api' },
+      { Name: 'Stage', Value: 'production' },
+    ];
+    const metric = (id: string, name: string, stat: string) => ({
+      Id: id,
+      MetricStat: {
+        Metric: { Namespace: 'AWS/ApiGateway', MetricName: name, Dimensions: api },
+        Period: 300,
+        Stat: stat,
+      },
+      ReturnData: false,
+    });
+    const rate = (name: string) => [
+      {
+        Id: 'rate',
+        Expression: 'IF(requests >= 80, FILL(answers, 0) / requests, 0)',
+        Label: expect.any(String) as unknown,
+        ReturnData: true,
+      },
+      metric('requests', 'Count', 'Sum'),
+      metric('answers', name, 'Sum'),
+    ];
+    const evaluation = {
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      TreatMissingData: 'notBreaching',
+    };
+    expect(result.ApiGateway5xxRateAlarm?.Properties).toMatchObject({
+      AlarmName: 'portal-service-api-production-api-5xx-rate',
+      Metrics: rate('5XXError'),
+      Threshold: 0.05,
+      ComparisonOperator: 'GreaterThanThreshold',
+      ...evaluation,
+    });
+    expect(result.ApiGateway4xxRateAlarm?.Properties).toMatchObject({
+      AlarmName: 'portal-service-api-production-api-4xx-rate',
+      Metrics: rate('4XXError'),
+      Threshold: 0.5,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      ...evaluation,
+    });
+    expect(result.ApiGatewayP99LatencyAlarm?.Properties).toMatchObject({
+      AlarmName: 'portal-service-api-production-api-p99-latency',
+      Metrics: [
+        { Id: 'latency', Expression: 'IF(requests >= 80, p99, 0)', ReturnData: true },
+        metric('requests', 'Count', 'Sum'),
+        metric('p99', 'Latency', 'p99'),
+      ],
+      Threshold: 3000,
+      ComparisonOperator: 'GreaterThanThreshold',
+      ...evaluation,
+    });
+    // Metric math alarms name no metric of their own.
+    for (const id of [
+      'ApiGateway5xxRateAlarm',
+      'ApiGateway4xxRateAlarm',
+      'ApiGatewayP99LatencyAlarm',
+    ]) {
+      expect(result[id]?.Properties).not.toHaveProperty('MetricName');
+    }
+  });
+
+  it('alarms on the service’s own key-set failures and database errors, by its Service dimension', () => {
+    // Act
+    const result = alarmsOf(
+      settingsFor('staging', { METRICS_NAMESPACE: 'Brand/Portal', ALARM_DATABASE_ERRORS: '9' }),
+    );
+
+    // Assess
+    const service = [{ Name: 'Service', Value: 'portal-service-api-staging' }];
+    expect(result.KeySetFailuresAlarm?.Properties).toMatchObject({
+      Namespace: 'Brand/Portal',
+      MetricName: 'KeySetFailures',
+      Dimensions: service,
+      Statistic: 'Sum',
+      Threshold: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(result.DatabaseErrorsAlarm?.Properties).toMatchObject({
+      Namespace: 'Brand/Portal',
+      MetricName: 'DatabaseErrors',
+      Dimensions: service,
+      Threshold: 9,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('sums every function’s Lambda throttles, 10 metrics to an alarm at most', () => {
+    // Prepare
+    const functions = Array.from({ length: 12 }, (_, i) => `fn${String.fromCharCode(97 + i)}`);
+
+    // Act
+    const result = alarmsOf(settingsFor('production', { ALARM_THROTTLES: '4' }), functions);
+
+    // Assess
+    const throttles = [result.LambdaThrottlesAlarm, result.LambdaThrottlesAlarm2];
+    const metricsOf = (alarm: (typeof throttles)[number]) =>
+      alarm?.Properties.Metrics as { Id: string; Expression?: string; MetricStat?: unknown }[];
+    expect(throttles.map((alarm) => metricsOf(alarm).length)).toEqual([11, 3]);
+    expect(result.LambdaThrottlesAlarm2?.Properties.AlarmName).toBe(
+      'portal-service-api-production-throttles-2',
+    );
+    const dimensions = throttles.flatMap((alarm) =>
+      metricsOf(alarm)
+        .filter(({ MetricStat }) => MetricStat)
+        .map(({ MetricStat }) => JSON.stringify(MetricStat)),
+    );
+    expect(dimensions).toHaveLength(12);
+    expect(dimensions[0]).toBe(
+      JSON.stringify({
+        Metric: {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Throttles',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'FnaLambdaFunction' } }],
+        },
+        Period: 300,
+        Stat: 'Sum',
+      }),
+    );
+    expect(metricsOf(result.LambdaThrottlesAlarm)[0]).toMatchObject({
+      Expression: 'SUM(METRICS())',
+      ReturnData: true,
+    });
+    expect(result.LambdaThrottlesAlarm?.Properties).toMatchObject({
+      Threshold: 4,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('notifies ALARM_TOPIC_ARN on alarm and on recovery, and nothing without it', () => {
+    // Act
+    const withTopic = alarmsOf(settingsFor('production', { ALARM_TOPIC_ARN: TOPIC }));
+    const without = alarmsOf(settingsFor('production'));
+
+    // Assess
+    expect(Object.keys(withTopic)).toHaveLength(7);
+    for (const alarm of Object.values(withTopic)) {
+      expect(alarm.Properties).toMatchObject({ AlarmActions: [TOPIC], OKActions: [TOPIC] });
+    }
+    for (const alarm of Object.values(without)) {
+      expect(alarm.Properties).not.toHaveProperty('AlarmActions');
+      expect(alarm.Properties).not.toHaveProperty('OKActions');
+    }
+  });
+
+  it('links each alarm to a section of docs/operations.md that exists', () => {
+    // Prepare: GitHub's anchors of the document's headings
+    const headings = readFileSync(join(import.meta.dirname, '../../../docs/operations.md'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('#'))
+      .map((line) =>
+        line
+          .replace(/^#+\s*/, '')
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, '')
+          .replace(/ /g, '-'),
+      );
+
+    // Act
+    const anchors = Object.values(alarmsOf(settingsFor('production'))).map(
+      (alarm) => /#([a-z0-9-]+)$/.exec(String(alarm.Properties.AlarmDescription))?.[1],
+    );
+
+    // Assess
+    expect(anchors).toHaveLength(7);
+    for (const anchor of anchors) expect(headings).toContain(anchor);
+  });
+
+  it('describes each alarm within CloudWatch’s 1024 characters, with its runbook section', () => {
+    for (const alarm of Object.values(alarmsOf(settingsFor('production')))) {
+      const description = String(alarm.Properties.AlarmDescription);
+      expect(description.length).toBeLessThanOrEqual(1024);
+      expect(description).toMatch(/First: .+ Runbook: docs\/operations\.md#[a-z0-9-]+$/);
+    }
+  });
+});
+
+describe('withOperations', () => {
+  it('returns a new template and leaves the one it was given as it was', () => {
+    // Prepare
+    const template = compiledTemplate();
+    const before = JSON.stringify(template);
+
+    // Act
+    const result = withOperations(template, settingsFor('production'), CONTEXT);
+
+    // Assess
+    expect(JSON.stringify(template)).toBe(before);
+    expect(Object.keys(result.Resources)).toEqual(
+      expect.arrayContaining([
+        ...Object.keys(template.Resources),
+        'ApiGatewayStage',
+        'ApiGatewayLogGroup',
+        'OrdersPerDayLiveLambdaAlias',
+        'LambdaThrottlesAlarm',
+      ]),
+    );
+  });
+});
+
+describe('the web ACL', () => {
+  const resourcesFor = (settings: OperationsSettings) =>
+    withOperations(compiledTemplate(), settings, CONTEXT).Resources;
+
+  it('production: a regional web ACL on the stage, blocking a client IP over the limit in 5 minutes with the 429 body', () => {
+    // Act
+    const resources = resourcesFor(settingsFor('production', { WAF_RATE_LIMIT: '600' }));
+
+    // Assess
+    const acl = resources.ApiGatewayWebAcl;
+    expect(acl?.Type).toBe('AWS::WAFv2::WebACL');
+    expect(acl?.Properties).toMatchObject({
+      Name: 'portal-service-api-production',
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      Rules: [
+        {
+          Name: 'per-client-rate',
+          Statement: {
+            RateBasedStatement: { Limit: 600, AggregateKeyType: 'IP', EvaluationWindowSec: 300 },
+          },
+          Action: {
+            Block: {
+              CustomResponse: {
+                ResponseCode: 429,
+                CustomResponseBodyKey: 'too-many-requests',
+                ResponseHeaders: [{ Name: 'Access-Control-Allow-Origin', Value: '*' }],
+              },
+            },
+          },
+        },
+      ],
+    });
+    const bodies = acl?.Properties?.CustomResponseBodies as Record<string, { Content: string }>;
+    expect(JSON.parse(bodies['too-many-requests']?.Content ?? '')).toEqual({
+      state: 'ERROR',
+      code: 'TOO_MANY_REQUESTS',
+      message: 'Too many requests',
+    });
+    expect(resources.ApiGatewayWebAclAssociation).toEqual({
+      Type: 'AWS::WAFv2::WebACLAssociation',
+      Properties: {
+        ResourceArn: {
+          'Fn::Sub':
+            'arn:${AWS::Partition}:apigateway:${AWS::Region}::/restapis/${ApiGatewayRestApi}/stages/${ApiGatewayStage}',
+        },
+        WebACLArn: { 'Fn::GetAtt': ['ApiGatewayWebAcl', 'Arn'] },
+      },
+    });
+    expect(resources.WafBlockedRequestsAlarm?.Properties).toMatchObject({
+      AlarmName: 'portal-service-api-production-waf-blocked',
+      Namespace: 'AWS/WAFV2',
+      MetricName: 'BlockedRequests',
+      Dimensions: [
+        { Name: 'WebACL', Value: 'portal-service-api-production' },
+        { Name: 'Region', Value: { Ref: 'AWS::Region' } },
+        { Name: 'Rule', Value: 'per-client-rate' },
+      ],
+      Threshold: 100,
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it.each([
+    ['production with WAF=false', settingsFor('production', { WAF: 'false' })],
+    ['staging, by default', settingsFor('staging')],
+  ])('%s: no web ACL and no blocked-requests alarm', (_, settings) => {
+    const types = Object.values(resourcesFor(settings)).map(({ Type }) => Type);
+    expect(types.filter((type) => type.startsWith('AWS::WAFv2::'))).toEqual([]);
+    expect(resourcesFor(settings)).not.toHaveProperty('WafBlockedRequestsAlarm');
+  });
+
+  it('staging with WAF=true has one', () => {
+    expect(resourcesFor(settingsFor('staging', { WAF: 'true' }))).toHaveProperty(
+      'ApiGatewayWebAcl',
+    );
+  });
+});
+
+describe('the gradual release', () => {
+  const resourcesFor = (settings: OperationsSettings) =>
+    withOperations(compiledTemplate(), settings, CONTEXT).Resources;
+
+  it('production: a CodeDeploy deployment group per function shifts its live alias by the canary, rolled back by the stage’s alarms', () => {
+    // Act
+    const resources = resourcesFor(settingsFor('production'));
+
+    // Assess
+    expect(resources.CodeDeployApplication).toEqual({
+      Type: 'AWS::CodeDeploy::Application',
+      Properties: {
+        ApplicationName: 'portal-service-api-production',
+        ComputePlatform: 'Lambda',
+        Tags: OWN_TAGS,
+      },
+    });
+    for (const fn of ['OrdersPerDay', 'Dishes']) {
+      expect(resources[`${fn}LiveLambdaAlias`]?.UpdatePolicy).toEqual({
+        CodeDeployLambdaAliasUpdate: {
+          ApplicationName: { Ref: 'CodeDeployApplication' },
+          DeploymentGroupName: { Ref: `${fn}DeploymentGroup` },
+        },
+      });
+      expect(resources[`${fn}DeploymentGroup`]).toEqual({
+        Type: 'AWS::CodeDeploy::DeploymentGroup',
+        Properties: {
+          ApplicationName: { Ref: 'CodeDeployApplication' },
+          ServiceRoleArn: { 'Fn::GetAtt': ['CodeDeployServiceRole', 'Arn'] },
+          DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent10Minutes',
+          DeploymentStyle: {
+            DeploymentType: 'BLUE_GREEN',
+            DeploymentOption: 'WITH_TRAFFIC_CONTROL',
+          },
+          AutoRollbackConfiguration: {
+            Enabled: true,
+            Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'],
+          },
+          Tags: OWN_TAGS,
+          AlarmConfiguration: {
+            Enabled: true,
+            Alarms: [
+              'ApiGateway5xxRateAlarm',
+              'ApiGateway4xxRateAlarm',
+              'ApiGatewayP99LatencyAlarm',
+              'KeySetFailuresAlarm',
+              'DatabaseErrorsAlarm',
+              'LambdaThrottlesAlarm',
+            ].map((id) => ({ Name: { Ref: id } })),
+          },
+        },
+      });
+    }
+  });
+
+  it('gives CodeDeploy a role that may move these functions’ aliases and read the alarms, nothing more', () => {
+    // Act
+    const role = resourcesFor(settingsFor('production')).CodeDeployServiceRole;
+
+    // Assess
+    expect(role?.Type).toBe('AWS::IAM::Role');
+    expect(role?.Properties?.AssumeRolePolicyDocument).toMatchObject({
+      Statement: [
+        { Principal: { Service: ['codedeploy.amazonaws.com'] }, Action: ['sts:AssumeRole'] },
+      ],
+    });
+    const [policy] = role?.Properties?.Policies as { PolicyDocument: { Statement: unknown[] } }[];
+    expect(policy?.PolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['lambda:GetAlias', 'lambda:UpdateAlias', 'lambda:GetProvisionedConcurrencyConfig'],
+        Resource: [
+          { 'Fn::GetAtt': ['OrdersPerDayLambdaFunction', 'Arn'] },
+          { 'Fn::Sub': '${OrdersPerDayLambdaFunction.Arn}:*' },
+          { 'Fn::GetAtt': ['DishesLambdaFunction', 'Arn'] },
+          { 'Fn::Sub': '${DishesLambdaFunction.Arn}:*' },
+        ],
+      },
+      { Effect: 'Allow', Action: ['cloudwatch:DescribeAlarms'], Resource: '*' },
+    ]);
+  });
+
+  it('follows DEPLOYMENT_PREFERENCE, and without alarms rolls back on a failed deployment only', () => {
+    // Act
+    const resources = resourcesFor(
+      settingsFor('production', {
+        DEPLOYMENT_PREFERENCE: 'Linear10PercentEvery1Minute',
+        ALARMS: 'false',
+      }),
+    );
+
+    // Assess
+    expect(resources.DishesDeploymentGroup?.Properties).toMatchObject({
+      DeploymentConfigName: 'CodeDeployDefault.LambdaLinear10PercentEvery1Minute',
+      AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE'] },
+    });
+    expect(resources.DishesDeploymentGroup?.Properties).not.toHaveProperty('AlarmConfiguration');
+  });
+
+  it.each([
+    [
+      'production with AllAtOnce',
+      settingsFor('production', { DEPLOYMENT_PREFERENCE: 'AllAtOnce' }),
+    ],
+    ['staging, by default', settingsFor('staging')],
+  ])('%s: the alias moves at once, without CodeDeploy', (_, settings) => {
+    // Act
+    const resources = resourcesFor(settings);
+
+    // Assess
+    const types = Object.values(resources).map(({ Type }) => Type);
+    expect(types.filter((type) => type.startsWith('AWS::CodeDeploy::'))).toEqual([]);
+    expect(resources).not.toHaveProperty('CodeDeployServiceRole');
+    expect(resources.DishesLiveLambdaAlias).not.toHaveProperty('UpdatePolicy');
+  });
+});
+
+describe('the custom domain', () => {
+  const CERTIFICATE =
+    'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+
+  it('maps a regional TLS 1.2 domain on the brand’s certificate to the stage, with the outputs for its DNS record', () => {
+    // Act
+    const result = withOperations(
+      compiledTemplate(),
+      settingsFor('production', {
+        DOMAIN_NAME: 'portal-api.brand.example',
+        DOMAIN_CERTIFICATE_ARN: CERTIFICATE,
+      }),
+      CONTEXT,
+    );
+
+    // Assess
+    const { domain, mapping, outputs } = customDomain('portal-api.brand.example', CERTIFICATE);
+    expect(result.Resources.ApiGatewayDomainName).toEqual({
+      ...domain,
+      Properties: { ...domain.Properties, Tags: OWN_TAGS },
+    });
+    expect(result.Resources.ApiGatewayBasePathMapping).toEqual(mapping);
+    expect(result.Outputs).toMatchObject(outputs);
+  });
+
+  it('adds nothing without the settings', () => {
+    const result = withOperations(compiledTemplate(), settingsFor('production'), CONTEXT);
+    expect(result.Resources).not.toHaveProperty('ApiGatewayDomainName');
+    expect(result.Resources).not.toHaveProperty('ApiGatewayBasePathMapping');
+    expect(result.Outputs).toEqual({});
+  });
+
+  it.each([
+    [
+      { DOMAIN_NAME: 'api.brand.example' },
+      'DOMAIN_CERTIFICATE_ARN is unset: DOMAIN_NAME needs its ACM certificate',
+    ],
+    [{ DOMAIN_CERTIFICATE_ARN: CERTIFICATE }, 'DOMAIN_NAME is unset'],
+    [
+      {
+        DOMAIN_NAME: 'api.brand.example',
+        DOMAIN_CERTIFICATE_ARN: CERTIFICATE.replace('eu-west-1', 'us-east-1'),
+      },
+      'DOMAIN_CERTIFICATE_ARN names a certificate in us-east-1: a regional domain of eu-west-1 needs a certificate of eu-west-1',
+    ],
+  ])('refuses %j', (values, message) => {
+    // Act
+    const read = () => settingsFor('production', values);
+
+    // Assess
+    expect(read).toThrow(TypeError);
+    expect(read).toThrow(message);
+  });
+});
+
+describe('tags', () => {
+  it.each([
+    ['{"cost-center":"x","env":"prod"}', { 'cost-center': 'x', env: 'prod' }],
+    ['cost-center=x, env=prod', { 'cost-center': 'x', env: 'prod' }],
+    ['team=', { team: '' }],
+  ])('reads STACK_TAGS=%s', (value, tags) => {
+    expect(settingsFor('production', { STACK_TAGS: value }).tags).toEqual(tags);
+  });
+
+  it.each([
+    ['aws:createdBy=me', 'STACK_TAGS holds "aws:createdBy": the aws: prefix is reserved for AWS'],
+    ['{"AWS:x":"y"}', 'STACK_TAGS holds "AWS:x": the aws: prefix is reserved'],
+    ['stage=prod', 'STACK_TAGS holds "stage": the service sets service and stage itself'],
+    ['{"n":1}', 'STACK_TAGS gives "n" a number: tag values are strings'],
+    ['{"n":', 'STACK_TAGS is not valid JSON'],
+    ['{"a":"b"', 'STACK_TAGS is not valid JSON'],
+    ['team', 'STACK_TAGS holds "team": expected key=value'],
+    ['a=b,A=c', 'STACK_TAGS holds "A" twice'],
+    ['bad*key=1', 'STACK_TAGS holds "bad*key"="1"'],
+    [`k=${'v'.repeat(257)}`, 'STACK_TAGS holds "k"'],
+    [
+      Array.from({ length: 49 }, (_, i) => `k${i}=v`).join(','),
+      'STACK_TAGS holds 49 tags: at most 48',
+    ],
+  ])('refuses STACK_TAGS=%s', (value, message) => {
+    // Act
+    const read = () => settingsFor('production', { STACK_TAGS: value });
+
+    // Assess
+    expect(read).toThrow(TypeError);
+    expect(read).toThrow(message);
+  });
+
+  it('tags every resource of a taggable type with service, stage and STACK_TAGS, and nothing else', () => {
+    // Prepare
+    const template = compiledTemplate();
+    const resources = {
+      ...template.Resources,
+      DishesLogGroup: {
+        Type: 'AWS::Logs::LogGroup',
+        Properties: {
+          LogGroupName: '/aws/lambda/portal-service-api-production-dishes',
+          Tags: [
+            { Key: 'kept', Value: 'yes' },
+            { Key: 'stage', Value: 'old' },
+          ],
+        },
+      },
+    };
+
+    // Act
+    const result = withOperations(
+      { ...template, Resources: resources },
+      settingsFor('production', {
+        STACK_TAGS: 'cost-center=x',
+        DOMAIN_NAME: 'api.brand.example',
+        DOMAIN_CERTIFICATE_ARN:
+          'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
+        API_GATEWAY_CLOUDWATCH_ROLE: 'create',
+      }),
+      CONTEXT,
+    ).Resources;
+
+    // Assess
+    const ours = [
+      { Key: 'service', Value: 'portal-service-api' },
+      { Key: 'stage', Value: 'production' },
+      { Key: 'cost-center', Value: 'x' },
+    ];
+    const tagged = Object.entries(result).filter(([, r]) => TAGGABLE_TYPES.includes(r.Type));
+    expect(new Set(tagged.map(([, r]) => r.Type)).size).toBe(TAGGABLE_TYPES.length - 1);
+    for (const [id, resource] of tagged) {
+      const expected = id === 'DishesLogGroup' ? [{ Key: 'kept', Value: 'yes' }, ...ours] : ours;
+      expect({ id, tags: resource.Properties?.Tags }).toEqual({ id, tags: expected });
+    }
+    for (const [id, resource] of Object.entries(result)) {
+      if (TAGGABLE_TYPES.includes(resource.Type)) continue;
+      expect({ id, tags: resource.Properties?.Tags }).toEqual({ id, tags: undefined });
+    }
+  });
+});

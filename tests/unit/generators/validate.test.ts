@@ -1,0 +1,322 @@
+/**
+ * The catalogue's validation (tools/generators/validate.ts), run before serverless.yml's functions, the
+ * manifest and the OpenAPI document are generated: what an endpoint's own declaration gets
+ * wrong (its id, its handler file, its description) and what the catalogue gets wrong as a
+ * whole (a repeated function, id or route, an alias without the parameters of its /v1 path).
+ * Report properties are held to their rules through buildManifest (manifest.test.ts).
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { catalogueProblems, validateCatalogue } from '../../../tools/generators/validate';
+import {
+  camelCase,
+  catalogue,
+  custom,
+  report,
+  service,
+  type Endpoint,
+} from '../../../shared/catalogue';
+import { type CatalogueReport, type CatalogueService } from '../../../shared/answers';
+import { ROOT } from '../../support/processes';
+
+const definition = (
+  id: string,
+  description = 'A report made up for the test.',
+): CatalogueReport => ({
+  id,
+  title: 'Made up',
+  description,
+  properties: [{ key: 'orderCount', name: 'Orders', type: 'integer' }],
+  parameters: [],
+});
+
+/** A report of the catalogue's shape whose handler file is `handlerFile` (one that exists). */
+const madeUp = (
+  id: string,
+  {
+    description,
+    handlerFile = 'functions/revenue.ts',
+  }: { description?: string; handlerFile?: string } = {},
+): Endpoint => ({
+  ...report(definition(id, description), `/v1/restaurants/{id}/reports/${id}`),
+  handlerFile,
+});
+
+/** What validateCatalogue threw, as [is a TypeError, message]. */
+const failureOf = (list: readonly Endpoint[], root?: string): [boolean, string] => {
+  try {
+    validateCatalogue(list, root);
+  } catch (error) {
+    return [error instanceof TypeError, error instanceof Error ? error.message : String(error)];
+  }
+  return [false, 'did not throw'];
+};
+
+describe('the catalogue', () => {
+  it('validates: no problem at all', () => {
+    // Act
+    const problems = catalogueProblems(catalogue);
+
+    // Assess
+    expect(problems).toEqual([]);
+    expect(() => {
+      validateCatalogue(catalogue);
+    }).not.toThrow();
+  });
+
+  it('names every endpoint by its kebab-case id: its function the id in camelCase, its handler functions/<id>.ts, which exists', () => {
+    // Act
+    const names = catalogue.map((endpoint) => ({
+      id: endpoint.id,
+      function: endpoint.function,
+      handlerFile: endpoint.handlerFile,
+      exists: existsSync(join(ROOT, endpoint.handlerFile)),
+    }));
+
+    // Assess
+    expect(names).toEqual(
+      catalogue.map(({ id }) => ({
+        id,
+        function: camelCase(id),
+        handlerFile: `functions/${id}.ts`,
+        exists: true,
+      })),
+    );
+    expect(catalogue.every(({ id }) => /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(id))).toBe(true);
+  });
+
+  it('takes its ids from what each endpoint answers', () => {
+    // Act
+    const ids = catalogue.map(({ id, answers }) => [
+      id,
+      answers.kind === 'report'
+        ? answers.report.id
+        : answers.kind === 'service'
+          ? answers.service.id
+          : answers.id,
+    ]);
+
+    // Assess
+    expect(ids).toEqual(catalogue.map(({ id }) => [id, id]));
+  });
+});
+
+describe('camelCase', () => {
+  it.each([
+    ['orders-per-day', 'ordersPerDay'],
+    ['dishes', 'dishes'],
+    ['deploy-plugin', 'deployPlugin'],
+    ['top-10-dishes', 'top10Dishes'],
+  ])('turns %s into %s', (id, name) => {
+    // Act
+    const camel = camelCase(id);
+
+    // Assess
+    expect(camel).toBe(name);
+  });
+});
+
+describe('validateCatalogue', () => {
+  it('accepts an endpoint whose declaration is complete', () => {
+    // Act
+    const failure = failureOf([madeUp('monthly-test')]);
+
+    // Assess
+    expect(failure).toEqual([false, 'did not throw']);
+  });
+
+  it.each([
+    ['upper case', 'Monthly-test'],
+    ['an underscore', 'monthly_test'],
+    ['camel case', 'monthlyTest'],
+    ['a leading dash', '-monthly'],
+    ['a trailing dash', 'monthly-'],
+    ['two dashes in a row', 'monthly--test'],
+    ['a leading digit', '1-monthly'],
+    ['a space', 'monthly test'],
+    ['nothing at all', ''],
+  ])('refuses an id with %s, naming it', (_case, id) => {
+    // Act
+    const failure = failureOf([madeUp(id)]);
+
+    // Assess
+    expect(failure).toEqual([true, `Endpoint id "${id}" is not kebab-case`]);
+  });
+
+  it('refuses an endpoint whose handler file does not exist, naming the function and the file', () => {
+    // Prepare
+    const endpoint = report(
+      definition('monthly-test'),
+      '/v1/restaurants/{id}/reports/monthly-test',
+    );
+
+    // Act
+    const failure = failureOf([endpoint]);
+
+    // Assess
+    expect(endpoint.handlerFile).toBe('functions/monthly-test.ts');
+    expect(failure).toEqual([
+      true,
+      'monthlyTest: its handler functions/monthly-test.ts does not exist',
+    ]);
+  });
+
+  it('looks for handler files under the root it is given', () => {
+    // Prepare
+    const empty = mkdtempSync(join(tmpdir(), 'portal-validate-'));
+
+    try {
+      // Act
+      const failure = failureOf(catalogue, empty);
+
+      // Assess
+      expect(failure).toEqual([
+        true,
+        catalogue
+          .map(
+            ({ function: fn, handlerFile }) => `${fn}: its handler ${handlerFile} does not exist`,
+          )
+          .join('\n'),
+      ]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ['empty', ''],
+    ['only whitespace', ' \n\t '],
+    ["longer than Lambda's 256 characters", 'x'.repeat(257)],
+  ])('refuses a description that is %s', (_case, description) => {
+    // Act
+    const failure = failureOf([madeUp('monthly-test', { description })]);
+
+    // Assess
+    expect(failure).toEqual([true, 'monthlyTest: its description must have 1 to 256 characters']);
+  });
+
+  it('accepts a description of exactly 256 characters', () => {
+    // Act
+    const failure = failureOf([madeUp('monthly-test', { description: 'x'.repeat(256) })]);
+
+    // Assess
+    expect(failure).toEqual([false, 'did not throw']);
+  });
+
+  it('checks the description of services and of endpoints with a body of their own too', () => {
+    // Prepare
+    const long = 'x'.repeat(257);
+    const madeUpService: CatalogueService = {
+      id: 'service-test',
+      title: 'Service test',
+      description: long,
+      parameters: [],
+      dataSchema: { type: 'object' },
+    };
+    const endpoints = [
+      {
+        ...service(madeUpService, '/v1/restaurants/{id}/service-test'),
+        handlerFile: 'functions/dashboard.ts',
+      },
+      {
+        ...custom(
+          {
+            kind: 'custom',
+            id: 'custom-test',
+            title: 'Custom test',
+            description: '',
+            parameters: [],
+            responseSchema: { type: 'object' },
+            errorStatuses: [400, 500],
+          },
+          'PUT',
+          'api-key',
+          '/v1/custom-test/{code}',
+        ),
+        handlerFile: 'functions/deploy-plugin.ts',
+      },
+    ];
+
+    // Act
+    const failure = failureOf(endpoints);
+
+    // Assess
+    expect(failure).toEqual([
+      true,
+      [
+        'serviceTest: its description must have 1 to 256 characters',
+        'customTest: its description must have 1 to 256 characters',
+      ].join('\n'),
+    ]);
+  });
+
+  it('refuses two endpoints that answer one id', () => {
+    // Prepare
+    const first = madeUp('monthly-test');
+    const second = {
+      ...madeUp('monthly-test'),
+      function: 'monthlyTestAgain',
+      paths: ['/v1/restaurants/{id}/reports/monthly-test-again'] as const,
+    };
+
+    // Act
+    const failure = failureOf([first, second]);
+
+    // Assess
+    expect(failure).toEqual([true, 'Two endpoints answer the id "monthly-test"']);
+  });
+
+  it('names every problem of the catalogue, then of each endpoint, at once', () => {
+    // Prepare
+    const [first] = catalogue;
+    const twice: Endpoint = {
+      ...report(definition('Monthly_Test', ''), first!.paths[0]),
+      function: first!.function,
+    };
+
+    // Act
+    const failure = failureOf([first!, twice]);
+
+    // Assess
+    expect(failure).toEqual([
+      true,
+      [
+        `Function "${first!.function}" is catalogued twice`,
+        `GET ${first!.paths[0]} is catalogued twice`,
+        'Endpoint id "Monthly_Test" is not kebab-case',
+        `${first!.function}: its handler functions/Monthly_Test.ts does not exist`,
+        `${first!.function}: its description must have 1 to 256 characters`,
+      ].join('\n'),
+    ]);
+  });
+});
+
+describe('catalogueProblems', () => {
+  it('leaves handler files and descriptions to validateCatalogue', () => {
+    // Prepare
+    const endpoint = report(definition('Monthly_Test', ''), '/v1/restaurants/{id}/reports/x');
+
+    // Act
+    const problems = catalogueProblems([endpoint]);
+
+    // Assess
+    expect(problems).toEqual([]);
+  });
+
+  it('refuses an alias that does not take the parameters of its /v1 path', () => {
+    // Prepare
+    const endpoint = {
+      ...madeUp('monthly-test'),
+      paths: ['/v1/restaurants/{id}/x', '/res/{code}/x'],
+    } as const;
+
+    // Act
+    const problems = catalogueProblems([endpoint]);
+
+    // Assess
+    expect(problems).toEqual([
+      'monthlyTest: /res/{code}/x does not take the parameters of its /v1 path',
+    ]);
+  });
+});

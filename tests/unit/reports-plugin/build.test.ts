@@ -1,0 +1,151 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { buildReportsPlugin, parseArguments } from '../../../tools/plugin/build';
+import { currencyPath, pluginReports, probeRange } from '../../../tools/plugin/reports';
+import { catalogue } from '../../../shared/catalogue';
+import { MAX_RANGE_DAYS, parseDayRange } from '../../../shared/reports/parameters';
+import { MAX_RANGE_MONTHS, parseMonthRange } from '../../../shared/reports/revenue';
+
+/** The size budget of the bundle (docs/plugin.md): Preact and the plugin, minified. */
+const BUDGET = { bytes: 40 * 1024, gzipBytes: 16 * 1024 };
+
+describe('the reports the plugin offers, read from the catalogue', () => {
+  it('are every report of the catalogue, with its /v1 path, properties, limit and compare', () => {
+    const reports = pluginReports();
+    const ids = catalogue.flatMap((e) =>
+      e.answers.kind === 'report' ? [e.answers.report.id] : [],
+    );
+
+    expect(reports.map((report) => report.id)).toEqual(ids);
+    // The reference reports; a report added with npm run new:report is read the same way.
+    expect(
+      Object.fromEntries(
+        reports.map(({ id, path, range, compare }) => [id, { path, range, compare }]),
+      ),
+    ).toMatchObject({
+      'orders-per-day': {
+        path: '/v1/restaurants/{id}/reports/orders/day',
+        range: { granularity: 'day', max: MAX_RANGE_DAYS },
+        compare: true,
+      },
+      dishes: {
+        path: '/v1/restaurants/{id}/reports/dishes',
+        range: { granularity: 'day', max: MAX_RANGE_DAYS },
+        compare: false,
+      },
+      revenue: {
+        path: '/v1/restaurants/{id}/reports/revenue',
+        range: { granularity: 'month', max: MAX_RANGE_MONTHS },
+        compare: false,
+      },
+      'orders-today': { path: '/v1/restaurants/{id}/orders/today', range: null, compare: false },
+    });
+    const revenue = reports.find((report) => report.id === 'revenue');
+    expect(revenue?.titles).toEqual({
+      en: 'Revenue per month',
+      ar: 'الإيرادات شهريًا',
+      de: 'Umsatz pro Monat',
+      es: 'Ingresos por mes',
+    });
+    expect(revenue?.properties).toEqual([
+      {
+        key: 'month',
+        name: 'Month',
+        names: { en: 'Month', ar: 'الشهر', de: 'Monat', es: 'Mes' },
+        type: 'string',
+        unit: 'DATE_MONTH',
+      },
+      {
+        key: 'year',
+        name: 'Year',
+        names: { en: 'Year', ar: 'السنة', de: 'Jahr', es: 'Año' },
+        type: 'string',
+        unit: 'DATE_YEAR',
+      },
+      {
+        key: 'orderCount',
+        name: 'Orders',
+        names: { en: 'Orders', ar: 'الطلبات', de: 'Bestellungen', es: 'Pedidos' },
+        type: 'integer',
+      },
+      {
+        key: 'revenue',
+        name: 'Sales',
+        names: { en: 'Sales', ar: 'المبيعات', de: 'Umsatz', es: 'Ventas' },
+        type: 'number',
+        unit: 'CURRENCY',
+      },
+    ]);
+  });
+
+  it('finds a limit by asking the validation the API runs', () => {
+    expect(probeRange((read) => parseDayRange(read, { compare: true }))).toEqual({
+      granularity: 'day',
+      max: 31,
+    });
+    expect(probeRange(parseMonthRange)).toEqual({ granularity: 'month', max: 12 });
+    expect(probeRange(() => ({}))).toEqual({ granularity: 'day', max: null });
+  });
+
+  it('takes the restaurant currency from the dashboard', () => {
+    expect(currencyPath()).toBe('/v1/restaurants/{id}/dashboard');
+  });
+});
+
+describe('npm run build:plugin', () => {
+  let out = '';
+  beforeAll(async () => {
+    out = await mkdtemp(join(tmpdir(), 'reports-plugin-'));
+  });
+  afterAll(async () => {
+    await rm(out, { recursive: true, force: true });
+  });
+
+  it('builds one small ES module whose default export has mount, the API URL baked in', async () => {
+    const result = await buildReportsPlugin({ apiUrl: 'https://api.example.com/', outDir: out });
+
+    const code = await readFile(result.file, 'utf8');
+    expect(result.file).toBe(join(out, 'index.js'));
+    expect(result.bytes).toBe(Buffer.byteLength(code));
+    expect(result.gzipBytes).toBe(gzipSync(code, { level: 9 }).length);
+    expect(result.bytes).toBeLessThan(BUDGET.bytes);
+    expect(result.gzipBytes).toBeLessThan(BUDGET.gzipBytes);
+    expect(JSON.parse(await readFile(join(out, 'meta.json'), 'utf8'))).toEqual({
+      bytes: result.bytes,
+      gzipBytes: result.gzipBytes,
+      apiUrl: 'https://api.example.com',
+    });
+    expect(code).toContain('https://api.example.com');
+    expect(code).toContain('/v1/restaurants/{id}/reports/orders/day');
+    expect(code).not.toMatch(/\bimport\s*\(|\brequire\(/);
+
+    // Imported as the portal does (import()), in a plain Node without a DOM: nothing runs
+    // before mount.
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(pathToFileURL(result.file).href)});
+       console.log(Object.keys(m).join(), typeof m.default.mount, m.default.mount.length);`,
+    ]);
+    expect(stdout.trim()).toBe('default function 2');
+  });
+
+  it('reads its flags', () => {
+    expect(parseArguments([])).toEqual({
+      apiUrl: 'http://localhost:3000',
+      outDir: 'dist/plugins/reports',
+    });
+    expect(parseArguments(['--api-url', 'https://x.example', '--out', 'o'])).toEqual({
+      apiUrl: 'https://x.example',
+      outDir: 'o',
+    });
+    expect(() => parseArguments(['--api-url'])).toThrow(/usage/);
+    expect(() => parseArguments(['--api-url', 'nope'])).toThrow(/not a URL/);
+    expect(() => parseArguments(['--port', '1'])).toThrow(/usage/);
+  });
+});

@@ -1,0 +1,109 @@
+import {
+  canonicalLocale,
+  direction,
+  languageOf,
+  MESSAGES,
+  speechFor,
+  tokenLocale,
+  translator,
+} from '../../../tools/reports-plugin/src/i18n';
+import { LANGUAGES } from '../../../tools/reports-plugin/src/reports';
+import { pluginReports } from '../../../tools/plugin/reports';
+import { REPORT_NAMES } from '../../../shared/reports/translations';
+
+const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+/** An unsigned token: the plugin reads the payload only (the API verifies it). */
+const token = (user: unknown) =>
+  ['e30', Buffer.from(JSON.stringify({ sub: 'owner-1', user })).toString('base64url'), 'sig'].join(
+    '.',
+  );
+
+describe('the message files', () => {
+  it.each(LANGUAGES.filter((language) => language !== 'en'))(
+    '%s has every English message, no other, with the same placeholders',
+    (language) => {
+      const english = MESSAGES.en;
+      const local = MESSAGES[language];
+      expect(Object.keys(local).sort()).toEqual(Object.keys(english).sort());
+      for (const [key, text] of Object.entries(english)) {
+        expect({ key, placeholders: placeholders(local[key] ?? '') }).toEqual({
+          key,
+          placeholders: placeholders(text),
+        });
+        expect(local[key]?.trim()).not.toBe('');
+      }
+    },
+  );
+
+  it('shared/reports/translations.ts names every column of each report it translates, and no report or column the catalogue lacks', () => {
+    const reports = pluginReports();
+    const ids = reports.map((report) => report.id);
+    expect(Object.keys(REPORT_NAMES).filter((id) => !ids.includes(id))).toEqual([]);
+    for (const report of reports) {
+      const names = REPORT_NAMES[report.id];
+      if (names === undefined) {
+        // A report nobody has translated yet (a new one): English in every language.
+        expect(new Set(Object.values(report.titles))).toEqual(new Set([report.title]));
+        continue;
+      }
+      expect({ report: report.id, keys: Object.keys(names.properties) }).toEqual({
+        report: report.id,
+        keys: report.properties.map((property) => property.key),
+      });
+      for (const language of LANGUAGES) {
+        expect(report.titles[language].trim()).not.toBe('');
+        for (const property of report.properties) {
+          expect(property.names[language].trim()).not.toBe('');
+        }
+      }
+      expect(report.titles.en).toBe(report.title);
+      expect(report.titles.ar).toBe(names.title.ar);
+    }
+  });
+
+  it('fills placeholders and leaves unknown ones visible', () => {
+    const t = translator('de');
+    expect(t('error.other', { status: 502 })).toBe(
+      'Der Bericht konnte nicht geladen werden (HTTP 502).',
+    );
+    expect(t('error.other')).toContain('{status}');
+  });
+});
+
+describe("the owner's language, from the token's user.locale", () => {
+  it.each([
+    ['ar_AE', 'ar-AE', 'ar', 'rtl'],
+    ['de-DE', 'de-DE', 'de', 'ltr'],
+    ['es_MX', 'es-MX', 'es', 'ltr'],
+    ['en_US', 'en-US', 'en', 'ltr'],
+    ['fr_FR', 'fr-FR', 'en', 'ltr'],
+  ])('%s: formats in %s, speaks %s, %s', (locale, tag, language, dir) => {
+    const speech = speechFor(token({ locale }), 'en-GB');
+    expect({ locale: speech.locale, language: speech.language, dir: speech.dir }).toEqual({
+      locale: tag,
+      language,
+      dir,
+    });
+  });
+
+  it('without a usable locale: English messages, the browser’s formats', () => {
+    for (const user of [{}, { locale: 42 }, { locale: 'not a locale!' }, undefined]) {
+      const speech = speechFor(token(user), 'de-DE');
+      expect({ language: speech.language, locale: speech.locale }).toEqual({
+        language: 'en',
+        locale: 'de-DE',
+      });
+    }
+    expect(tokenLocale('not a token')).toBeUndefined();
+    expect(tokenLocale('a.!!!.c')).toBeUndefined();
+  });
+
+  it('names languages and directions', () => {
+    expect(canonicalLocale('ar_ae')).toBe('ar-AE');
+    expect(languageOf(undefined)).toBe('en');
+    expect(languageOf('AR')).toBe('ar');
+    expect(direction('he')).toBe('rtl');
+    expect(direction('es')).toBe('ltr');
+  });
+});

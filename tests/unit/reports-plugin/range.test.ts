@@ -1,0 +1,129 @@
+import fc from 'fast-check';
+import {
+  addMonths,
+  dayNumber,
+  defaultRange,
+  fromDayNumber,
+  latestEnd,
+  localToday,
+  previousPeriod,
+  rangeLength,
+  rangeProblem,
+} from '../../../tools/reports-plugin/src/range';
+import type { RangeRule } from '../../../tools/reports-plugin/src/reports';
+import { parseDayRange, MAX_RANGE_DAYS } from '../../../shared/reports/parameters';
+import { parseMonthRange, MAX_RANGE_MONTHS } from '../../../shared/reports/revenue';
+
+const DAYS: RangeRule = { granularity: 'day', max: MAX_RANGE_DAYS };
+const MONTHS: RangeRule = { granularity: 'month', max: MAX_RANGE_MONTHS };
+
+const reader = (values: Record<string, string>) => (name: string) =>
+  values[name] === undefined ? [] : [values[name]];
+
+/** Whether the API's own validation accepts the range. */
+const apiAccepts = (
+  parse: (read: ReturnType<typeof reader>) => unknown,
+  from: string,
+  to: string,
+) => {
+  try {
+    parse(reader({ from, to }));
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('range limits, counted as the API counts them (both ends included)', () => {
+  it('31 days is the longest day range; 32 is refused', () => {
+    expect(rangeProblem({ from: '2026-01-01', to: '2026-01-31' }, DAYS)).toBeUndefined();
+    expect(rangeProblem({ from: '2026-01-01', to: '2026-02-01' }, DAYS)).toEqual({
+      code: 'days',
+      max: 31,
+    });
+    expect(rangeLength({ from: '2026-11-25', to: '2026-11-25' }, 'day')).toBe(1);
+  });
+
+  it('12 months is the longest month range; 13 is refused', () => {
+    expect(rangeProblem({ from: '2026-01-01', to: '2026-12-01' }, MONTHS)).toBeUndefined();
+    expect(rangeProblem({ from: '2026-01-01', to: '2027-01-01' }, MONTHS)).toEqual({
+      code: 'months',
+      max: 12,
+    });
+  });
+
+  it('a start after the end, a missing date, a month range not on first days', () => {
+    expect(rangeProblem({ from: '2026-02-01', to: '2026-01-01' }, DAYS)).toEqual({ code: 'order' });
+    expect(rangeProblem({ from: '', to: '2026-01-01' }, DAYS)).toEqual({ code: 'incomplete' });
+    expect(rangeProblem({ from: '2026-02-30', to: '2026-03-01' }, DAYS)).toBeDefined();
+    expect(rangeProblem({ from: '2026-01-15', to: '2026-02-01' }, MONTHS)).toEqual({
+      code: 'month',
+    });
+  });
+
+  it('a day range passes the plugin exactly when it passes the API', () => {
+    const day = fc.integer({ min: dayNumber('2023-01-01')!, max: dayNumber('2027-12-31')! });
+    fc.assert(
+      fc.property(day, fc.integer({ min: -3, max: 70 }), (start, length) => {
+        const range = { from: fromDayNumber(start), to: fromDayNumber(start + length) };
+        const api = apiAccepts(
+          (read) => parseDayRange(read, { compare: false }),
+          range.from,
+          range.to,
+        );
+        expect(rangeProblem(range, DAYS) === undefined).toBe(api);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a month range passes the plugin exactly when it passes the API', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: -2, max: 26 }),
+        (start, length) => {
+          const from = addMonths('2023-01-01', start);
+          const range = { from, to: addMonths(from, length) };
+          expect(rangeProblem(range, MONTHS) === undefined).toBe(
+            apiAccepts(parseMonthRange, range.from, range.to),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('ranges the controls offer', () => {
+  it('the default is the last 7 days, or the last 6 months', () => {
+    expect(defaultRange('2026-11-25', DAYS)).toEqual({ from: '2026-11-19', to: '2026-11-25' });
+    expect(defaultRange('2026-11-25', MONTHS)).toEqual({ from: '2026-06-01', to: '2026-11-01' });
+    expect(defaultRange('2026-03-02', { granularity: 'day', max: 3 })).toEqual({
+      from: '2026-02-28',
+      to: '2026-03-02',
+    });
+  });
+
+  it('the default comparison is the period of the same length just before', () => {
+    expect(previousPeriod({ from: '2026-11-19', to: '2026-11-25' }, DAYS)).toEqual({
+      from: '2026-11-12',
+      to: '2026-11-18',
+    });
+    expect(previousPeriod({ from: '2026-01-01', to: '2026-03-01' }, MONTHS)).toEqual({
+      from: '2025-10-01',
+      to: '2025-12-01',
+    });
+  });
+
+  it('the latest end the inputs allow keeps to the limit', () => {
+    expect(latestEnd('2026-01-01', DAYS)).toBe('2026-01-31');
+    expect(latestEnd('2026-02-01', MONTHS)).toBe('2027-01-01');
+    expect(latestEnd('2026-02-01', { granularity: 'day', max: null })).toBeUndefined();
+  });
+
+  it("today is the browser's calendar day", () => {
+    expect(localToday(new Date(2026, 10, 25, 23, 59))).toBe('2026-11-25');
+    expect(localToday(new Date(2026, 0, 1, 0, 0))).toBe('2026-01-01');
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * The order lines of npm run import read and checked (tools/db/import-check.ts): OrderReader's
+ * rules in line order, and the worker thread that reads a file with them, whose batches carry
+ * the same refusals and the COPY rows of the same orders as OrderReader on this thread.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkFileInWorker, OrderReader, type CheckedBatch } from '../../../tools/db/import-check';
+import { IDENTITY_STATES, type OrderContext } from '../../../tools/db/import-validate';
+import { copyRowsOf } from '../../../tools/db/import-write';
+
+const CONTEXT: OrderContext = {
+  restaurants: new Map([
+    ['R-1002', { currency: 'KWD', minorUnits: 3, platforms: new Set(['TB_KW']) }],
+  ]),
+  states: IDENTITY_STATES,
+};
+
+const order = (orderId: string, overrides: Record<string, unknown> = {}): string =>
+  JSON.stringify({
+    restaurantId: 'R-1002',
+    platformId: 'TB_KW',
+    orderId,
+    placedAt: '2026-11-20T12:34:56+04:00',
+    state: 'DELIVERED',
+    total: '42.500',
+    lines: [{ dish: 'Falafel\twrap', quantity: 2, unitPrice: '12.000' }],
+    ...overrides,
+  });
+
+/** A file of every outcome: orders, a refusal, a blank line, a repeated order, more orders. */
+const LINES = [
+  `\uFEFF${order('A-1')}`,
+  order('A-2', { total: '42.50' }),
+  '',
+  order('A-3'),
+  '{"restaurantId": ',
+  order('A-1', { total: '1.000' }),
+  order('A-4', { restaurantId: 'R-9' }),
+  order('A-5'),
+];
+
+/** OrderReader on this thread over LINES: refusals, and the COPY rows of what it stages. */
+const onThisThread = (skipInvalid: boolean) => {
+  const reader = new OrderReader(CONTEXT, skipInvalid);
+  const refusals: string[] = [];
+  let orders = '';
+  let lines = '';
+  LINES.forEach((text, i) => {
+    const outcome = reader.line(i + 1, i === 0 ? text.slice(1) : text);
+    if (outcome.kind === 'refused') refusals.push(outcome.message);
+    if (outcome.kind === 'order' && outcome.stage) {
+      const rows = copyRowsOf(i + 1, outcome.order);
+      orders += rows.order;
+      lines += rows.lines;
+    }
+  });
+  return { refusals, orders, lines, read: reader.read, refused: reader.refused };
+};
+
+describe('OrderReader', () => {
+  it('numbers, skips blank lines, refuses bad and repeated orders, and stops staging after a refusal', () => {
+    const reader = new OrderReader(CONTEXT, false);
+    const outcomes = LINES.map((text, i) => reader.line(i + 1, i === 0 ? text.slice(1) : text));
+    expect(outcomes.map((o) => (o.kind === 'order' ? `order ${String(o.stage)}` : o.kind))).toEqual(
+      [
+        'order true',
+        'refused',
+        'blank',
+        'order false',
+        'refused',
+        'refused',
+        'refused',
+        'order false',
+      ],
+    );
+    expect(outcomes[5]).toEqual({
+      kind: 'refused',
+      message: 'line 6: orderId: A-1 of R-1002 on TB_KW is also on line 1',
+    });
+    expect({ read: reader.read, refused: reader.refused }).toEqual({ read: 7, refused: 4 });
+  });
+
+  it('stages every good order with --skip-invalid, and none after a declaration was refused', () => {
+    const skipping = new OrderReader(CONTEXT, true);
+    expect(skipping.line(1, order('B-1', { total: '1.00' })).kind).toBe('refused');
+    expect(skipping.line(2, order('B-2'))).toMatchObject({ kind: 'order', stage: true });
+    const afterDeclarations = new OrderReader(CONTEXT, false, 1);
+    expect(afterDeclarations.line(1, order('B-3'))).toMatchObject({ kind: 'order', stage: false });
+  });
+});
+
+describe('checkFileInWorker', () => {
+  let dir: string;
+  let path: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'import-check-'));
+    path = join(dir, 'orders.ndjson');
+    writeFileSync(path, LINES.join('\r\n') + '\r\n');
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const inWorker = async (skipInvalid: boolean, batchLines: number, inFlight: number) => {
+    const batches: CheckedBatch[] = [];
+    for await (const batch of checkFileInWorker(
+      { path, context: CONTEXT, skipInvalid, refusedBefore: 0, batchLines },
+      inFlight,
+    )) {
+      batches.push(batch);
+    }
+    return batches;
+  };
+
+  it.each([
+    [false, 3, 1],
+    [true, 3, 1],
+    [true, 100, 4],
+  ])(
+    'sends, in line order, the refusals and COPY rows OrderReader gives here (skipInvalid %s, batches of %i lines, %i ahead)',
+    async (skipInvalid, batchLines, inFlight) => {
+      const batches = await inWorker(skipInvalid, batchLines, inFlight);
+      const here = onThisThread(skipInvalid);
+      expect({
+        refusals: batches.flatMap((b) => b.refusals),
+        orders: batches.map((b) => b.rows.order).join(''),
+        lines: batches.map((b) => b.rows.lines).join(''),
+        read: batches.at(-1)?.read,
+        refused: batches.at(-1)?.refused,
+      }).toEqual(here);
+      expect(batches.reduce((n, b) => n + b.staged, 0)).toBe(skipInvalid ? 3 : 1);
+      expect(batches.length).toBe(Math.ceil(LINES.length / batchLines));
+      expect(here.orders.startsWith('1\tR-1002\tTB_KW\tA-1\t')).toBe(true);
+      expect(here.lines).toContain('\tFalafel\\twrap\t');
+    },
+  );
+
+  it('fails with the reason when the file cannot be read', async () => {
+    const batches = checkFileInWorker(
+      {
+        path: join(dir, 'missing.ndjson'),
+        context: CONTEXT,
+        skipInvalid: false,
+        refusedBefore: 0,
+        batchLines: 10,
+      },
+      1,
+    );
+    const taken: CheckedBatch[] = [];
+    await expect(
+      (async () => {
+        for await (const batch of batches) taken.push(batch);
+      })(),
+    ).rejects.toThrow(/ENOENT/);
+    expect(taken).toEqual([]);
+  });
+});

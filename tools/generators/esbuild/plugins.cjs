@@ -1,0 +1,14 @@
+/**
+ * serverless-esbuild's `plugins` (serverless.yml, custom.esbuild.plugins): the esbuild plugins
+ * of every function's bundle, written in TypeScript beside this file and loaded with tsx, as the
+ * other build-time files serverless.yml reads are (tools/serverless/*.cjs). serverless-esbuild
+ * reads this file synchronously, hence tsx's require.
+ */
+'use strict';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- read synchronously, see above
+const { require: tsxRequire } = require('tsx/cjs/api');
+
+const { lazyMiddyStreams } = tsxRequire('./lazy-middy-streams.ts', __filename);
+
+module.exports = [lazyMiddyStreams];

@@ -1,0 +1,100 @@
+/**
+ * The bake of `npm run deploy` (docs/deployment.md, "Bake time"): after a region is deployed
+ * and before the next one is, the stage's CloudWatch alarms in that region (named
+ * `<service>-<stage>-…`, tools/generators/operations.ts) are read every POLL_SECONDS for the bake time;
+ * the first one in ALARM ends it, and the release stops there.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
+import { describeError } from './preflight';
+import { ReleaseUsageError } from './regions';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The bake of production when neither --bake-minutes nor RELEASE_BAKE_MINUTES says. */
+export const PRODUCTION_BAKE_MINUTES = 10;
+const MAX_BAKE_MINUTES = 24 * 60;
+/** How often the alarms are read during a bake. */
+const POLL_SECONDS = 30;
+
+/** The bake in minutes: --bake-minutes, else RELEASE_BAKE_MINUTES, else by stage. */
+export const bakeMinutes = (stage: string, option: string | undefined, env: Env): number => {
+  const [name, raw] =
+    option !== undefined
+      ? ['--bake-minutes', option.trim()]
+      : ['RELEASE_BAKE_MINUTES', (env.RELEASE_BAKE_MINUTES ?? '').trim()];
+  if (raw === '') return stage === 'production' ? PRODUCTION_BAKE_MINUTES : 0;
+  const minutes = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || minutes > MAX_BAKE_MINUTES) {
+    throw new ReleaseUsageError(
+      `${name} is "${raw}": expected minutes from 0 to ${MAX_BAKE_MINUTES} (0.5 is 30 s)`,
+    );
+  }
+  return minutes;
+};
+
+export interface FiringAlarm {
+  readonly name: string;
+  readonly reason: string;
+}
+
+export type BakeResult =
+  | { readonly ok: true; readonly watched: number }
+  | { readonly ok: false; readonly firing: readonly FiringAlarm[] }
+  | { readonly ok: false; readonly error: string };
+
+/** The stage's alarms in the region: how many, and those in ALARM. */
+const readAlarms = async (client: CloudWatchClient, prefix: string) => {
+  let watched = 0;
+  const firing: FiringAlarm[] = [];
+  let NextToken: string | undefined;
+  do {
+    const page = await client.send(
+      new DescribeAlarmsCommand({
+        AlarmNamePrefix: prefix,
+        AlarmTypes: ['MetricAlarm', 'CompositeAlarm'],
+        NextToken,
+      }),
+    );
+    for (const alarm of [...(page.MetricAlarms ?? []), ...(page.CompositeAlarms ?? [])]) {
+      watched += 1;
+      if (alarm.StateValue === 'ALARM') {
+        firing.push({ name: alarm.AlarmName ?? '?', reason: alarm.StateReason ?? '' });
+      }
+    }
+    NextToken = page.NextToken;
+  } while (NextToken);
+  return { watched, firing };
+};
+
+/**
+ * Watches the region's alarms of the stage for `minutes`: ok when none went to ALARM, else
+ * those that did; an error reading them ends the bake too (a bake that cannot see is none).
+ */
+export const bake = async ({
+  service,
+  stage,
+  region,
+  minutes,
+}: {
+  readonly service: string;
+  readonly stage: string;
+  readonly region: string;
+  readonly minutes: number;
+}): Promise<BakeResult> => {
+  const client = new CloudWatchClient({ region });
+  const ends = Date.now() + minutes * 60_000;
+  try {
+    for (;;) {
+      const { watched, firing } = await readAlarms(client, `${service}-${stage}-`);
+      if (firing.length > 0) return { ok: false, firing };
+      const left = ends - Date.now();
+      if (left <= 0) return { ok: true, watched };
+      await sleep(Math.min(left, POLL_SECONDS * 1000));
+    }
+  } catch (error) {
+    return { ok: false, error: describeError(error) };
+  } finally {
+    client.destroy();
+  }
+};

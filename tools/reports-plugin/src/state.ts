@@ -1,0 +1,64 @@
+/**
+ * The plugin's state, one store each: the current restaurant (the only place it lives, updated
+ * by the SDK observer), its currency, and the user's selection (report, period, comparison).
+ */
+import { defaultRange, previousPeriod, type DateRange } from './range';
+import type { ReportSpec } from './reports';
+import { createStore, type Store } from './store';
+
+/**
+ * The restaurant as the plugin keeps it: the part of the SDK's RestaurantData (tools/portal/sdk.ts)
+ * it reads, so these modules need no DOM types.
+ */
+export interface Restaurant {
+  /** The brand-internal id, used in the API paths. */
+  readonly id: string;
+}
+
+export interface Selection {
+  readonly reportId: string;
+  readonly range: DateRange;
+  readonly compareOn: boolean;
+  readonly compare: DateRange;
+}
+
+export interface CurrencyState {
+  readonly restaurantId: string;
+  readonly currency: string | undefined;
+}
+
+export interface PluginState {
+  readonly restaurant: Store<Restaurant | undefined>;
+  readonly currency: Store<CurrencyState | undefined>;
+  readonly selection: Store<Selection>;
+}
+
+const DAY_RULE = { granularity: 'day', max: 31 } as const;
+
+/** The selection for a report, keeping the current one's period when the granularity allows. */
+export const selectReport = (
+  report: ReportSpec,
+  today: string,
+  previous?: Selection,
+  previousReport?: ReportSpec,
+): Selection => {
+  const rule = report.range ?? DAY_RULE;
+  const keep = previous !== undefined && previousReport?.range?.granularity === rule.granularity;
+  const range = keep ? previous.range : defaultRange(today, rule);
+  return {
+    reportId: report.id,
+    range,
+    compareOn: keep ? previous.compareOn : false,
+    compare: keep ? previous.compare : previousPeriod(range, rule),
+  };
+};
+
+export const createState = (reports: readonly ReportSpec[], today: string): PluginState => {
+  const [first] = reports;
+  if (!first) throw new TypeError('the plugin offers no report');
+  return {
+    restaurant: createStore<Restaurant | undefined>(undefined),
+    currency: createStore<CurrencyState | undefined>(undefined),
+    selection: createStore(selectReport(first, today)),
+  };
+};

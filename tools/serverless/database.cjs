@@ -1,0 +1,209 @@
+/**
+ * Resolves the database settings of serverless.yml (docs/database.md, "The database
+ * credential"): `url` and `secretArn` for provider.environment's DATABASE_URL and
+ * DATABASE_SECRET_ARN, and `statements` for provider.iam.role.statements.
+ *
+ * Variables, each an environment variable or the serverless param of the same name, the
+ * region's form (DATABASE_SECRET_ARN_EU_WEST_1) winning over the plain name
+ * (tools/serverless/variables.cjs):
+ * - DATABASE_SECRET_ARN: the full ARN of the Secrets Manager secret holding the user and password
+ *   (an RDS-managed secret, rds!db-…, or one of our own), in the region being packaged: a
+ *   replicated secret is named by its replica's ARN there.
+ * - DATABASE_SECRET_KMS_KEY_ARN: only for a secret encrypted with a customer-managed KMS key, the
+ *   key's ARN, in the same region.
+ * - DATABASE_URL: with a secret, only where to connect (postgres://host:port/dbname): a user or
+ *   password in it fails packaging. Without one (dev and local only) the full connection string.
+ *
+ * The stages with a portal environment (custom.keySetVariables: staging, production) read the
+ * credential from Secrets Manager, never from the template: packaging one without
+ * DATABASE_SECRET_ARN, or with a password in DATABASE_URL, fails naming DATABASE_SECRET_ARN.
+ * Other stages (dev, local) may set either, both or neither (npm start and invoke local bring
+ * their own database). With a secret the functions' role may read that one secret
+ * (secretsmanager:GetSecretValue), and decrypt it with the KMS key when one is given (kms:Decrypt,
+ * only through Secrets Manager and only for that secret); without one the role gets nothing.
+ * No message ever repeats DATABASE_URL or anything in it.
+ *
+ * The functions read the secret through the AWS Parameters and Secrets Lambda Extension
+ * (shared/db/secrets-extension.ts), a layer: with a secret, `layers` is AWS's published layer of
+ * the extension for the region (arm64, the functions' architecture; EXTENSION_LAYERS below, from
+ * AWS's table of extension ARNs), or SECRETS_EXTENSION_LAYER_ARN (and its regional form) for a
+ * region not listed or another version. Without a secret: no layer.
+ */
+'use strict';
+
+const PARTITIONS = '(aws|aws-cn|aws-us-gov)';
+const SECRET_ARN = new RegExp(
+  `^arn:${PARTITIONS}:secretsmanager:([a-z0-9-]+):\\d{12}:secret:[A-Za-z0-9/_+=.@!-]+-[A-Za-z0-9]{6}$`,
+);
+const SECRET_SHAPE =
+  'arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>, the full ARN with the suffix Secrets Manager adds (arn:aws:secretsmanager:eu-west-1:123456789012:secret:rds!db-0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b-AbC123)';
+const KEY_ARN = new RegExp(`^arn:${PARTITIONS}:kms:([a-z0-9-]+):\\d{12}:key/[A-Za-z0-9-]+$`);
+const KEY_SHAPE =
+  'arn:aws:kms:<region>:<account>:key/<key id> (arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab), not an alias';
+const LAYER_ARN = new RegExp(
+  `^arn:${PARTITIONS}:lambda:([a-z0-9-]+):\\d{12}:layer:[A-Za-z0-9_-]+:\\d+$`,
+);
+const LAYER_SHAPE =
+  'arn:aws:lambda:<region>:<account>:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:<version>';
+/**
+ * AWS Parameters and Secrets Lambda Extension, arm64, per portal region: the versions AWS listed
+ * on 2026-07-28 ("Using Secrets Manager secrets in AWS Lambda functions", extension ARNs for
+ * ARM64). A newer version: SECRETS_EXTENSION_LAYER_ARN.
+ */
+const EXTENSION_LAYERS = {
+  'eu-west-1': 'arn:aws:lambda:eu-west-1:015030872274:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:101',
+  'eu-central-1': 'arn:aws:lambda:eu-central-1:187925254637:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:101',
+  'me-central-1': 'arn:aws:lambda:me-central-1:858974508948:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:49',
+  'ap-southeast-1': 'arn:aws:lambda:ap-southeast-1:044395824272:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:101',
+  'sa-east-1': 'arn:aws:lambda:sa-east-1:933737806257:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:100',
+}; // prettier-ignore
+const PROTOCOLS = ['postgres:', 'postgresql:'];
+const URL_SHAPE = 'postgres://host:port/dbname';
+
+const partitionOf = (region) =>
+  region.startsWith('cn-') ? 'aws-cn' : region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws';
+
+/**
+ * An ARN of `pattern` in `region`, or a failure naming `variable`: never one of another region,
+ * whose replica `regional` (the variable's regional form) names instead.
+ */
+const checkArn = ({ variable, value }, { regional, pattern, shape, kind, replica }, region) => {
+  const match = pattern.exec(value);
+  if (!match) throw new Error(`${variable} is not ${kind} ARN: expected ${shape}`);
+  const [, partition, arnRegion] = match;
+  if (arnRegion !== region) {
+    throw new Error(
+      `${variable} names ${kind} in ${arnRegion}, but the functions are packaged for ${region}: a function reads it in its own region; use the ${replica} in ${region} through ${regional}`,
+    );
+  }
+  if (partition !== partitionOf(region)) {
+    throw new Error(
+      `${variable} is an ARN of partition ${partition}, but ${region} is in partition ${partitionOf(region)}: expected ${shape.replace('arn:aws:', `arn:${partitionOf(region)}:`)}`,
+    );
+  }
+  return value;
+};
+
+/** The URL's parts, or null when it is no URL (never thrown: the message would repeat it). */
+const parse = (url) => {
+  try {
+    return new globalThis.URL(url);
+  } catch {
+    return null;
+  }
+};
+
+/** Whether the connection string holds a password (or could: one that does not parse). */
+const carriesPassword = (url) => {
+  const parsed = parse(url);
+  if (!parsed) return url.includes('@');
+  return Boolean(parsed.password) || parsed.searchParams.has('password');
+};
+
+module.exports = async ({ resolveVariable }) => {
+  const { regionalName, regionalOrPlain } = await import('./variables.cjs');
+  const stage = await resolveVariable('sls:stage');
+  const region = String(await resolveVariable('self:provider.region'));
+  const portalStages = (await resolveVariable('self:custom.keySetVariables')) ?? {};
+  const deployed = Boolean(portalStages[stage]);
+
+  const secret = await regionalOrPlain(resolveVariable, 'DATABASE_SECRET_ARN', region);
+  const key = await regionalOrPlain(resolveVariable, 'DATABASE_SECRET_KMS_KEY_ARN', region);
+  const url = await regionalOrPlain(resolveVariable, 'DATABASE_URL', region);
+  const secretHint = `DATABASE_SECRET_ARN (or ${regionalName('DATABASE_SECRET_ARN', region)})`;
+
+  if (!secret.value) {
+    if (key.value) {
+      throw new Error(
+        `${key.variable} is set without DATABASE_SECRET_ARN: the KMS key only decrypts the database secret; set ${secretHint} to the secret's ARN, or unset ${key.variable}`,
+      );
+    }
+    if (!deployed) return { url: url.value, secretArn: '', statements: [], layers: [] };
+    if (url.value && carriesPassword(url.value)) {
+      throw new Error(
+        `${url.variable} carries a password: stage "${stage}" must not hold it in the template; put the credential in Secrets Manager and set ${secretHint} to the secret's ARN, with ${url.variable} holding only where to connect (${URL_SHAPE})`,
+      );
+    }
+    throw new Error(
+      `DATABASE_SECRET_ARN is not set: stage "${stage}" reads the database credential from Secrets Manager at run time; set ${secretHint} to the secret's ARN in ${region}`,
+    );
+  }
+
+  const secretArn = checkArn(
+    secret,
+    {
+      regional: regionalName('DATABASE_SECRET_ARN', region),
+      pattern: SECRET_ARN,
+      shape: SECRET_SHAPE,
+      kind: 'a secret',
+      replica: "secret's replica",
+    },
+    region,
+  );
+  const keyArn = key.value
+    ? checkArn(
+        key,
+        {
+          regional: regionalName('DATABASE_SECRET_KMS_KEY_ARN', region),
+          pattern: KEY_ARN,
+          shape: KEY_SHAPE,
+          kind: 'a KMS key',
+          replica: "key that encrypts the secret's replica",
+        },
+        region,
+      )
+    : '';
+
+  if (url.value) {
+    const parsed = parse(url.value);
+    if (!parsed || !PROTOCOLS.includes(parsed.protocol)) {
+      throw new Error(`${url.variable} is not a PostgreSQL URL: expected ${URL_SHAPE}`);
+    }
+    const names = ['user', 'username', 'password'];
+    if (parsed.username || parsed.password || names.some((name) => parsed.searchParams.has(name))) {
+      throw new Error(
+        `${url.variable} names a user or password: with ${secret.variable} the user and password come from the secret; ${url.variable} holds only where to connect (${URL_SHAPE})`,
+      );
+    }
+  }
+
+  const statements = [
+    { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [secretArn] },
+  ];
+  if (keyArn) {
+    statements.push({
+      Effect: 'Allow',
+      Action: ['kms:Decrypt'],
+      Resource: [keyArn],
+      Condition: {
+        StringEquals: {
+          'kms:ViaService': `secretsmanager.${region}.amazonaws.com`,
+          'kms:EncryptionContext:SecretARN': secretArn,
+        },
+      },
+    });
+  }
+  const layer = await regionalOrPlain(resolveVariable, 'SECRETS_EXTENSION_LAYER_ARN', region);
+  const architecture = String(
+    (await resolveVariable('self:provider.architecture, null')) ?? 'x86_64',
+  );
+  let layerArn = EXTENSION_LAYERS[region];
+  if (layer.value) {
+    layerArn = checkArn(
+      layer,
+      {
+        regional: regionalName('SECRETS_EXTENSION_LAYER_ARN', region),
+        pattern: LAYER_ARN,
+        shape: LAYER_SHAPE,
+        kind: 'a layer',
+        replica: "extension's layer",
+      },
+      region,
+    );
+  } else if (!layerArn || architecture !== 'arm64') {
+    throw new Error(
+      `SECRETS_EXTENSION_LAYER_ARN is not set: the functions read ${secret.variable} through the AWS Parameters and Secrets Lambda Extension, and no layer of it is known here for ${region} (${architecture}); set SECRETS_EXTENSION_LAYER_ARN (or ${regionalName('SECRETS_EXTENSION_LAYER_ARN', region)}) to AWS's published ARN of the extension for that region and architecture`,
+    );
+  }
+  return { url: url.value, secretArn, statements, layers: [layerArn] };
+};
