@@ -25,6 +25,7 @@ import { addDays, todayIn } from './dates';
 import { claimsFor, SAMPLE_OWNER } from './db/sample-data';
 import { createIssuer, loadOrCreateIssuer } from './local/issuer';
 import { startService, TSX, type RunningService } from './local/service';
+import { pluginReports } from './plugin/reports';
 
 const ROOT = join(import.meta.dirname, '..');
 const DEFAULTS = { requests: 20_000, connections: 50, output: '-' } as const;
@@ -264,7 +265,7 @@ const buildKinds = async (): Promise<Kind[]> => {
     weight,
     ...(code ? { code } : {}),
   });
-  return [
+  const kinds: Kind[] = [
     get('valid', 'orders per day', `${r1001}/reports/orders/day?${week}`, 200, 3),
     get(
       'valid',
@@ -374,6 +375,35 @@ const buildKinds = async (): Promise<Kind[]> => {
     ),
     get('bad input', 'no dates', `${r1001}/reports/orders/day`, 400, 1, bearer, 'VALIDATION_ERROR'),
   ];
+  return [...kinds, ...unnamedReports(kinds, { day: week, month: months }, bearer)];
+};
+
+/**
+ * A valid call to every report of the catalogue the kinds above do not already ask for (a report
+ * added with npm run new:report), over its day or month range, so the load reaches every report.
+ */
+const unnamedReports = (
+  kinds: readonly Kind[],
+  ranges: Readonly<Record<'day' | 'month', string>>,
+  headers: Readonly<Record<string, string>>,
+): Kind[] => {
+  const asked = new Set(kinds.map((kind) => kind.path.split('?')[0]));
+  return pluginReports().flatMap((report): Kind[] => {
+    const path = report.path.replace('{id}', 'R-1001');
+    if (asked.has(path)) return [];
+    const query = report.range ? `?${ranges[report.range.granularity]}` : '';
+    return [
+      {
+        name: report.id,
+        group: 'valid',
+        method: 'GET',
+        path: `${path}${query}`,
+        headers,
+        expected: 200,
+        weight: 1,
+      },
+    ];
+  });
 };
 
 /** The rotation every connection walks through: the kinds interleaved by weight. */
