@@ -15,9 +15,9 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './processes';
 
 const PG_ROOT = '/usr/lib/postgresql';
 
@@ -29,18 +29,6 @@ export const POSTGRES_BIN = ((): string | undefined => {
     .sort((a, b) => Number(b) - Number(a));
   return versions[0] === undefined ? undefined : join(PG_ROOT, versions[0], 'bin');
 })();
-
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        resolve(typeof address === 'object' && address ? address.port : 0);
-      });
-    });
-  });
 
 /** pg_hba.conf: every user over TCP from 127.0.0.1, by password (SCRAM). */
 export const PASSWORDS_OVER_TCP = ['host all all 127.0.0.1/32 scram-sha-256'];

@@ -13,8 +13,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../local/service';
 import { loadAverage } from './deployed';
 import { percentile, round } from './lib';
 import { dataSet } from './queries';
@@ -256,18 +257,6 @@ const startPgBouncer = async (dir: string, databaseUrl: string): Promise<Bouncer
   stop();
   return 'pgbouncer did not listen within 5 s';
 };
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => {
-        resolve(port);
-      });
-    });
-    server.on('error', reject);
-  });
 
 const accepts = (port: number): Promise<boolean> =>
   new Promise((resolve) => {

@@ -3,7 +3,7 @@
  * chain over in-memory report queries with its verifier built as createDependencies builds it.
  * Imported by tools/bench/warm-child.ts, which is bundled as serverless.yml bundles the functions.
  */
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { reportEndpoint } from '../../middleware/compose';
 import type { PortalContext } from '../../middleware/types';
 import { createKeySet } from '../../shared/auth/key-set';
@@ -12,6 +12,7 @@ import { createVerifier, type VerifierOptions, type Verifier } from '../../share
 import { loadConfig } from '../../shared/config';
 import type { IsoDate } from '../../shared/dates';
 import { addDays, eachDay } from '../dates';
+import { benchContext } from './context';
 import { createLogger } from '../../shared/logger';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
 import type { OrdersPerDayQueries } from '../../shared/reports/orders-per-day.sql';
@@ -24,18 +25,7 @@ export const memoryReports: OrdersPerDayQueries = {
     Promise.resolve(eachDay(range).map((date) => ({ date, orderCount: 12, revenue: 345.5 }))),
 };
 
-export const lambdaContext = (): PortalContext =>
-  ({
-    awsRequestId: 'bench',
-    functionName: 'bench',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:bench',
-    memoryLimitInMB: '1024',
-    logGroupName: 'bench',
-    logStreamName: 'bench',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => 29_000,
-  }) as Context;
+export const lambdaContext = (): PortalContext => benchContext();
 
 export const orderDayEvent = (token: string, today: IsoDate): APIGatewayProxyEvent => {
   const headers = {

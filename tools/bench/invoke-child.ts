@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import postgres from 'postgres';
+import { benchContext } from './context';
 
 interface Settings {
   readonly mode: 'warm' | 'concurrency';
@@ -41,17 +42,7 @@ const { handler } = createRequire(pathToFileURL(process.argv[1] ?? '').href)(bun
   handler: Handler;
 };
 
-const context = {
-  awsRequestId: 'bench',
-  functionName: 'bench',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:bench',
-  memoryLimitInMB: '1024',
-  logGroupName: 'bench',
-  logStreamName: 'bench',
-  callbackWaitsForEmptyEventLoop: true,
-  getRemainingTimeInMillis: () => 29_000,
-} as Context;
+const context = benchContext();
 
 const now = (): bigint => process.hrtime.bigint();
 const msSince = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;

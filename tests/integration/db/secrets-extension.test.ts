@@ -6,7 +6,7 @@
  * that carries the status, never the body.
  */
 import { SecretReadError, secretsExtensionReader } from '../../../shared/db/secrets-extension';
-import { freePort } from '../../support/postgres-server';
+import { freePort } from '../../support/processes';
 import {
   startLocalSecretsExtension,
   type LocalSecretsExtension,

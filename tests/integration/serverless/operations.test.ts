@@ -25,33 +25,12 @@ import {
   type Template,
 } from '../../support/packaging';
 import { run, SERVERLESS } from '../../support/processes';
+import { OPERATIONS_VARIABLES } from '../../../tools/generators/operations';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-production-alarms';
 const CERTIFICATE =
   'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
-const OPERATIONS_NAMES = [
-  'ALARMS',
-  'ALARM_TOPIC_ARN',
-  'ALARM_5XX_RATE',
-  'ALARM_4XX_RATE',
-  'ALARM_MIN_REQUESTS',
-  'ALARM_P99_LATENCY_MS',
-  'ALARM_THROTTLES',
-  'ALARM_KEY_SET_FAILURES',
-  'ALARM_DATABASE_ERRORS',
-  'ALARM_WAF_BLOCKED',
-  'TRACING',
-  'API_THROTTLE_RATE',
-  'API_THROTTLE_BURST',
-  'API_GATEWAY_CLOUDWATCH_ROLE',
-  'METRICS_NAMESPACE',
-  'WAF',
-  'WAF_RATE_LIMIT',
-  'DEPLOYMENT_PREFERENCE',
-  'DOMAIN_NAME',
-  'DOMAIN_CERTIFICATE_ARN',
-  'STACK_TAGS',
-].flatMap((name) => [name, `${name}_EU_WEST_1`]);
+const OPERATIONS_NAMES = OPERATIONS_VARIABLES.flatMap((name) => [name, `${name}_EU_WEST_1`]);
 /** The issuer of EU production, and no operations setting from the caller's environment. */
 const ENV = {
   JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
