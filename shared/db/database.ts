@@ -14,9 +14,21 @@
  * The warm-up of initialisation is a head start, never a verdict: Lambda may freeze the
  * environment before its first request, so a query whose wait for the warm-up's secret read
  * ended in a failure reads the secret again itself.
+ *
+ * Every query is bounded on the client side too (shared/db/silence.ts): when the database says
+ * nothing for DB_STATEMENT_TIMEOUT_MS plus a margin while queries wait, they fail with a
+ * DatabaseTimeoutError and the pool is retired: its connections are destroyed, never used
+ * again, and the next query opens a new pool, whose connections look the host up again.
  */
 import type { Logger } from '../logger';
-import { createSql, openConnections, type PoolOptions, type Sql } from './client';
+import {
+  createSql,
+  openConnections,
+  type DatabaseOptions,
+  type PoolOptions,
+  type Sql,
+} from './client';
+import { createSilenceWatch, SILENCE_MARGIN_MS, type SilenceWatch } from './silence';
 import {
   isRejectedLogin,
   parseSecretCredentials,
@@ -58,6 +70,8 @@ const ENDING_POOL_TIMEOUT_SECONDS = 5;
 
 interface Pool {
   readonly sql: Sql;
+  /** Bounds the pool's queries; retires the pool when the database goes silent. */
+  readonly watch: SilenceWatch;
   /** The credentials it was opened with (undefined for a connection string). */
   readonly credentials?: DatabaseCredentials;
 }
@@ -107,6 +121,9 @@ export const createDatabase = (
   let credentials: DatabaseCredentials | undefined;
   let reading: Promise<DatabaseCredentials> | undefined;
   let lastReread = Number.NEGATIVE_INFINITY;
+  /** The pool opened last: the one a silence on it replaces. */
+  let latest: Pool | undefined;
+  const silenceMs = options.statementTimeoutMs + SILENCE_MARGIN_MS;
   /** Pools being opened by the warm-up: a query retries the opening when one fails. */
   const openedByWarmUp = new WeakSet<Promise<Pool>>();
 
@@ -121,9 +138,13 @@ export const createDatabase = (
     return reading;
   };
 
-  const open = (opened: DatabaseCredentials): Pool => ({
-    credentials: opened,
-    sql: createSql({
+  /** Where a pool connects: the secret's credentials `opened`, or the connection string. */
+  const target = (opened?: DatabaseCredentials): DatabaseOptions => {
+    if (opened === undefined) {
+      if (!('url' in source)) throw new TypeError('no credentials to open a pool with');
+      return { ...options, url: source.url };
+    }
+    return {
       ...options,
       server: {
         host: opened.host,
@@ -136,14 +157,48 @@ export const createDatabase = (
             ? credentials.password
             : opened.password,
       },
-    }),
-  });
+    };
+  };
+
+  /** A new pool, watched for silence; the one a later silence replaces. */
+  const open = (opened?: DatabaseCredentials): Pool => {
+    const watch = createSilenceWatch({
+      silenceMs,
+      onSilent: () => {
+        retire(created);
+      },
+    });
+    const sql = createSql(target(opened), watch);
+    const created: Pool =
+      opened === undefined ? { sql, watch } : { sql, watch, credentials: opened };
+    latest = created;
+    return created;
+  };
+
+  /**
+   * After a silence: the next query opens a new pool (when `silent` is still the current one),
+   * and `silent` ends at once, every socket of it destroyed.
+   */
+  const retire = (silent: Pool) => {
+    if (latest === silent) {
+      logger.log('warn', 'database silent: its connections are closed, new ones opened', {
+        silenceMs,
+      });
+      pool = Promise.resolve(open(silent.credentials));
+    }
+    void silent.sql
+      .end({ timeout: 0 })
+      .catch(() => undefined)
+      .finally(() => {
+        silent.watch.destroySockets();
+      });
+  };
 
   /** The pool, opened on first use; a failed secret read is tried again by the next call. */
   const current = (byWarmUp = false): Promise<Pool> => {
     if (pool !== undefined) return pool;
     if ('url' in source) {
-      pool = Promise.resolve({ sql: createSql({ ...options, url: source.url }) });
+      pool = Promise.resolve(open());
       return pool;
     }
     const opening = readCredentials().then((read) => {
@@ -204,12 +259,12 @@ export const createDatabase = (
     const used = await (byWarmUp ? current(true) : poolForQuery());
     const attempted = credentials;
     try {
-      return await work(used.sql);
+      return await used.watch.bound(() => work(used.sql));
     } catch (error) {
       if (!isRejectedLogin(error)) throw error;
       const next = await renewed(used, attempted);
       if (next === undefined) throw error;
-      return work(next.sql);
+      return next.watch.bound(() => work(next.sql));
     }
   };
 

@@ -526,6 +526,54 @@ describe('Faults / Database (real PostgreSQL at TEST_DATABASE_URL)', () => {
     });
   });
 
+  describe('silent database, then a failover', () => {
+    it(`every connection silent and new ones never greeted: each request 500 within the statement timeout + 1 s, counted as a database timeout; after the failover the same container answers 200 within 5 s and stays 200`, async () => {
+      const via = await proxy();
+      const service = endpoint(urlThrough(via));
+      expectRecovered((await timed(service)).result);
+      // A deadline 10 s away, as the function timeout: every answer must come well before it.
+      const deadline = () => contextWithDeadline(10_000);
+
+      via.silenceAll();
+      await via.setMode('black-hole');
+      const silent: { result: APIGatewayProxyResult; ms: number }[] = [];
+      for (let i = 0; i < 4; i += 1) silent.push(await timed(service, reportEvent(), deadline()));
+      await via.setMode('pass');
+      const failoverAt = performance.now();
+      const first = await timed(service, reportEvent(), deadline());
+      const recoveredAfterMs = performance.now() - failoverAt;
+      const after: number[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        after.push((await timed(service, reportEvent(), deadline())).result.statusCode);
+      }
+
+      for (const { result, ms } of silent) {
+        expectInternalError(result);
+        expect(ms).toBeLessThan(STATEMENT_TIMEOUT_MS + 1000);
+      }
+      expectRecovered(first.result);
+      expect(recoveredAfterMs).toBeLessThan(5000);
+      expect(after).toEqual([200, 200, 200, 200, 200]);
+      const lines = parsedLines(logs!);
+      const failures = lines.filter((line) => line.message === 'request failed');
+      expect(failures).toHaveLength(silent.length);
+      // The first waits on a silent connection; the later ones on new connections that are
+      // never greeted, which the connect timeout (1 s) ends.
+      expect(failures.map((line) => line.errorCode)).toEqual([
+        'ERR_DATABASE_TIMEOUT',
+        ...silent.slice(1).map(() => 'CONNECT_TIMEOUT'),
+      ]);
+      const requests = lines.filter((line) => line.message === 'request');
+      expect(requests.map((line) => [line.status, line.DatabaseErrors])).toEqual([
+        [200, 0],
+        ...silent.map(() => [500, 1]),
+        [200, 0],
+        ...after.map(() => [200, 0]),
+      ]);
+      logs!.expectClean([token, ...claimSecrets(owner1), owner1.sub, `127.0.0.1:${via.port}`]);
+    });
+  });
+
   describe('no connection leaks', () => {
     it(`1,000 sequential invocations and batches of 20 at once (200, 403, 400) never hold more than DB_POOL_MAX=${POOL_MAX} connections, and closing ends them`, async () => {
       const via = await proxy();

@@ -9,7 +9,9 @@
  *   error message), as a load balancer with no healthy target or a half-dead proxy does.
  *
  * `dropAll()` closes every open connection at once (both sides), as a network drop or a
- * failover would. The proxy counts the connections it accepted, those open now, the most that
+ * failover would. `silenceAll()` makes every open connection go silent, as a failover behind a
+ * path that keeps them does: bytes accepted from either side, nothing passed on, never closed
+ * (not even when the server closes its end). The proxy counts the connections it accepted, those open now, the most that
  * were open at once, and remembers the local port of every upstream socket, which is the
  * `client_port` PostgreSQL shows in pg_stat_activity for the backend behind it.
  */
@@ -42,6 +44,8 @@ export interface TcpProxy {
   readonly setResponseDelay: (ms: number) => void;
   /** Closes every open connection, client and server side, now. */
   readonly dropAll: () => void;
+  /** Every open connection passes nothing on from now on, and is never closed by the proxy. */
+  readonly silenceAll: () => void;
   readonly stats: () => ProxyStats;
   /** Local ports of every upstream socket opened so far (pg_stat_activity.client_port). */
   readonly upstreamPorts: () => number[];
@@ -54,6 +58,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 interface Pair {
   readonly client: Socket;
   upstream?: Socket;
+  silent?: boolean;
 }
 
 const listen = (server: Server, port: number): Promise<number> =>
@@ -101,9 +106,10 @@ export const startTcpProxy = async ({
   };
 
   /** Server → client, each chunk held for the delay, never overtaking an earlier one. */
-  const forwardResponses = (upstream: Socket, client: Socket) => {
+  const forwardResponses = (upstream: Socket, client: Socket, pair: Pair) => {
     let releaseAt = 0;
     upstream.on('data', (chunk: Buffer) => {
+      if (pair.silent) return;
       if (responseDelayMs === 0 && releaseAt <= performance.now()) {
         client.write(chunk);
         return;
@@ -111,7 +117,7 @@ export const startTcpProxy = async ({
       releaseAt = Math.max(releaseAt, performance.now() + responseDelayMs);
       setTimeout(
         () => {
-          if (!client.destroyed) client.write(chunk);
+          if (!client.destroyed && !pair.silent) client.write(chunk);
         },
         Math.max(0, releaseAt - performance.now()),
       ).unref();
@@ -143,12 +149,12 @@ export const startTcpProxy = async ({
     });
     upstream.on('error', () => undefined);
     upstream.on('close', () => {
-      client.destroy();
+      if (!pair.silent) client.destroy();
     });
     client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
+      if (!pair.silent) upstream.write(chunk);
     });
-    forwardResponses(upstream, client);
+    forwardResponses(upstream, client, pair);
   };
 
   const server = createServer(onConnection);
@@ -173,6 +179,9 @@ export const startTcpProxy = async ({
       responseDelayMs = ms;
     },
     dropAll,
+    silenceAll: () => {
+      for (const pair of pairs) pair.silent = true;
+    },
     stats: () => ({ accepted, open: pairs.size, peakOpen }),
     upstreamPorts: () => [...ports],
     close: async () => {

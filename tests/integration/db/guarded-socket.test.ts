@@ -1,9 +1,16 @@
 /**
  * The socket factory behind every database pool, against a local endpoint that accepts
- * connections and closes them at once (a load balancer without a healthy target).
+ * connections and closes them at once (a load balancer without a healthy target), and a host
+ * name that a failover moves from one address to another.
  */
 import { once } from 'node:events';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import {
+  createServer,
+  type AddressInfo,
+  type LookupFunction,
+  type Server,
+  type Socket,
+} from 'node:net';
 import { DatabaseHangsUpError, guardedSocket, HANG_UP_LIMIT } from '../../../shared/db/client';
 
 let server: Server;
@@ -70,4 +77,48 @@ describe('guardedSocket', () => {
       code: 'ECONNREFUSED',
     });
   });
+
+  it('looks the host name up again for every connection, so a failover that moves the name is followed', async () => {
+    // Two servers on one port at two loopback addresses: the old primary and the new one.
+    const reached: string[] = [];
+    const serve = async (address: string, port: number): Promise<Server> => {
+      const one = createServer((socket) => {
+        reached.push(address);
+        socket.destroy();
+      });
+      one.listen(port, address);
+      await once(one, 'listening');
+      return one;
+    };
+    const old = await serve('127.0.0.1', 0);
+    const port = (old.address() as AddressInfo).port;
+    const listening = [old, await serve('127.0.0.2', port)];
+    let answer = '127.0.0.1';
+    const asked: string[] = [];
+    // As dns.lookup answers: a list when Node asks for every address (autoSelectFamily).
+    const lookup = ((hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
+      asked.push(hostname);
+      if (options.all) callback(null, [{ address: answer, family: 4 }]);
+      else callback(null, answer, 4);
+    }) as LookupFunction;
+    const connect = guardedSocket(1000, { lookup });
+    const named = { host: ['db.brand.example'], port: [port] };
+
+    try {
+      await once(await connect(named), 'close');
+      answer = '127.0.0.2';
+      await once(await connect(named), 'close');
+    } finally {
+      await Promise.all(listening.map((one) => new Promise((resolve) => one.close(resolve))));
+    }
+
+    expect(asked).toEqual(['db.brand.example', 'db.brand.example']);
+    expect(reached).toEqual(['127.0.0.1', '127.0.0.2']);
+  });
 });
+
+type LookupCallback = (
+  error: Error | null,
+  address: string | { address: string; family: number }[],
+  family?: number,
+) => void;
