@@ -68,7 +68,7 @@ describe('createSilenceWatch', () => {
 
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
     for (const outcome of outcomes) {
-      const { reason } = outcome as PromiseRejectedResult;
+      const reason: unknown = (outcome as PromiseRejectedResult).reason;
       expect(reason).toBeInstanceOf(DatabaseTimeoutError);
       expect(reason).toMatchObject({ code: 'ERR_DATABASE_TIMEOUT' });
     }
@@ -81,7 +81,9 @@ describe('createSilenceWatch', () => {
     const { watch, silences } = watchWith();
     const port = await peer((socket) => {
       const timer = setInterval(() => socket.write('.'), SILENCE_MS / 3);
-      socket.on('close', () => clearInterval(timer));
+      socket.on('close', () => {
+        clearInterval(timer);
+      });
     });
     watch.opened(await client(port));
 
@@ -124,7 +126,7 @@ describe('createSilenceWatch', () => {
     const stalledMs = performance.now() - started;
     const outcome = await waiting;
 
-    expect(outcome).toMatchObject({ error: expect.any(DatabaseTimeoutError) });
+    expect(outcome).toMatchObject({ error: expect.any(DatabaseTimeoutError) as unknown });
     expect((outcome as { ms: number }).ms - stalledMs).toBeGreaterThanOrEqual(SILENCE_MS - 120);
   });
 
