@@ -51,6 +51,10 @@ interface Answer {
   readonly body: string;
 }
 
+/**
+ * One GET of the extension, bounded as a whole: a peer that accepts the connection and then says
+ * nothing, or trickles its answer, is given up on after `timeoutMs` all the same.
+ */
 const get = (path: string, port: number, token: string, timeoutMs: number): Promise<Answer> =>
   new Promise((resolve, reject) => {
     const call = request(
@@ -59,12 +63,12 @@ const get = (path: string, port: number, token: string, timeoutMs: number): Prom
         port,
         path,
         headers: { 'X-Aws-Parameters-Secrets-Token': token },
-        timeout: timeoutMs,
       },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
+          clearTimeout(timer);
           resolve({
             status: response.statusCode ?? 0,
             body: Buffer.concat(chunks).toString('utf8'),
@@ -73,10 +77,13 @@ const get = (path: string, port: number, token: string, timeoutMs: number): Prom
         response.on('error', reject);
       },
     );
-    call.on('timeout', () => {
+    const timer = setTimeout(() => {
       call.destroy(new SecretReadError('the secrets extension did not answer in time'));
+    }, timeoutMs);
+    call.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
     });
-    call.on('error', reject);
     call.end();
   });
 

@@ -2,9 +2,12 @@
  * The secret reader (shared/db/secrets-extension.ts) against a local Parameters and Secrets
  * extension (tests/support/secrets-extension.ts) over real HTTP: it reads the current
  * SecretString with the session token; it waits out an extension that is not listening or not
- * ready yet, within its time bound; and every other answer fails at once as a SecretReadError
- * that carries the status, never the body.
+ * ready yet, within its time bound; one that accepts the connection and says nothing, or
+ * trickles its answer, is given up on within the same bound; and every other answer fails at
+ * once as a SecretReadError that carries the status, never the body.
  */
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { SecretReadError, secretsExtensionReader } from '../../../shared/db/secrets-extension';
 import { freePort } from '../../support/processes';
 import {
@@ -99,6 +102,52 @@ describe('secretsExtensionReader', () => {
     expect(failure).toBeInstanceOf(SecretReadError);
     expect(failure).toMatchObject({ status: 400, code: 'ERR_DATABASE_SECRET_READ' });
     expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  describe('a peer that holds the connection', () => {
+    let peer: Server | undefined;
+    const held = new Set<Socket>();
+    afterEach(async () => {
+      for (const socket of held) socket.destroy();
+      held.clear();
+      if (peer) await new Promise((resolve) => peer?.close(resolve));
+      peer = undefined;
+    });
+
+    const holding = async (speak: (socket: Socket) => void): Promise<number> => {
+      peer = createServer((socket) => {
+        held.add(socket);
+        socket.on('error', () => undefined);
+        speak(socket);
+      });
+      peer.listen(0, '127.0.0.1');
+      await once(peer, 'listening');
+      return (peer.address() as AddressInfo).port;
+    };
+
+    it.each([
+      ['accepts the connection and never answers', (): void => undefined],
+      [
+        'trickles its answer a byte at a time, never finishing it',
+        (socket: Socket): void => {
+          socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n');
+          const timer = setInterval(() => socket.write('{'), 100);
+          socket.on('close', () => {
+            clearInterval(timer);
+          });
+        },
+      ],
+    ])('gives up on one that %s within the time bound', async (_case, speak) => {
+      const port = await holding(speak);
+      const started = Date.now();
+
+      const failure = await reader({ port, timeoutMs: 400 })().catch((error: unknown) => error);
+
+      expect(failure).toBeInstanceOf(SecretReadError);
+      expect(failure).toMatchObject({ code: 'ERR_DATABASE_SECRET_READ' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+      expect(Date.now() - started).toBeLessThan(1_000);
+    });
   });
 
   it.each([
