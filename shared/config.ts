@@ -233,7 +233,7 @@ const databaseSource = (env: Env) => {
         65535,
       ),
       sessionToken: required(env, 'AWS_SESSION_TOKEN'),
-      timeoutMs: integer(env, 'DB_SECRET_TIMEOUT_MS', 3000, 100, 30000),
+      timeoutMs: integer(env, 'DB_SECRET_TIMEOUT_MS', 2000, 100, 30000),
     },
   };
 };
@@ -301,7 +301,7 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
       poolMax: integer(env, 'DB_POOL_MAX', 2, 1, 20),
       statementTimeoutMs: statementTimeoutMs(env),
       statementTimeoutVia: statementTimeoutVia(env),
-      connectTimeoutSeconds: integer(env, 'DB_CONNECT_TIMEOUT_SECONDS', 5, 1, 60),
+      connectTimeoutSeconds: integer(env, 'DB_CONNECT_TIMEOUT_SECONDS', 2, 1, 60),
       prepare: boolean(env, 'DB_PREPARE', true),
       tls: databaseTls(env, env.DATABASE_URL?.trim() ?? ''),
     },

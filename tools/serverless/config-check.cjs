@@ -7,6 +7,10 @@
  * deployed stage. A value that came from a per-stage or per-region variable is named by it too
  * (JWK_URL_EU_PRODUCTION for JWKS_URL, JWT_ISSUER_EU_PRODUCTION for JWT_ISSUER).
  *
+ * Then the worst case of one request under that configuration (shared/budget.ts) must fit below
+ * the function timeout, which must fit below API Gateway's 29 s: otherwise packaging fails,
+ * showing the sum.
+ *
  * Two things only Lambda has are taken as given: AWS_SESSION_TOKEN (set in every function) and
  * the file a DB_CA path names (in the deployed bundle or a layer, not on this machine).
  * Local commands (`offline`, `invoke local`) are not checked: npm start and the local invoke
@@ -26,14 +30,15 @@ const SOURCES = [
  * Checks `environment` (provider.environment, resolved) with `loadConfig`; `variableOf(file)`
  * names the variable the resolver in `file` read. Resolves, or rejects naming the variable.
  */
-const checkEnvironment = async (environment, loadConfig, variableOf) => {
+const checkEnvironment = async (environment, loadConfig, variableOf, budget) => {
   const env = Object.fromEntries(
     Object.entries(environment).map(([name, value]) => [name, value == null ? '' : String(value)]),
   );
   env.AWS_SESSION_TOKEN = 'set-by-lambda';
   if (env.DB_CA && env.DB_CA.includes('/')) env.DB_CA = '';
+  let config;
   try {
-    loadConfig(env);
+    config = loadConfig(env);
   } catch (error) {
     if (!(error instanceof Error) || error.name !== 'ConfigError') throw error;
     for (const { setting, file } of SOURCES) {
@@ -47,6 +52,10 @@ const checkEnvironment = async (environment, loadConfig, variableOf) => {
     }
     throw new Error(error.message, { cause: error });
   }
+  if (budget) {
+    const problem = budget.problem(budget.of(config), budget.timeoutSeconds);
+    if (problem) throw new Error(problem);
+  }
   return { checked: 'the functions accept this environment' };
 };
 
@@ -57,8 +66,13 @@ module.exports = async ({ resolveVariable }) => {
   const environment = (await resolveVariable('self:provider.environment')) ?? {};
   const { tsImport } = await import('tsx/esm/api');
   const { loadConfig } = await tsImport('../../shared/config.ts', __filename);
-  return checkEnvironment(environment, loadConfig, (file) =>
-    resolveVariable(`file(${file}):variable`),
+  const { requestBudget, budgetProblem } = await tsImport('../../shared/budget.ts', __filename);
+  const timeoutSeconds = Number(await resolveVariable('self:provider.timeout'));
+  return checkEnvironment(
+    environment,
+    loadConfig,
+    (file) => resolveVariable(`file(${file}):variable`),
+    { of: requestBudget, problem: budgetProblem, timeoutSeconds },
   );
 };
 

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { budgetProblem, requestBudget } from '../../../shared/budget';
 import { loadConfig } from '../../../shared/config';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 
@@ -61,6 +62,16 @@ describe('serverless package: configuration the functions would refuse', () => {
     );
   }, 120_000);
 
+  it('fails when one request could wait longer than the function timeout, showing the sum', async () => {
+    const result = await packageProduction({ DB_STATEMENT_TIMEOUT_MS: '15000' });
+
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain(
+      'one request may wait initialisation 6000 ms + secret 2000 ms + connect 4000 ms + ' +
+        'query 15500 ms = 27500 ms on its peers, not below the function timeout of 20 s',
+    );
+  }, 120_000);
+
   it('fails production without an issuer, naming JWT_ISSUER_EU_PRODUCTION', async () => {
     const result = await packageProduction({ JWT_ISSUER_EU_PRODUCTION: '' });
 
@@ -83,6 +94,11 @@ const { checkEnvironment } = load('../../../tools/serverless/config-check.cjs') 
     environment: Record<string, string>,
     validate: typeof loadConfig,
     variableOf: (file: string) => Promise<string | null>,
+    budget?: {
+      of: typeof requestBudget;
+      problem: typeof budgetProblem;
+      timeoutSeconds: number;
+    },
   ) => Promise<{ checked: string }>;
 };
 
@@ -195,6 +211,38 @@ describe('tools/serverless/config-check.cjs', () => {
     [{ DB_CA: 'rds-prox' }, 'DB_CA must be one of rds, rds-proxy, node or a path to a PEM file'],
   ])('fails on %j, naming the variable', async (change, message) => {
     await expect(check({ ...FUNCTION_ENV, ...change })).rejects.toThrow(message);
+  });
+
+  /** The check with the request budget against a function timeout of `timeoutSeconds`. */
+  const checkBudget = (environment: Record<string, string>, timeoutSeconds: number) =>
+    checkEnvironment(environment, loadConfig, () => Promise.resolve(null), {
+      of: requestBudget,
+      problem: budgetProblem,
+      timeoutSeconds,
+    });
+
+  it('accepts a configuration whose worst request fits below the function timeout', async () => {
+    await expect(checkBudget(FUNCTION_ENV, 20)).resolves.toEqual({
+      checked: 'the functions accept this environment',
+    });
+  });
+
+  it.each([
+    [
+      { DB_CONNECT_TIMEOUT_SECONDS: '5', DB_SECRET_TIMEOUT_MS: '3000' },
+      20,
+      /= 31500 ms on its peers, not below the function timeout of 20 s/,
+    ],
+    [
+      {},
+      10,
+      /= 17500 ms on its peers, not below the function timeout of 10 s: lower DB_STATEMENT_TIMEOUT_MS/,
+    ],
+    [{}, 29, /the function timeout \(29 s\) must be below API Gateway's 29 s/],
+  ])('refuses %j with a function timeout of %i s', async (change, timeoutSeconds, message) => {
+    await expect(checkBudget({ ...FUNCTION_ENV, ...change }, timeoutSeconds)).rejects.toThrow(
+      message,
+    );
   });
 
   it('names the per-stage variable a key-set URL or issuer came from', async () => {

@@ -44,7 +44,7 @@ describe('loadConfig', () => {
         poolMax: 2,
         statementTimeoutMs: 5000,
         statementTimeoutVia: 'startup',
-        connectTimeoutSeconds: 5,
+        connectTimeoutSeconds: 2,
         prepare: true,
         tls: { mode: 'verify-full', ca: 'rds' },
       },
@@ -574,11 +574,11 @@ describe('loadConfig with DATABASE_SECRET_ARN', () => {
     expect(config.database).toEqual({
       secretArn: SECRET_ARN,
       location: {},
-      secretsExtension: { port: 2773, sessionToken: SESSION_TOKEN, timeoutMs: 3000 },
+      secretsExtension: { port: 2773, sessionToken: SESSION_TOKEN, timeoutMs: 2000 },
       poolMax: 2,
       statementTimeoutMs: 5000,
       statementTimeoutVia: 'startup',
-      connectTimeoutSeconds: 5,
+      connectTimeoutSeconds: 2,
       prepare: true,
       tls: verifyFull,
     });
