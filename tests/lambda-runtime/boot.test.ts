@@ -14,7 +14,9 @@
  * may freeze an environment as soon as INIT has ended, for as long as it likes, so with the
  * process stopped (SIGSTOP) for 5 s once it has asked for its first event, that first request
  * is still answered 200, with no failure counted in the logs (KeySetFailures, DatabaseErrors)
- * and no error line.
+ * and no error line. And a database that goes silent: with the function's connections silenced
+ * and new ones never greeted (a TCP proxy), each request is answered the contract's 500 well
+ * before the function timeout, and once the proxy passes again the same process answers 200.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +29,7 @@ import { catalogue, type Endpoint } from '../../shared/catalogue';
 import { EVENTS_DIR, restEvent, sampleEvent } from '../support/events';
 import { run } from '../support/processes';
 import { testIssuer, tokenFor } from '../support/tokens';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { zipEntries } from '../support/zip';
 import type { InvocationResult } from './runtime-api';
 import {
@@ -101,8 +104,17 @@ const requestFor = async (endpoint: Endpoint): Promise<unknown> => {
 /** A handler's API Gateway answer, from the runtime's response post. */
 const gatewayAnswer = (result: InvocationResult) => {
   if (result.kind !== 'response') return { kind: result.kind, errorType: result.errorType };
-  const answer = JSON.parse(result.body) as { statusCode?: number; body?: string } | null;
-  return { kind: result.kind, statusCode: answer?.statusCode, body: answer?.body ?? '' };
+  const answer = JSON.parse(result.body) as {
+    statusCode?: number;
+    headers?: Record<string, string>;
+    body?: string;
+  } | null;
+  return {
+    kind: result.kind,
+    statusCode: answer?.statusCode,
+    headers: answer?.headers ?? {},
+    body: answer?.body ?? '',
+  };
 };
 
 /** Lines that count a failure (KeySetFailures, DatabaseErrors) or report an error, in short. */
@@ -366,4 +378,66 @@ describe('frozen right after INIT', () => {
     },
     120_000,
   );
+});
+
+describe('a database that goes silent, then fails over', () => {
+  const STATEMENT_TIMEOUT_MS = 1_000;
+  let via: TcpProxy | undefined;
+  afterAll(async () => {
+    await via?.close();
+  });
+
+  it('ordersPerDay: each request 500 with CORS within the statement timeout + 1 s, then 200 from the same process within 5 s of the failover', async () => {
+    const fn = packagedFunction('ordersPerDay');
+    const target = new URL(process.env.DATABASE_URL ?? '');
+    via = await startTcpProxy({
+      targetHost: target.hostname,
+      targetPort: Number(target.port || '5432'),
+    });
+    const location = new URL(fn.environment.DATABASE_URL ?? '');
+    location.port = String(via.port);
+    const sandbox = await start(fn, {
+      DATABASE_URL: location.toString(),
+      DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+      DB_CONNECT_TIMEOUT_SECONDS: '1',
+    });
+    await initialised(sandbox);
+    const request = await requestFor(endpointOf(fn));
+    const timed = async () => {
+      const started = performance.now();
+      const answer = gatewayAnswer(await sandbox.api.invoke(request));
+      return { answer, ms: performance.now() - started };
+    };
+    const warm = await timed();
+
+    via.silenceAll();
+    await via.setMode('black-hole');
+    const silent = [await timed(), await timed(), await timed()];
+    await via.setMode('pass');
+    const back = await timed();
+    const after = [await timed(), await timed()];
+
+    expect(warm.answer).toMatchObject({ kind: 'response', statusCode: 200 });
+    for (const { answer, ms } of silent) {
+      expect(answer).toMatchObject({
+        kind: 'response',
+        statusCode: 500,
+        headers: expect.objectContaining({ 'Access-Control-Allow-Origin': '*' }) as unknown,
+      });
+      expect(JSON.parse(answer.body ?? '')).toEqual({
+        state: 'ERROR',
+        code: 'INTERNAL_ERROR',
+        message: 'Unknown error',
+      });
+      expect(ms).toBeLessThan(STATEMENT_TIMEOUT_MS + 1_000);
+    }
+    expect(back.answer).toMatchObject({ kind: 'response', statusCode: 200 });
+    expect(back.ms).toBeLessThan(5_000);
+    expect(after.map(({ answer }) => answer.statusCode)).toEqual([200, 200]);
+    expect(
+      failureLines(sandbox.logs())
+        .filter((line) => line.message === 'request failed')
+        .map((line) => line.errorCode),
+    ).toEqual(['ERR_DATABASE_TIMEOUT', 'CONNECT_TIMEOUT', 'CONNECT_TIMEOUT']);
+  }, 120_000);
 });

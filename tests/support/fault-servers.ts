@@ -1,7 +1,7 @@
 /**
  * A key-set host that tests can break on purpose (issue 4, "Faults / Key-set host"): a real
  * HTTP server on 127.0.0.1 that serves a JSON Web Key set at the spec's `v2` path and, when
- * told, fails the way a real host does — too slow, HTTP 500, not JSON, oversized, redirecting,
+ * told, fails the way a real host does — too slow, silent, HTTP 500, not JSON, oversized, redirecting,
  * an empty set — while counting every request it receives. Its key set can be swapped at any
  * time (key rotation). `unreachableKeySetUrl` names a port nothing listens on.
  */
@@ -21,6 +21,8 @@ export type KeySetFault =
   | 'none'
   /** Answers only after `slowMs` (beyond the service's 2 s timeout). */
   | 'slow'
+  /** Takes the request and never answers nor closes the connection. */
+  | 'silent'
   /** HTTP 500, with a valid key set as its body (the status alone must fail it). */
   | 'http-500'
   /** HTTP 200 with an HTML maintenance page. */
@@ -36,6 +38,7 @@ export type KeySetFault =
 
 export const KEY_SET_FAULTS: readonly Exclude<KeySetFault, 'none'>[] = [
   'slow',
+  'silent',
   'http-500',
   'not-json',
   'oversized',
@@ -115,6 +118,8 @@ export const startKeySetServer = async (
         timers.add(timer);
         return;
       }
+      case 'silent':
+        return;
       case 'http-500':
         sendJson(response, 500, body(state.keySet));
         return;
