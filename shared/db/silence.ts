@@ -73,6 +73,10 @@ export const createSilenceWatch = ({
     let connected = false;
     let connecting = false;
     for (const [socket, seen] of sockets) {
+      if (socket.destroyed) {
+        sockets.delete(socket);
+        continue;
+      }
       const read = socket.bytesRead;
       if (read === 0) {
         connecting = true;
@@ -105,9 +109,11 @@ export const createSilenceWatch = ({
 
   return {
     opened: (socket) => {
+      // Closed sockets go here rather than on 'close': postgres.js removes every listener of a
+      // socket it upgrades to TLS, and the TLS socket's end destroys this one.
+      for (const old of sockets.keys()) if (old.destroyed) sockets.delete(old);
       sockets.set(socket, socket.bytesRead);
       heardAt = performance.now();
-      socket.once('close', () => sockets.delete(socket));
     },
     bound: async <T>(work: () => Promise<T>): Promise<T> => {
       startWaiting();

@@ -40,6 +40,7 @@ import {
   startPostgresServer,
   type PostgresServer,
 } from '../../support/postgres-server';
+import { startTcpProxy } from '../../support/tcp-proxy';
 import { tokenFor } from '../../support/tokens';
 
 const describeWithServer = POSTGRES_BIN ? describe : describe.skip;
@@ -203,6 +204,39 @@ describeWithServer('TLS to the database', () => {
       (sql) => sql<{ ssl: boolean }[]>`select ssl from pg_stat_ssl where pid = pg_backend_pid()`,
     );
     expect(row?.ssl).toBe(true);
+  });
+
+  it('fails a query on a silent TLS connection with the database timeout, then answers 200 over a new verified one', async () => {
+    const via = await startTcpProxy({ targetHost: '127.0.0.1', targetPort: port });
+    try {
+      const proxied = new URL(url('127.0.0.1'));
+      proxied.port = String(via.port);
+      const handler = endpoint({
+        DATABASE_URL: proxied.toString(),
+        DB_TLS: 'verify-full',
+        DB_CA: join(serverDir(), 'ca.crt'),
+        DB_STATEMENT_TIMEOUT_MS: '500',
+      });
+      expect((await report(handler)).statusCode).toBe(200);
+      logs = captureLogs();
+
+      via.silenceAll();
+      const started = performance.now();
+      const silent = await report(handler);
+      const silentMs = performance.now() - started;
+      const back = await report(handler);
+
+      expect(silent.statusCode).toBe(500);
+      expect(silentMs).toBeLessThan(1_500);
+      expect(back.statusCode).toBe(200);
+      const failures = logs
+        .lines()
+        .map((line) => JSON.parse(line) as LogLine)
+        .filter((line) => line.message === 'request failed');
+      expect(failures.map((line) => line.errorCode)).toEqual(['ERR_DATABASE_TIMEOUT']);
+    } finally {
+      await via.close();
+    }
   });
 
   it('verifies against the RDS CAs by default for a database not on this machine', () => {
