@@ -318,11 +318,9 @@ export const tlsOptions = (
  */
 export const RECONNECT_BACKOFF_MAX_SECONDS = 0.25;
 
+/** postgres.js's own growth (3^retries / 100 s, with jitter), up to the cap. */
 const reconnectBackoff = (retries: number): number =>
-  Math.min(
-    (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 20),
-    RECONNECT_BACKOFF_MAX_SECONDS,
-  );
+  (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, RECONNECT_BACKOFF_MAX_SECONDS);
 
 /**
  * A pool. With `watch`, its sockets are watched for silence (shared/db/silence.ts): the caller

@@ -74,7 +74,10 @@ const get = (path: string, port: number, token: string, timeoutMs: number): Prom
             body: Buffer.concat(chunks).toString('utf8'),
           });
         });
-        response.on('error', reject);
+        response.on('error', (error) => {
+          clearTimeout(timer);
+          reject(error);
+        });
       },
     );
     const timer = setTimeout(() => {
