@@ -69,6 +69,7 @@ export const accessLog = ({
         coldStart,
         Service: service,
         Route: route,
+        ...metrics.release,
         StatusClass: status === undefined ? undefined : statusClass(status),
         Requests: 1,
         Latency: latencyMs,

@@ -8,7 +8,12 @@ import type { DatabaseCa, DatabaseTls, PoolOptions } from './db/client';
 import { locationOf, type DatabaseLocation } from './db/credentials';
 import { DEFAULT_EXTENSION_PORT, secretArnRegion } from './db/secrets-extension';
 import type { LogLevel } from './logger';
-import { DEFAULT_METRICS_NAMESPACE, DEFAULT_METRICS_SERVICE, type MetricsConfig } from './metrics';
+import {
+  DEFAULT_METRICS_NAMESPACE,
+  DEFAULT_METRICS_SERVICE,
+  LOCAL_FUNCTION,
+  type MetricsConfig,
+} from './metrics';
 import { parseLegacyAliases, type LegacyPlatformKeys } from './platforms';
 
 export interface ServiceConfig {
@@ -260,7 +265,8 @@ const metricsSetting = (env: Env, name: string, fallback: string): string => {
 /**
  * METRICS_NAMESPACE (default PortalServiceApi): printable ASCII, as CloudWatch requires, and
  * never under `AWS/`, which is AWS's own. METRICS_SERVICE (default portal-service-api): the
- * value of every metric's `Service` dimension (shared/metrics.ts).
+ * value of every metric's `Service` dimension (shared/metrics.ts). Lambda's own
+ * AWS_LAMBDA_FUNCTION_NAME and AWS_LAMBDA_FUNCTION_VERSION: the `FunctionName` and `Version`.
  */
 export const loadMetricsConfig = (env: Env = process.env): MetricsConfig => {
   const namespace = metricsSetting(env, 'METRICS_NAMESPACE', DEFAULT_METRICS_NAMESPACE);
@@ -270,7 +276,12 @@ export const loadMetricsConfig = (env: Env = process.env): MetricsConfig => {
   if (namespace.startsWith('AWS/')) {
     throw new ConfigError('METRICS_NAMESPACE must not start with AWS/ (the namespaces of AWS)');
   }
-  return { namespace, service: metricsSetting(env, 'METRICS_SERVICE', DEFAULT_METRICS_SERVICE) };
+  return {
+    namespace,
+    service: metricsSetting(env, 'METRICS_SERVICE', DEFAULT_METRICS_SERVICE),
+    functionName: metricsSetting(env, 'AWS_LAMBDA_FUNCTION_NAME', LOCAL_FUNCTION.functionName),
+    version: metricsSetting(env, 'AWS_LAMBDA_FUNCTION_VERSION', LOCAL_FUNCTION.version),
+  };
 };
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];

@@ -5,8 +5,9 @@
  * logger (logger.ts) adds each line's `_aws` member with its Timestamp.
  *
  * The names, units and dimensions are a contract the CloudWatch alarms are written against
- * (docs/operations.md, "Metrics"): `Requests` and `Latency` by `[Service]` and
- * `[Service, Route, StatusClass]`, and `ColdStarts`, `KeySetFailures` and `DatabaseErrors` by
+ * (docs/operations.md, "Metrics"): `Requests` and `Latency` by `[Service]`,
+ * `[Service, Route, StatusClass]` and `[Service, FunctionName, Version, StatusClass]` (what a
+ * release's rollback alarm reads of the version it ships), and `ColdStarts`, `KeySetFailures` and `DatabaseErrors` by
  * `[Service]`, on every access line; `KeySetFailures` is 1 only on a `key set fetch failed` line
  * (request lines carry 0, so the metric has a data point whenever there is traffic). A metric is
  * written at its line's level, so a line filtered out writes none. Metric lines hold only these
@@ -17,6 +18,8 @@ import type { LogFields, MetricDefinition, MetricDirective, MetricDirectives } f
 
 export const DEFAULT_METRICS_NAMESPACE = 'PortalServiceApi';
 export const DEFAULT_METRICS_SERVICE = 'portal-service-api';
+/** The `FunctionName` and `Version` outside Lambda (tests, npm start). */
+export const LOCAL_FUNCTION = { functionName: 'local', version: '$LATEST' } as const;
 
 /** The EMF specification's limits on one directive. */
 export const EMF_LIMITS = { metricsPerDirective: 100, dimensionsPerSet: 30 } as const;
@@ -25,6 +28,9 @@ export interface MetricsConfig {
   readonly namespace: string;
   /** The value of the `Service` dimension. */
   readonly service: string;
+  /** The `FunctionName` and `Version` dimensions: Lambda's name and version of this function. */
+  readonly functionName: string;
+  readonly version: string;
 }
 
 /** Why a request was answered 500, when the metrics count it (set by the error handler). */
@@ -38,6 +44,8 @@ export interface MetricLine {
 
 export interface Metrics {
   readonly service: string;
+  /** The access line's `FunctionName` and `Version` members. */
+  readonly release: { readonly FunctionName: string; readonly Version: string };
   /**
    * The directives of an access-log line: `answered` when the response had a numeric status
    * (the line has `StatusClass`), `timed` when the line has `Latency`.
@@ -66,9 +74,18 @@ const directive = (
 };
 
 const SERVICE_ONLY = [['Service']] as const;
-const BY_ROUTE = [['Service'], ['Service', 'Route', 'StatusClass']] as const;
+const BY_ROUTE = [
+  ['Service'],
+  ['Service', 'Route', 'StatusClass'],
+  ['Service', 'FunctionName', 'Version', 'StatusClass'],
+] as const;
 
-export const createMetrics = ({ namespace, service }: MetricsConfig): Metrics => {
+export const createMetrics = ({
+  namespace,
+  service,
+  functionName,
+  version,
+}: MetricsConfig): Metrics => {
   const health = directive(namespace, SERVICE_ONLY, [
     count('ColdStarts'),
     count('KeySetFailures'),
@@ -91,6 +108,7 @@ export const createMetrics = ({ namespace, service }: MetricsConfig): Metrics =>
   });
   return {
     service,
+    release: { FunctionName: functionName, Version: version },
     requestDirectives: (answered, timed) => {
       const variants = answered ? byRoute : serviceOnly;
       return timed ? variants.timed : variants.untimed;

@@ -20,6 +20,9 @@ const chainLogging = () => {
 const metricMembers = (values: Record<string, unknown> = {}) => ({
   Service: 'portal-service-api',
   Route: `GET ${ORDERS_ROUTE}`,
+  // Outside Lambda: the release dimensions' local values.
+  FunctionName: 'local',
+  Version: '$LATEST',
   StatusClass: '2xx',
   Requests: 1,
   Latency: expect.any(Number) as unknown,
@@ -209,12 +212,14 @@ describe('accessLog: the line is also the request metrics (CloudWatch EMF)', () 
     });
   });
 
-  it('uses the metrics it is given: their namespace and Service', async () => {
+  it('uses the metrics it is given: their namespace, Service, FunctionName and Version', async () => {
     // Prepare
     const log = collectingLogger();
     const metrics = createMetrics({
       namespace: 'Ops/Portal',
       service: 'portal-service-api-staging',
+      functionName: 'portal-service-api-staging-ordersPerDay',
+      version: '7',
     });
     const access = accessLog({ logger: log.logger, metrics });
     const { default: middy } = await import('@middy/core');
@@ -228,7 +233,11 @@ describe('accessLog: the line is also the request metrics (CloudWatch EMF)', () 
       Service: string;
       _aws: { CloudWatchMetrics: { Namespace: string }[] };
     };
-    expect(line.Service).toBe('portal-service-api-staging');
+    expect(line).toMatchObject({
+      Service: 'portal-service-api-staging',
+      FunctionName: 'portal-service-api-staging-ordersPerDay',
+      Version: '7',
+    });
     expect(line._aws.CloudWatchMetrics.map(({ Namespace }) => Namespace)).toEqual([
       'Ops/Portal',
       'Ops/Portal',

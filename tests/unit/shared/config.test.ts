@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LOCAL_FUNCTION } from '../../../shared/metrics';
 import {
   ConfigError,
   isLoopbackDatabase,
@@ -49,7 +50,7 @@ describe('loadConfig', () => {
         tls: { mode: 'verify-full', ca: 'rds' },
       },
       logLevel: 'info',
-      metrics: { namespace: 'PortalServiceApi', service: 'portal-service-api' },
+      metrics: { namespace: 'PortalServiceApi', service: 'portal-service-api', ...LOCAL_FUNCTION },
     });
     expect(config).not.toHaveProperty('issuer');
     expect(config.legacyPlatforms).not.toHaveProperty('sunset');
@@ -94,7 +95,11 @@ describe('loadConfig', () => {
         tls: { mode: 'require' },
       },
       logLevel: 'debug',
-      metrics: { namespace: 'Portal/Reports', service: 'portal-service-api-production' },
+      metrics: {
+        namespace: 'Portal/Reports',
+        service: 'portal-service-api-production',
+        ...LOCAL_FUNCTION,
+      },
     });
   });
 
@@ -452,6 +457,7 @@ describe('loadConfig', () => {
       expect(config.metrics).toEqual({
         namespace: 'PortalServiceApi',
         service: 'portal-service-api',
+        ...LOCAL_FUNCTION,
       });
     });
 
@@ -467,6 +473,7 @@ describe('loadConfig', () => {
       expect(config.metrics).toEqual({
         namespace: 'N'.repeat(255),
         service: `رابط-${'s'.repeat(250)}`,
+        ...LOCAL_FUNCTION,
       });
     });
 
@@ -496,7 +503,25 @@ describe('loadConfig', () => {
       const metrics = loadMetricsConfig({ METRICS_SERVICE: ' svc-dev ' });
 
       // Assess
-      expect(metrics).toEqual({ namespace: 'PortalServiceApi', service: 'svc-dev' });
+      expect(metrics).toEqual({
+        namespace: 'PortalServiceApi',
+        service: 'svc-dev',
+        ...LOCAL_FUNCTION,
+      });
+    });
+
+    it("take Lambda's function name and version as the FunctionName and Version", () => {
+      // Act
+      const metrics = loadMetricsConfig({
+        AWS_LAMBDA_FUNCTION_NAME: 'portal-service-api-production-ordersPerDay',
+        AWS_LAMBDA_FUNCTION_VERSION: '12',
+      });
+
+      // Assess
+      expect(metrics).toMatchObject({
+        functionName: 'portal-service-api-production-ordersPerDay',
+        version: '12',
+      });
     });
 
     it('are read by loadMetricsConfig from process.env when no environment is passed', () => {
@@ -509,7 +534,7 @@ describe('loadConfig', () => {
         const metrics = loadMetricsConfig();
 
         // Assess
-        expect(metrics).toEqual({ namespace: 'Ops', service: 'svc-dev' });
+        expect(metrics).toMatchObject({ namespace: 'Ops', service: 'svc-dev' });
       } finally {
         for (const key of Object.keys(process.env)) {
           if (!(key in saved)) Reflect.deleteProperty(process.env, key);

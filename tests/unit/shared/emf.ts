@@ -133,7 +133,13 @@ export const parseEmf = (line: string): Record<string, unknown> => {
 export const requestDirectives = (byRoute = true) => [
   {
     Namespace: 'PortalServiceApi',
-    Dimensions: byRoute ? [['Service'], ['Service', 'Route', 'StatusClass']] : [['Service']],
+    Dimensions: byRoute
+      ? [
+          ['Service'],
+          ['Service', 'Route', 'StatusClass'],
+          ['Service', 'FunctionName', 'Version', 'StatusClass'],
+        ]
+      : [['Service']],
     Metrics: [
       { Name: 'Requests', Unit: 'Count' },
       { Name: 'Latency', Unit: 'Milliseconds' },

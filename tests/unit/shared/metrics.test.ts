@@ -13,7 +13,12 @@ import {
 } from '../../../shared/metrics';
 import { emfProblems, parseEmf, requestDirectives } from './emf';
 
-const CONFIG = { namespace: 'PortalServiceApi', service: 'portal-service-api-production' };
+const CONFIG = {
+  namespace: 'PortalServiceApi',
+  service: 'portal-service-api-production',
+  functionName: 'portal-service-api-production-ordersPerDay',
+  version: '12',
+};
 const AT = 1_719_783_000_123;
 
 /** One line written by a real logger on a fixed clock. */
@@ -38,6 +43,10 @@ describe('createMetrics', () => {
     // Assess
     expect(metrics.requestDirectives(true, true)).toEqual(requestDirectives());
     expect(metrics.service).toBe('portal-service-api-production');
+    expect(metrics.release).toEqual({
+      FunctionName: 'portal-service-api-production-ordersPerDay',
+      Version: '12',
+    });
   });
 
   it('leaves out what a request line lacks: StatusClass without a status, Latency untimed', () => {
@@ -49,7 +58,11 @@ describe('createMetrics', () => {
       metrics.requestDirectives(answered, timed)[0];
     expect(first(false, true)).toMatchObject({ Dimensions: [['Service']] });
     expect(first(true, false)).toMatchObject({
-      Dimensions: [['Service'], ['Service', 'Route', 'StatusClass']],
+      Dimensions: [
+        ['Service'],
+        ['Service', 'Route', 'StatusClass'],
+        ['Service', 'FunctionName', 'Version', 'StatusClass'],
+      ],
       Metrics: [{ Name: 'Requests', Unit: 'Count' }],
     });
     expect(first(false, false)).toEqual({

@@ -1,14 +1,18 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKeySet, KeySetUnavailableError } from '../../../../shared/auth/key-set';
-import { createMetrics } from '../../../../shared/metrics';
+import { createMetrics, LOCAL_FUNCTION } from '../../../../shared/metrics';
 import { keysFor } from '../../../support/local-keys';
 import { collectingLogger } from '../../middleware/fixtures';
 import { parseEmf } from '../emf';
 
 /** A key-set URL that fails at once, without any network: a protocol it never fetches. */
 const UNFETCHABLE = new URL('file:///etc/jwks.json');
-const METRICS = createMetrics({ namespace: 'PortalServiceApi', service: 'svc-test' });
+const METRICS = createMetrics({
+  namespace: 'PortalServiceApi',
+  service: 'svc-test',
+  ...LOCAL_FUNCTION,
+});
 
 describe('createKeySet: a failed fetch is the KeySetFailures metric', () => {
   it('writes "key set fetch failed" as a valid EMF line counting KeySetFailures = 1', async () => {
