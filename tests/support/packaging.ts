@@ -6,7 +6,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NO_TOPIC } from '../../tools/generators/operations';
 import { reservedConcurrencyVariable } from '../../tools/generators/serverless';
+import { STAGE_BOUND, stagedNames, unstagedNames } from '../../tools/generators/variables';
 import { catalogue } from '../../shared/catalogue';
 import { ROOT, run, SERVERLESS, type Finished } from './processes';
 
@@ -33,14 +35,13 @@ export const ofType = (template: Template, type: string): [string, Resource][] =
 
 /** The settings the packaging suites leave unset unless a test sets them. */
 const UNSET = [
-  'DATABASE_SECRET_ARN_EU_WEST_1',
-  'DATABASE_SECRET_KMS_KEY_ARN',
-  'DATABASE_SECRET_KMS_KEY_ARN_EU_WEST_1',
-  'DATABASE_URL_EU_WEST_1',
-  'VPC_SUBNET_IDS',
-  'VPC_SECURITY_GROUP_IDS',
-  'VPC_SUBNET_IDS_EU_WEST_1',
-  'VPC_SECURITY_GROUP_IDS_EU_WEST_1',
+  ...STAGE_BOUND.flatMap((name) =>
+    ['production', 'staging', 'dev'].flatMap((stage) => {
+      const scope = { stage, region: 'eu-west-1', portal: false };
+      return [...stagedNames(name, scope), ...unstagedNames(name, scope)];
+    }),
+  ),
+  'JWT_ISSUER',
   'RESERVED_CONCURRENCY',
   ...catalogue.map((endpoint) => reservedConcurrencyVariable(endpoint.function)),
   'DB_MAX_CONNECTIONS',
@@ -50,15 +51,18 @@ const UNSET = [
 ];
 
 /**
- * Production in eu-west-1 with the least it needs: the EU production key set, where to connect
- * and the database secret (the user and password are the secret's); the rest unset.
+ * Production in eu-west-1 with the least it needs: the EU production key set and issuer, where
+ * to connect and the database secret (the user and password are the secret's), and alarms that
+ * knowingly notify no topic (in any region), each under production's own name; the rest unset.
  */
 export const PACKAGING_ENV: Readonly<Record<string, string>> = {
-  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
-  DATABASE_URL: 'postgres://db.example:5432/reports',
-  DATABASE_SECRET_ARN:
-    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123',
   ...Object.fromEntries(UNSET.map((name) => [name, ''])),
+  JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
+  JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
+  DATABASE_URL_PRODUCTION: 'postgres://db.example:5432/reports',
+  DATABASE_SECRET_ARN_PRODUCTION:
+    'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123',
+  ALARM_TOPIC_ARN_PRODUCTION: NO_TOPIC,
 };
 
 /** The esbuild work folder of this Jest worker's packaging, under the project. */

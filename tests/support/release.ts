@@ -6,6 +6,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { serverlessFunctions } from '../../tools/generators/serverless';
+import { STAGE_BOUND, stagedNames } from '../../tools/generators/variables';
 import { REGION_BOUND, regionalName } from '../../tools/release/regions';
 import type { Account, RegionAccount } from './aws-servers';
 import { tempDir, TEMPLATE, WORK_FOLDER } from './packaging';
@@ -33,15 +34,20 @@ export const subnetsIn = (index: number) => [
 ];
 export const groupIn = (index: number) => `sg-0a1b2c3d4e5f6071${index}`;
 
+/** Production's own name of a setting in `region`: DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1. */
+export const productionName = (name: string, region: string): string =>
+  stagedNames(name, { stage: 'production', region, portal: true })[0] ?? name;
+
 /**
  * Every setting of production in every region, and nothing leaking in from the caller's
  * environment: the plain names, the staging ones, the dev ones, the release's own.
  */
 export const ENV: Record<string, string> = {
   ...Object.fromEntries(REGION_BOUND.map((name) => [name, ''])),
+  ...Object.fromEntries(STAGE_BOUND.map((name) => [name, ''])),
   JWT_ISSUER: '',
   JWKS_URL: '',
-  DATABASE_URL: 'postgres://db.example:5432/reports',
+  DATABASE_URL_PRODUCTION: 'postgres://db.example:5432/reports',
   RESERVED_CONCURRENCY: '',
   API_GATEWAY_CLOUDWATCH_ROLE: '',
   RELEASE_BAKE_MINUTES: '',
@@ -49,12 +55,12 @@ export const ENV: Record<string, string> = {
   ...ISSUERS,
   ...Object.fromEntries(
     REGIONS.flatMap((region, index) => [
-      [regionalName('DATABASE_SECRET_ARN', region), secretIn(region)],
-      [regionalName('DATABASE_SECRET_KMS_KEY_ARN', region), ''],
-      [regionalName('DATABASE_URL', region), ''],
+      [productionName('DATABASE_SECRET_ARN', region), secretIn(region)],
+      [productionName('DATABASE_SECRET_KMS_KEY_ARN', region), ''],
+      [productionName('VPC_SUBNET_IDS', region), subnetsIn(index).join(',')],
+      [productionName('VPC_SECURITY_GROUP_IDS', region), groupIn(index)],
+      ...STAGE_BOUND.map((name): [string, string] => [regionalName(name, region), '']),
       [regionalName('SECRETS_EXTENSION_LAYER_ARN', region), ''],
-      [regionalName('VPC_SUBNET_IDS', region), subnetsIn(index).join(',')],
-      [regionalName('VPC_SECURITY_GROUP_IDS', region), groupIn(index)],
       [regionalName('API_GATEWAY_CLOUDWATCH_ROLE', region), ''],
     ]),
   ),

@@ -4,15 +4,25 @@
  * custom.issuerVariables) so that this list and the resolvers of tools/serverless/ never
  * disagree. Checked before anything is packaged: every missing setting of every region at once.
  *
- * The variables are the resolvers' (docs/deployment.md, "Stages and regions"): per portal region
- * the key-set URL and issuer; per AWS region the `_<REGION>` forms of the database secret and the
- * VPC. Their plain names apply to a single-region package only: with several regions one value
- * would reach every region without its own, and a secret ARN, a KMS key, a layer, a subnet or a
- * security group belongs to one region, so the plain names are refused when set.
+ * The variables are the resolvers' (docs/deployment.md, "Per-stage settings"): per portal region
+ * the key-set URL and issuer; per stage and AWS region the database secret and the VPC
+ * (tools/generators/variables.ts). A secret ARN, a KMS key, a layer, a subnet or a security group
+ * belongs to one region: with several regions, their names without the region would reach every
+ * region without its own, so they are refused when set.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import {
+  regionalName,
+  resolveSetting,
+  settingNames,
+  STAGE_BOUND,
+  type Scope,
+  unstagedNames,
+} from '../generators/variables';
+
+export { regionalName } from '../generators/variables';
 
 export const ROOT = join(import.meta.dirname, '../..');
 export const SERVERLESS_YML = join(ROOT, 'serverless.yml');
@@ -56,8 +66,8 @@ export interface SettingsCheck {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * Variables naming a resource of one AWS region; their plain names only for a single region.
- * DATABASE_URL is not one: a host may serve several regions.
+ * Variables naming a resource of one AWS region; their names without the region only for a
+ * single region. DATABASE_URL is not one: a host may serve several regions.
  */
 export const REGION_BOUND = [
   'DATABASE_SECRET_ARN',
@@ -74,10 +84,6 @@ const STAGE_SHAPE = /^[A-Za-z0-9-]+$/;
 export class ReleaseUsageError extends Error {
   override readonly name = 'ReleaseUsageError';
 }
-
-/** `VPC_SUBNET_IDS_EU_WEST_1` for (`VPC_SUBNET_IDS`, `eu-west-1`): tools/serverless/variables.cjs. */
-export const regionalName = (name: string, region: string): string =>
-  `${name}_${region.toUpperCase().replace(/-/g, '_')}`;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -171,21 +177,36 @@ export const regionsOf = (
 /** The variable's value: the environment's, trimmed ('' when unset). */
 const valueOf = (env: Env, name: string) => (env[name] ?? '').trim();
 
+/** Whether `name` names a resource of one region, and so needs the region in a multi-region release. */
+const isRegionBound = (name: string) => (REGION_BOUND as readonly string[]).includes(name);
+
+/**
+ * The names `name` is read from for `scope`, as tools/serverless/variables.cjs reads them, less
+ * those a multi-region release refuses (a region-bound setting without the region).
+ */
+export const releaseNames = (name: string, scope: Scope, single: boolean): string[] =>
+  settingNames(name, scope).filter(
+    (variable) =>
+      single || !isRegionBound(name) || variable.endsWith(regionalName('', scope.region)),
+  );
+
 /**
  * The variables of a region's VPC pair (subnets, security groups), as vpc.cjs reads them: the
- * region's pair wins as a pair; the plain names only for a single region; none: outside a VPC.
+ * most specific pair set wins as a pair; none: outside a VPC.
  */
-export const vpcVariables = (env: Env, region: string, single: boolean): string[] => {
+export const vpcVariables = (env: Env, scope: Scope, single: boolean): string[] => {
   const names = ['VPC_SUBNET_IDS', 'VPC_SECURITY_GROUP_IDS'];
-  const regional = names.map((name) => regionalName(name, region));
-  if (regional.some((name) => valueOf(env, name))) return regional;
-  return single && names.some((name) => valueOf(env, name)) ? names : [];
+  const [subnets, groups] = names.map((name) => releaseNames(name, scope, single));
+  const level = (subnets ?? []).findIndex(
+    (variable, index) => valueOf(env, variable) || valueOf(env, groups?.[index] ?? ''),
+  );
+  return level === -1 ? [] : [subnets?.[level] ?? '', groups?.[level] ?? ''];
 };
 
 /**
  * Checks that every region has its settings in `env`, as the resolvers of tools/serverless/
  * will read them when each region is packaged: every problem of every region, in region order,
- * the refused plain names first. Values are not validated here: packaging does that, naming the
+ * the refused names first. Values are not validated here: packaging does that, naming the
  * variable.
  */
 export const checkSettings = (
@@ -197,30 +218,52 @@ export const checkSettings = (
   const single = regions.length === 1;
   const portal = isPortalStage(config, stage);
   const problems: Problem[] = [];
-  const refuse = (variable: string, instead: string) => {
-    problems.push({
-      region: 'every region',
-      variable,
-      message: `${variable} is set: it applies only to a single-region package, and this one packages ${regions.length} regions (${regions.join(', ')}); give ${instead} for each region instead, and unset ${variable}`,
-    });
+  const refuse = (variable: string, message: string) => {
+    problems.push({ region: 'every region', variable, message });
   };
+  const multiple = `it applies only to a single-region package, and this one packages ${regions.length} regions (${regions.join(', ')})`;
   if (!single) {
     for (const name of REGION_BOUND) {
-      if (valueOf(env, name))
-        refuse(name, `${name}_<REGION> (${regionalName(name, regions[0] ?? '')}, …)`);
+      // Without the region; a portal stage refuses the plain name per region, below.
+      const scope = { stage, region: regions[0] ?? '', portal };
+      const withoutRegion = settingNames(name, scope).filter(
+        (variable) => !variable.endsWith(regionalName('', scope.region)),
+      );
+      for (const variable of withoutRegion.filter((v) => valueOf(env, v))) {
+        refuse(
+          variable,
+          `${variable} is set: ${multiple}; give ${releaseNames(name, scope, false)[0]} (…) for each region instead, and unset ${variable}`,
+        );
+      }
     }
-    if (portal && valueOf(env, 'JWT_ISSUER')) {
-      refuse('JWT_ISSUER', `the issuer of each portal region (custom.issuerVariables.${stage})`);
-    }
+  }
+  if (portal && valueOf(env, 'JWT_ISSUER')) {
+    refuse(
+      'JWT_ISSUER',
+      `JWT_ISSUER is set, but stage "${stage}" reads the issuer of each portal region from custom.issuerVariables.${stage}: JWT_ISSUER may hold another stage's issuer; unset it`,
+    );
   }
 
   const settings = regions.map((region) => {
+    const scope: Scope = { stage, region, portal };
     const variables: Record<string, string> = {};
-    const missing = (variable: string, message: string) => {
-      problems.push({ region, variable, message: `${variable} is not set: ${message}` });
+    const problem = (variable: string, message: string) => {
+      problems.push({ region, variable, message });
     };
-    // The single-region fallback of a regional variable; '' when none applies.
-    const fallback = (name: string) => (single && valueOf(env, name) ? name : '');
+    const missing = (variable: string, message: string) => {
+      problem(variable, `${variable} is not set: ${message}`);
+    };
+    // A stage-bound setting set without the stage: refused, as packaging refuses it.
+    for (const name of STAGE_BOUND) {
+      try {
+        resolveSetting(name, scope, (variable) => valueOf(env, variable));
+      } catch (error) {
+        problem(
+          unstagedNames(name, scope).find((v) => valueOf(env, v)) ?? name,
+          (error as Error).message,
+        );
+      }
+    }
     const portalRegion = config.portalRegions[region] ?? '';
 
     if (portal) {
@@ -244,12 +287,8 @@ export const checkSettings = (
         missing(keySet, `the key-set URL of stage "${stage}" in portal region ${portalRegion}`);
       }
       if (issuer && valueOf(env, issuer)) variables.issuer = issuer;
-      else if (issuer && fallback('JWT_ISSUER')) variables.issuer = 'JWT_ISSUER';
       else if (issuer) {
-        missing(
-          issuer,
-          `the token issuer of stage "${stage}" in portal region ${portalRegion}${single ? ' (or JWT_ISSUER, for this single-region package)' : ''}`,
-        );
+        missing(issuer, `the token issuer of stage "${stage}" in portal region ${portalRegion}`);
       }
     } else if (valueOf(env, 'JWKS_URL')) {
       variables.keySet = 'JWKS_URL';
@@ -260,17 +299,17 @@ export const checkSettings = (
       );
     }
 
-    const secret = regionalName('DATABASE_SECRET_ARN', region);
-    if (valueOf(env, secret)) variables.secret = secret;
-    else if (fallback('DATABASE_SECRET_ARN')) variables.secret = 'DATABASE_SECRET_ARN';
+    const secretNames = releaseNames('DATABASE_SECRET_ARN', scope, single);
+    const secret = secretNames.find((variable) => valueOf(env, variable));
+    if (secret) variables.secret = secret;
     else if (portal) {
       missing(
-        secret,
-        `the ARN of the database secret in ${region}, from which stage "${stage}" reads the database credential${single ? ' (or DATABASE_SECRET_ARN, for this single-region package)' : ''}`,
+        secretNames[0] ?? '',
+        `the ARN of the database secret in ${region}, from which stage "${stage}" reads the database credential${secretNames.length > 1 ? ` (or ${secretNames.slice(1).join(', ')})` : ''}`,
       );
     }
 
-    const pair = vpcVariables(env, region, single);
+    const pair = vpcVariables(env, scope, single);
     const [subnets = '', groups = ''] = pair;
     for (const name of pair) {
       if (!valueOf(env, name)) {

@@ -3,9 +3,8 @@
  * credential"): `url` and `secretArn` for provider.environment's DATABASE_URL and
  * DATABASE_SECRET_ARN, and `statements` for provider.iam.role.statements.
  *
- * Variables, each an environment variable or the serverless param of the same name, the
- * region's form (DATABASE_SECRET_ARN_EU_WEST_1) winning over the plain name
- * (tools/serverless/variables.cjs):
+ * Variables, each an environment variable or the serverless param of the same name, read per
+ * stage and region (DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1; tools/generators/variables.ts):
  * - DATABASE_SECRET_ARN: the full ARN of the Secrets Manager secret holding the user and password
  *   (an RDS-managed secret, rds!db-…, or one of our own), in the region being packaged: a
  *   replicated secret is named by its replica's ARN there.
@@ -26,8 +25,9 @@
  * The functions read the secret through the AWS Parameters and Secrets Lambda Extension
  * (shared/db/secrets-extension.ts), a layer: with a secret, `layers` is AWS's published layer of
  * the extension for the region (arm64, the functions' architecture; EXTENSION_LAYERS below, from
- * AWS's table of extension ARNs), or SECRETS_EXTENSION_LAYER_ARN (and its regional form) for a
- * region not listed or another version. Without a secret: no layer.
+ * AWS's table of extension ARNs), or SECRETS_EXTENSION_LAYER_ARN (or its stage and region forms) for a
+ * region not listed or another version (the same for every stage: its stage forms are optional).
+ * Without a secret: no layer.
  */
 'use strict';
 
@@ -65,15 +65,15 @@ const partitionOf = (region) =>
 
 /**
  * An ARN of `pattern` in `region`, or a failure naming `variable`: never one of another region,
- * whose replica `regional` (the variable's regional form) names instead.
+ * whose replica the setting's regional form (`hint`) names instead.
  */
-const checkArn = ({ variable, value }, { regional, pattern, shape, kind, replica }, region) => {
+const checkArn = ({ variable, value, hint }, { pattern, shape, kind, replica }, region) => {
   const match = pattern.exec(value);
   if (!match) throw new Error(`${variable} is not ${kind} ARN: expected ${shape}`);
   const [, partition, arnRegion] = match;
   if (arnRegion !== region) {
     throw new Error(
-      `${variable} names ${kind} in ${arnRegion}, but the functions are packaged for ${region}: a function reads it in its own region; use the ${replica} in ${region} through ${regional}`,
+      `${variable} names ${kind} in ${arnRegion}, but the functions are packaged for ${region}: a function reads it in its own region; use the ${replica} in ${region} through ${hint}`,
     );
   }
   if (partition !== partitionOf(region)) {
@@ -101,21 +101,18 @@ const carriesPassword = (url) => {
 };
 
 module.exports = async ({ resolveVariable }) => {
-  const { regionalName, regionalOrPlain } = await import('./variables.cjs');
-  const stage = await resolveVariable('sls:stage');
-  const region = String(await resolveVariable('self:provider.region'));
-  const portalStages = (await resolveVariable('self:custom.keySetVariables')) ?? {};
-  const deployed = Boolean(portalStages[stage]);
+  const { scopeOf, scopedSetting } = await import('./variables.cjs');
+  const { stage, region, portal: deployed } = await scopeOf(resolveVariable);
 
-  const secret = await regionalOrPlain(resolveVariable, 'DATABASE_SECRET_ARN', region);
-  const key = await regionalOrPlain(resolveVariable, 'DATABASE_SECRET_KMS_KEY_ARN', region);
-  const url = await regionalOrPlain(resolveVariable, 'DATABASE_URL', region);
-  const secretHint = `DATABASE_SECRET_ARN (or ${regionalName('DATABASE_SECRET_ARN', region)})`;
+  const secret = await scopedSetting(resolveVariable, 'DATABASE_SECRET_ARN');
+  const key = await scopedSetting(resolveVariable, 'DATABASE_SECRET_KMS_KEY_ARN');
+  const url = await scopedSetting(resolveVariable, 'DATABASE_URL');
+  const secretHint = secret.hint;
 
   if (!secret.value) {
     if (key.value) {
       throw new Error(
-        `${key.variable} is set without DATABASE_SECRET_ARN: the KMS key only decrypts the database secret; set ${secretHint} to the secret's ARN, or unset ${key.variable}`,
+        `${key.variable} is set without DATABASE_SECRET_ARN for stage "${stage}": the KMS key only decrypts the database secret; set ${secretHint} to the secret's ARN, or unset ${key.variable}`,
       );
     }
     if (!deployed) return { url: url.value, secretArn: '', statements: [], layers: [] };
@@ -125,14 +122,13 @@ module.exports = async ({ resolveVariable }) => {
       );
     }
     throw new Error(
-      `DATABASE_SECRET_ARN is not set: stage "${stage}" reads the database credential from Secrets Manager at run time; set ${secretHint} to the secret's ARN in ${region}`,
+      `DATABASE_SECRET_ARN is not set for stage "${stage}", which reads the database credential from Secrets Manager at run time; set ${secretHint} to the secret's ARN in ${region}`,
     );
   }
 
   const secretArn = checkArn(
     secret,
     {
-      regional: regionalName('DATABASE_SECRET_ARN', region),
       pattern: SECRET_ARN,
       shape: SECRET_SHAPE,
       kind: 'a secret',
@@ -144,7 +140,6 @@ module.exports = async ({ resolveVariable }) => {
     ? checkArn(
         key,
         {
-          regional: regionalName('DATABASE_SECRET_KMS_KEY_ARN', region),
           pattern: KEY_ARN,
           shape: KEY_SHAPE,
           kind: 'a KMS key',
@@ -183,7 +178,7 @@ module.exports = async ({ resolveVariable }) => {
       },
     });
   }
-  const layer = await regionalOrPlain(resolveVariable, 'SECRETS_EXTENSION_LAYER_ARN', region);
+  const layer = await scopedSetting(resolveVariable, 'SECRETS_EXTENSION_LAYER_ARN');
   const architecture = String(
     (await resolveVariable('self:provider.architecture, null')) ?? 'x86_64',
   );
@@ -192,7 +187,6 @@ module.exports = async ({ resolveVariable }) => {
     layerArn = checkArn(
       layer,
       {
-        regional: regionalName('SECRETS_EXTENSION_LAYER_ARN', region),
         pattern: LAYER_ARN,
         shape: LAYER_SHAPE,
         kind: 'a layer',
@@ -202,7 +196,7 @@ module.exports = async ({ resolveVariable }) => {
     );
   } else if (!layerArn || architecture !== 'arm64') {
     throw new Error(
-      `SECRETS_EXTENSION_LAYER_ARN is not set: the functions read ${secret.variable} through the AWS Parameters and Secrets Lambda Extension, and no layer of it is known here for ${region} (${architecture}); set SECRETS_EXTENSION_LAYER_ARN (or ${regionalName('SECRETS_EXTENSION_LAYER_ARN', region)}) to AWS's published ARN of the extension for that region and architecture`,
+      `SECRETS_EXTENSION_LAYER_ARN is not set: the functions read ${secret.variable} through the AWS Parameters and Secrets Lambda Extension, and no layer of it is known here for ${region} (${architecture}); set ${layer.hint} to AWS's published ARN of the extension for that region and architecture`,
     );
   }
   return { url: url.value, secretArn, statements, layers: [layerArn] };

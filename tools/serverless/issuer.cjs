@@ -25,14 +25,16 @@ module.exports = async ({ resolveVariable }) => {
       `stage "${stage}" has no issuer for AWS region ${region}: add its portal region to custom.issuerVariables`,
     );
   }
-  const issuer = (await fromParamsOrEnv(resolveVariable, variable)) || plain;
-  if (!issuer) {
+  if (plain) {
     throw new Error(
-      `${variable} is not set: stage "${stage}" in ${region} must name the portal's token issuer (the iss claim) for portal region ${regions[region]} (or JWT_ISSUER for a single-region package)`,
+      `JWT_ISSUER is set, but stage "${stage}" reads its issuer in ${region} only from ${variable}: JWT_ISSUER may hold another stage's issuer; unset it`,
     );
   }
-  return {
-    issuer,
-    variable: (await fromParamsOrEnv(resolveVariable, variable)) ? variable : 'JWT_ISSUER',
-  };
+  const issuer = await fromParamsOrEnv(resolveVariable, variable);
+  if (!issuer) {
+    throw new Error(
+      `${variable} is not set: stage "${stage}" in ${region} must name the portal's token issuer (the iss claim) for portal region ${regions[region]}`,
+    );
+  }
+  return { issuer, variable };
 };

@@ -3,8 +3,8 @@
  * the alarms and their thresholds, X-Ray tracing, the stage's throttling, the account's API
  * Gateway CloudWatch role, the metrics namespace, the web ACL, the gradual release, the custom
  * domain and the tags. Each is an environment variable or the
- * serverless param of the same name, and its regional form (ALARM_TOPIC_ARN_EU_WEST_1) wins for
- * that region. A bad value fails packaging with a message naming the variable it came from.
+ * serverless param of the same name, read per stage and region (ALARM_TOPIC_ARN_PRODUCTION_EU_WEST_1,
+ * tools/generators/variables.ts). A bad value fails packaging with a message naming the variable it came from.
  *
  * `settings` goes to custom.operations, which the plugin tools/serverless/operations.js hands
  * to tools/generators/operations.ts once osls has compiled the template; `tracing` to
@@ -14,7 +14,7 @@
 'use strict';
 
 module.exports = async ({ resolveVariable }) => {
-  const { regionalOrPlain } = await import('./variables.cjs');
+  const { scopedSetting } = await import('./variables.cjs');
   const { tsImport } = await import('tsx/esm/api');
   const { OPERATIONS_VARIABLES, operationsSettings } = await tsImport(
     '../generators/operations.ts',
@@ -24,7 +24,8 @@ module.exports = async ({ resolveVariable }) => {
   const region = await resolveVariable('self:provider.region');
   const raw = {};
   for (const name of OPERATIONS_VARIABLES) {
-    raw[name] = await regionalOrPlain(resolveVariable, name, region);
+    const { variable, value } = await scopedSetting(resolveVariable, name);
+    raw[name] = { variable, value };
   }
   const settings = operationsSettings(raw, { stage, region });
   const { serviceTags } = await tsImport('../generators/tags.ts', __filename);

@@ -2,8 +2,8 @@
  * Helpers shared by the resolvers of tools/serverless/: how serverless.yml's configuration
  * variables are read. Each is an environment variable or the serverless param of the same name
  * (`--param NAME=value`, or the dashboard's params): a param, even an empty one, wins over the
- * environment. A variable that may differ per AWS region has a regional form, the region in upper
- * snake case appended (VPC_SUBNET_IDS_EU_WEST_1 for eu-west-1), which wins over the plain name.
+ * environment. Which names a setting is read from, per stage and region, is
+ * tools/generators/variables.ts (docs/deployment.md, "Per-stage settings").
  */
 'use strict';
 
@@ -14,21 +14,37 @@ const fromParamsOrEnv = async (resolveVariable, name) => {
   return value.trim();
 };
 
-/** The suffix of a variable's regional form: `_EU_WEST_1` for eu-west-1. */
-const regionSuffix = (region) => `_${String(region).toUpperCase().replace(/-/g, '_')}`;
-
-/** The regional form of `name` for `region`: VPC_SUBNET_IDS_EU_WEST_1. */
-const regionalName = (name, region) => `${name}${regionSuffix(region)}`;
-
-/**
- * `name` for `region`: the regional form when it is set, else the plain name. Resolves to the
- * variable the value came from (to name it in messages) and the value, empty when neither is set.
- */
-const regionalOrPlain = async (resolveVariable, name, region) => {
-  const regional = regionalName(name, region);
-  const value = await fromParamsOrEnv(resolveVariable, regional);
-  if (value) return { variable: regional, value };
-  return { variable: name, value: await fromParamsOrEnv(resolveVariable, name) };
+let loaded;
+/** tools/generators/variables.ts, loaded with tsx once. */
+const rules = () => {
+  loaded ??= import('tsx/esm/api').then(({ tsImport }) =>
+    tsImport('../generators/variables.ts', __filename),
+  );
+  return loaded;
 };
 
-module.exports = { fromParamsOrEnv, regionSuffix, regionalName, regionalOrPlain };
+/** The stage and region being packaged, and whether the stage has a portal environment. */
+const scopeOf = async (resolveVariable) => {
+  const stage = String(await resolveVariable('sls:stage'));
+  const region = String(await resolveVariable('self:provider.region'));
+  const portalStages = (await resolveVariable('self:custom.keySetVariables')) ?? {};
+  return { stage, region, portal: Object.hasOwn(portalStages, stage) };
+};
+
+/**
+ * The setting `name` for the stage and region being packaged: the variable it came from (to name
+ * it in messages) and its value, '' when unset, with `hint` naming where to set it. Fails when
+ * a portal stage would read a setting of its own resource from a name without the stage.
+ */
+const scopedSetting = async (resolveVariable, name) => {
+  const { resolveSetting, settingHint, stagedNames, unstagedNames } = await rules();
+  const scope = await scopeOf(resolveVariable);
+  const names = [...stagedNames(name, scope), ...unstagedNames(name, scope)];
+  const values = new Map();
+  for (const variable of names)
+    values.set(variable, await fromParamsOrEnv(resolveVariable, variable));
+  const setting = resolveSetting(name, scope, (variable) => values.get(variable) ?? '');
+  return { ...setting, hint: settingHint(name, scope) };
+};
+
+module.exports = { fromParamsOrEnv, rules, scopeOf, scopedSetting };

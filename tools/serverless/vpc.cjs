@@ -1,11 +1,10 @@
 /**
  * Resolves provider.vpc for serverless.yml: the subnets and security groups the functions run in,
- * or nothing (the functions run outside a VPC). For the region being deployed the ids come from
- * VPC_SUBNET_IDS_<REGION> and VPC_SECURITY_GROUP_IDS_<REGION> (the AWS region in upper snake
- * case: VPC_SUBNET_IDS_EU_WEST_1), else from VPC_SUBNET_IDS and VPC_SECURITY_GROUP_IDS: each an
- * environment variable or the serverless param of the same name, ids separated by commas. Both of
- * a pair or neither; an id that is not a subnet or security-group id, or one of the pair missing,
- * fails packaging with a message naming the variable. serverless.yml reads `vpc` with a null
+ * or nothing (the functions run outside a VPC). The ids come from VPC_SUBNET_IDS and
+ * VPC_SECURITY_GROUP_IDS read per stage and region (VPC_SUBNET_IDS_PRODUCTION_EU_WEST_1,
+ * tools/generators/variables.ts), each an environment variable or the serverless param of the
+ * same name, ids separated by commas. Both of a pair or neither; an id that is not a subnet or
+ * security-group id, or one of the pair missing, fails packaging with a message naming the variable. serverless.yml reads `vpc` with a null
  * fallback, so no VPC leaves provider.vpc unset (and osls adds no VPC policy to the role).
  */
 'use strict';
@@ -34,20 +33,27 @@ const parseIds = (variable, value, { prefix, max }) => {
 };
 
 module.exports = async ({ resolveVariable }) => {
-  const { fromParamsOrEnv, regionalName } = await import('./variables.cjs');
-  const region = await resolveVariable('self:provider.region');
-  // The region's pair wins as a pair: ids of two regions are never mixed.
-  const regional = KINDS.map((kind) => ({ ...kind, variable: regionalName(kind.name, region) }));
-  const regionalValues = await Promise.all(
-    regional.map(({ variable }) => fromParamsOrEnv(resolveVariable, variable)),
-  );
-  let chosen = regional.map((kind, index) => ({ ...kind, value: regionalValues[index] }));
-  if (chosen.every(({ value }) => !value)) {
-    const values = await Promise.all(
-      KINDS.map(({ name }) => fromParamsOrEnv(resolveVariable, name)),
-    );
-    chosen = KINDS.map((kind, index) => ({ ...kind, variable: kind.name, value: values[index] }));
+  const { fromParamsOrEnv, rules, scopeOf } = await import('./variables.cjs');
+  const { resolveSetting, settingNames, stagedNames, unstagedNames } = await rules();
+  const scope = await scopeOf(resolveVariable);
+  const { region } = scope;
+  const values = new Map();
+  for (const { name } of KINDS) {
+    for (const variable of [...stagedNames(name, scope), ...unstagedNames(name, scope)]) {
+      values.set(variable, await fromParamsOrEnv(resolveVariable, variable));
+    }
   }
+  const read = (variable) => values.get(variable) ?? '';
+  // Refuses a name without the stage where the stage must name its own network.
+  for (const { name } of KINDS) resolveSetting(name, scope, read);
+  // The most specific pair set wins as a pair: ids of two stages or regions are never mixed.
+  const levels = settingNames(KINDS[0].name, scope).map((_, level) =>
+    KINDS.map((kind) => {
+      const variable = settingNames(kind.name, scope)[level];
+      return { ...kind, variable, value: read(variable) };
+    }),
+  );
+  const chosen = levels.find((pair) => pair.some(({ value }) => value)) ?? levels[0];
   const set = chosen.filter(({ value }) => value);
   if (set.length === 0) return { vpc: null };
   const missing = chosen.find(({ value }) => !value);
