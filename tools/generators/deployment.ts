@@ -3,10 +3,10 @@
  * (docs/operations.md, "Releases and rollback"): the alias carries a
  * CodeDeployLambdaAliasUpdate update policy, so when a deploy publishes a new version
  * CloudFormation hands the alias's move to a deployment group of the function, which shifts
- * traffic to it by DEPLOYMENT_PREFERENCE and moves it back when one of the stage's alarms
- * fires meanwhile.
+ * traffic to it by DEPLOYMENT_PREFERENCE and moves it back when the alarm on that new version
+ * (release-alarms.ts) fires meanwhile.
  */
-import { resourcesOfType, type Resource, type Template } from './cloudformation';
+import { refOf, resourcesOfType, type Resource, type Template } from './cloudformation';
 import { choiceSetting, type RawSetting } from './settings';
 
 /** CodeDeploy's predefined Lambda configurations (CodeDeployDefault.Lambda<name>). */
@@ -33,8 +33,6 @@ export const DEPLOYMENT_PREFERENCE_DEFAULTS: Readonly<Record<string, DeploymentP
 
 export const CODEDEPLOY_APPLICATION_LOGICAL_ID = 'CodeDeployApplication';
 export const CODEDEPLOY_ROLE_LOGICAL_ID = 'CodeDeployServiceRole';
-/** CodeDeploy watches at most 10 alarms per deployment group. */
-const ROLLBACK_ALARMS_MAX = 10;
 
 export const deploymentPreferenceSetting = (raw: RawSetting, stage: string): DeploymentPreference =>
   choiceSetting(raw, DEPLOYMENT_PREFERENCES, DEPLOYMENT_PREFERENCE_DEFAULTS[stage] ?? 'AllAtOnce');
@@ -45,19 +43,22 @@ export const deploymentGroupLogicalId = (aliasLogicalId: string): string =>
 
 /**
  * The CodeDeploy application, its role, a deployment group per `live` alias and the aliases'
- * update policy; nothing for AllAtOnce. `alarmIds`: the alarms that roll a release back.
+ * update policy; nothing for AllAtOnce. `rollbackAlarmOf`: the alarm that rolls a function's
+ * release back, if any.
  */
 export const gradualDeployment = (
   template: Template,
   preference: DeploymentPreference,
-  { name, alarmIds }: { name: string; alarmIds: readonly string[] },
+  {
+    name,
+    rollbackAlarmOf,
+  }: { name: string; rollbackAlarmOf: (functionLogicalId: string) => string | undefined },
 ): Record<string, Resource> => {
   if (preference === 'AllAtOnce') return {};
   const aliases = resourcesOfType(template, 'AWS::Lambda::Alias');
   const functionIds = aliases.map(
     ([, alias]) => (alias.Properties?.FunctionName as { Ref: string }).Ref,
   );
-  const rollbackAlarms = alarmIds.slice(0, ROLLBACK_ALARMS_MAX);
   const changed: Record<string, Resource> = {
     [CODEDEPLOY_APPLICATION_LOGICAL_ID]: {
       Type: 'AWS::CodeDeploy::Application',
@@ -106,6 +107,8 @@ export const gradualDeployment = (
   };
   for (const [aliasId, alias] of aliases) {
     const groupId = deploymentGroupLogicalId(aliasId);
+    const fn = refOf(alias.Properties?.FunctionName) ?? '';
+    const rollbackAlarms = [rollbackAlarmOf(fn)].filter((id) => id !== undefined);
     changed[groupId] = {
       Type: 'AWS::CodeDeploy::DeploymentGroup',
       Properties: {

@@ -19,6 +19,9 @@
  */
 import { refOf, resourcesOfType, single, type Resource, type Template } from './cloudformation';
 import { booleanSetting, fail, numberSetting, type RawSetting } from './settings';
+import { RELEASE_MIN_REQUESTS, releaseAlarmLogicalId, releaseAlarms } from './release-alarms';
+import { methodSettingsPath, routeDurationSetting, routesOf, routeThrottles } from './throttles';
+import { settingHint } from './variables';
 
 import {
   deploymentPreferenceSetting,
@@ -37,6 +40,8 @@ export const OPERATIONS_VARIABLES = [
   'ALARMS',
   'ALARM_TOPIC_ARN',
   'ALARM_5XX_RATE',
+  'ALARM_5XX_COUNT',
+  'ALARM_RELEASE_ERRORS',
   'ALARM_4XX_RATE',
   'ALARM_MIN_REQUESTS',
   'ALARM_P99_LATENCY_MS',
@@ -47,6 +52,7 @@ export const OPERATIONS_VARIABLES = [
   'TRACING',
   'API_THROTTLE_RATE',
   'API_THROTTLE_BURST',
+  'API_ROUTE_DURATION_MS',
   'API_GATEWAY_CLOUDWATCH_ROLE',
   'METRICS_NAMESPACE',
   'WAF',
@@ -63,6 +69,8 @@ export type RawOperationsSettings = Readonly<Record<OperationsVariable, RawSetti
 /** The defaults of the alarm thresholds. */
 export const ALARM_DEFAULTS = {
   fiveXxRate: 0.05,
+  fiveXxCount: 5,
+  releaseErrors: 3,
   fourXxRate: 0.5,
   minRequests: 50,
   p99LatencyMs: 3000,
@@ -92,6 +100,26 @@ export const THROTTLE_DEFAULTS: Readonly<Record<string, Throttle>> = {
 };
 /** Stages with alarms unless ALARMS=false; every other stage has none unless ALARMS=true. */
 export const ALARMED_STAGES: readonly string[] = ['staging', 'production'];
+/**
+ * Stages that cannot be quietly unguarded: their alarms must notify a topic (or say
+ * ALARM_TOPIC_ARN=none-unsafe), their log groups outlive the stack, and osls turns on the
+ * stack's termination protection (provider.deletionProtection in serverless.yml).
+ */
+export const GUARDED_STAGES: readonly string[] = ['production'];
+/**
+ * The alarms clients can drive (4xx answers, throttles, the web ACL's blocks), by name after
+ * `<service>-<stage>-`: they page, but neither roll a release back nor stop a release's bake.
+ */
+export const CLIENT_DRIVEN_ALARMS: readonly string[] = ['api-4xx-rate', 'throttles', 'waf-blocked'];
+
+/** Whether the alarm `alarmName` of `<service>-<stage>` (`prefix`) is one clients can drive. */
+export const isClientDriven = (alarmName: string, prefix: string): boolean => {
+  const rest = alarmName.startsWith(prefix) ? alarmName.slice(prefix.length) : '';
+  return CLIENT_DRIVEN_ALARMS.some((name) => rest === name || rest.startsWith(`${name}-`));
+};
+
+/** The ALARM_TOPIC_ARN of a guarded stage whose alarms knowingly notify nobody. */
+export const NO_TOPIC = 'none-unsafe';
 export const METRICS_NAMESPACE_DEFAULT = 'PortalServiceApi';
 /** The alias API Gateway calls. */
 export const LIVE_ALIAS = 'live';
@@ -101,6 +129,10 @@ export interface AlarmSettings {
   /** The SNS topic told of every change to ALARM and back to OK, if any. */
   readonly topicArn?: string;
   readonly fiveXxRate: number;
+  /** 5xx answers in five minutes that page at any traffic. */
+  readonly fiveXxCount: number;
+  /** A new version's failed requests in one minute that roll its release back. */
+  readonly releaseErrors: number;
   /** The share of 4xx answers (every request a 401: a wrong issuer or key-set URL). */
   readonly fourXxRate: number;
   /** Requests in five minutes below which the rate and latency alarms judge nothing. */
@@ -120,6 +152,10 @@ export interface OperationsSettings {
   /** X-Ray on the functions (provider.tracing.lambda) and on the stage. */
   readonly tracing: boolean;
   readonly throttle: Throttle;
+  /** The functions' measured p99 duration, from which each route's limits follow (throttles.ts). */
+  readonly routeDurationMs: number;
+  /** A GUARDED_STAGES stage: retained log groups, a topic required. */
+  readonly guarded: boolean;
   /**
    * `existing`: the account's API Gateway CloudWatch role is set already (once per account and
    * region); `create`: this stack creates a role and sets it on the account.
@@ -138,7 +174,18 @@ export interface OperationsSettings {
 
 const TOPIC_ARN = /^arn:aws(-[a-z]+)*:sns:([a-z0-9-]+):(\d{12}):([A-Za-z0-9_-]{1,256})$/;
 
-const topicSetting = ({ variable, value }: RawSetting, region: string): string | undefined => {
+const topicSetting = (
+  { variable, value }: RawSetting,
+  { stage, region, required }: { stage: string; region: string; required: boolean },
+): string | undefined => {
+  if (value === NO_TOPIC && required) return undefined;
+  if (value === '' && required) {
+    const hint = settingHint('ALARM_TOPIC_ARN', { stage, region, portal: true });
+    return fail(
+      'ALARM_TOPIC_ARN',
+      `is not set: stage "${stage}"'s alarms would notify nobody; set ${hint} to an SNS topic of ${region}, or to ${NO_TOPIC} to package without one (a trial account only)`,
+    );
+  }
   if (value === '') return undefined;
   const match = TOPIC_ARN.exec(value);
   if (!match) {
@@ -190,20 +237,28 @@ export const operationsSettings = (
   if (!['', 'existing', 'create'].includes(role.value)) {
     fail(role.variable, `is "${role.value}": expected existing or create`);
   }
-  const topicArn = topicSetting(raw.ALARM_TOPIC_ARN, region);
+  const guarded = GUARDED_STAGES.includes(stage);
+  const alarmsOn = booleanSetting(raw.ALARMS, ALARMED_STAGES.includes(stage));
+  const topicArn = topicSetting(raw.ALARM_TOPIC_ARN, {
+    stage,
+    region,
+    required: guarded && alarmsOn,
+  });
   const count = { min: 1, max: 1_000_000, whole: true };
   const domain = domainSettings(raw, region);
   return {
     stage,
     region,
     alarms: {
-      enabled: booleanSetting(raw.ALARMS, ALARMED_STAGES.includes(stage)),
+      enabled: alarmsOn,
       ...(topicArn === undefined ? {} : { topicArn }),
       fiveXxRate: numberSetting(raw.ALARM_5XX_RATE, ALARM_DEFAULTS.fiveXxRate, {
         min: 0.001,
         max: 1,
         whole: false,
       }),
+      fiveXxCount: numberSetting(raw.ALARM_5XX_COUNT, ALARM_DEFAULTS.fiveXxCount, count),
+      releaseErrors: numberSetting(raw.ALARM_RELEASE_ERRORS, ALARM_DEFAULTS.releaseErrors, count),
       fourXxRate: numberSetting(raw.ALARM_4XX_RATE, ALARM_DEFAULTS.fourXxRate, {
         min: 0.01,
         max: 1,
@@ -230,6 +285,8 @@ export const operationsSettings = (
     },
     tracing: booleanSetting(raw.TRACING, true),
     throttle: { rate, burst },
+    routeDurationMs: routeDurationSetting(raw.API_ROUTE_DURATION_MS),
+    guarded,
     cloudWatchRole: role.value === 'create' ? 'create' : 'existing',
     metricsNamespace: namespaceSetting(raw.METRICS_NAMESPACE),
     waf: wafSettings(raw, stage),
@@ -353,6 +410,9 @@ export const liveAliases = (template: Template): Record<string, Resource> => {
   return changed;
 };
 
+// Execution logs would hold headers and tokens: off, the access log suffices.
+const QUIET_METHODS = { LoggingLevel: 'OFF', DataTraceEnabled: false, MetricsEnabled: false };
+
 /**
  * The stage, owned by this template: the Deployment loses its StageName (and depends on the
  * gateway responses, so the first deployment publishes them too); the stage carries the
@@ -401,11 +461,16 @@ export const ownedStage = (
             HttpMethod: '*',
             ThrottlingRateLimit: settings.throttle.rate,
             ThrottlingBurstLimit: settings.throttle.burst,
-            // Execution logs would hold headers and tokens: off, the access log suffices.
-            LoggingLevel: 'OFF',
-            DataTraceEnabled: false,
-            MetricsEnabled: false,
+            ...QUIET_METHODS,
           },
+          // Each route within its function's reserved concurrency (throttles.ts).
+          ...routeThrottles(template, settings.routeDurationMs).map((route) => ({
+            ResourcePath: methodSettingsPath(route.path),
+            HttpMethod: route.method,
+            ThrottlingRateLimit: route.rate,
+            ThrottlingBurstLimit: route.burst,
+            ...QUIET_METHODS,
+          })),
         ],
       },
       ...(settings.cloudWatchRole === 'create' ? { DependsOn: [ACCOUNT_LOGICAL_ID] } : {}),
@@ -508,6 +573,19 @@ export const alarms = (
       // No requests, or too few, are no failure: the gate above yields 0 or nothing.
       TreatMissingData: 'notBreaching',
     }),
+    ApiGateway5xxCountAlarm: alarm({
+      AlarmName: `${name}-api-5xx-count`,
+      AlarmDescription: `${thresholds.fiveXxCount} or more of the API's requests answered 5xx in 5 minutes (API Gateway 5XXError), at any traffic: the alarm of a quiet region, where the rate alarm judges nothing below ${thresholds.minRequests} requests. First: as for the 5xx rate. ${runbook('api-5xx-rate')}`,
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Dimensions: api,
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      Threshold: thresholds.fiveXxCount,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    }),
     ApiGateway4xxRateAlarm: alarm({
       AlarmName: `${name}-api-4xx-rate`,
       AlarmDescription: `${percent(thresholds.fourXxRate)}% or more of the API's requests answered 4xx (API Gateway 4XXError over Count, 5 minutes, 2 of 3 periods, judged from ${thresholds.minRequests} requests): most often every token refused with 401, a wrong issuer or key-set URL for the stage and region. First: the functions' request lines by status and code (TOKEN_INVALID, TOKEN_EXPIRED), then JWT_ISSUER_… and JWK_URL_… of this region against the portal's; 429s are the gateway's or the web ACL's limits. ${runbook('api-4xx-rate')}`,
@@ -579,14 +657,26 @@ export const alarms = (
     });
   }
 
+  const functions = [...routesOf(template).keys()];
+  const release = releaseAlarms(template, functions, {
+    name,
+    namespace: settings.metricsNamespace,
+    releaseErrors: thresholds.releaseErrors,
+    fiveXxRate: thresholds.fiveXxRate,
+    alias: LIVE_ALIAS,
+    common: actions,
+    description: (fn) =>
+      `The version of ${fn} this deployment published is failing: ${thresholds.releaseErrors} or more of its requests failed in a minute, or more than ${percent(thresholds.fiveXxRate)}% of them from ${RELEASE_MIN_REQUESTS} requests (AWS/Lambda Errors by ExecutedVersion through the ${LIVE_ALIAS} alias, and its 5xx answers: ${settings.metricsNamespace} Requests by FunctionName, Version and StatusClass). During a gradual release CodeDeploy moves the alias back on it. First: the function's request failed lines of that version (errorName, errorCode), then what the release changed. ${runbook('release-rollback')}`,
+  });
+  for (const [id, resource] of Object.values(release)) result[id] = resource;
+
   // Every function's throttles summed, 10 functions (CloudWatch's limit) to an alarm.
-  const functions = resourcesOfType(template, 'AWS::Lambda::Function').map(([id]) => id);
   for (let start = 0; start < functions.length; start += ALARM_METRICS_MAX) {
     const group = functions.slice(start, start + ALARM_METRICS_MAX);
     const suffix = start === 0 ? '' : String(start / ALARM_METRICS_MAX + 1);
     result[`LambdaThrottlesAlarm${suffix}`] = alarm({
       AlarmName: `${name}-throttles${suffix ? `-${suffix}` : ''}`,
-      AlarmDescription: `${thresholds.throttles} or more invocations refused by Lambda in 5 minutes (AWS/Lambda Throttles, summed over the functions): those requests got a 5xx, not the gateway's 429, so the gateway's rate limit lets through more than the reserved concurrency serves. First: which function (Lambda console, Throttles by function), then its duration; lower API_THROTTLE_RATE or raise its reserved concurrency within the connection budget. ${runbook('throttles')}`,
+      AlarmDescription: `${thresholds.throttles} or more invocations refused by Lambda in 5 minutes (AWS/Lambda Throttles, summed over the functions): those requests got a 5xx, not the gateway's 429, so its requests lasted longer than API_ROUTE_DURATION_MS, from which its routes' limits are sized. First: which function (Lambda console, Throttles by function), then its p99 duration; set API_ROUTE_DURATION_MS to it, or raise its reserved concurrency within the connection budget. ${runbook('throttles')}`,
       Metrics: [
         {
           Id: 'throttles',
@@ -648,10 +738,19 @@ export const withOperations = (
     ...domain.resources,
     ...gradualDeployment(withAliases, settings.deploymentPreference, {
       name,
-      // A client the web ACL blocks says nothing about the release.
-      alarmIds: Object.keys(alarmResources).filter((id) => id !== 'WafBlockedRequestsAlarm'),
+      // Each release on its own version's signal only: never on what clients can drive.
+      rollbackAlarmOf: (fn) => {
+        const id = releaseAlarmLogicalId(fn);
+        return Object.hasOwn(alarmResources, id) ? id : undefined;
+      },
     }),
   };
+  if (settings.guarded) {
+    // The logs outlive the stack: deleting production keeps what it recorded.
+    for (const [id, group] of resourcesOfType({ Resources: resources }, 'AWS::Logs::LogGroup')) {
+      resources[id] = { ...group, DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' };
+    }
+  }
   const tags = serviceTags(context.service, settings.stage, settings.tags);
   return {
     ...template,

@@ -2,10 +2,12 @@
  * The bake of `npm run deploy` (docs/deployment.md, "Bake time"): after a region is deployed
  * and before the next one is, the stage's CloudWatch alarms in that region (named
  * `<service>-<stage>-…`, tools/generators/operations.ts) are read every POLL_SECONDS for the bake time;
- * the first one in ALARM ends it, and the release stops there.
+ * the first one in ALARM ends it, and the release stops there. Those clients can drive (4xx,
+ * throttles, the web ACL's blocks: CLIENT_DRIVEN_ALARMS) page but are not read here.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
+import { isClientDriven } from '../generators/operations';
 import { describeError } from './preflight';
 import { ReleaseUsageError } from './regions';
 
@@ -43,7 +45,7 @@ export type BakeResult =
   | { readonly ok: false; readonly firing: readonly FiringAlarm[] }
   | { readonly ok: false; readonly error: string };
 
-/** The stage's alarms in the region: how many, and those in ALARM. */
+/** The stage's alarms in the region but those clients can drive: how many, and those in ALARM. */
 const readAlarms = async (client: CloudWatchClient, prefix: string) => {
   let watched = 0;
   const firing: FiringAlarm[] = [];
@@ -57,6 +59,7 @@ const readAlarms = async (client: CloudWatchClient, prefix: string) => {
       }),
     );
     for (const alarm of [...(page.MetricAlarms ?? []), ...(page.CompositeAlarms ?? [])]) {
+      if (isClientDriven(alarm.AlarmName ?? '', prefix)) continue;
       watched += 1;
       if (alarm.StateValue === 'ALARM') {
         firing.push({ name: alarm.AlarmName ?? '?', reason: alarm.StateReason ?? '' });

@@ -26,15 +26,24 @@ import {
 } from '../../support/packaging';
 import { run, SERVERLESS } from '../../support/processes';
 import { OPERATIONS_VARIABLES } from '../../../tools/generators/operations';
+import { lambdaLogicalId } from '../../../tools/generators/serverless';
+import { stagedNames, unstagedNames } from '../../../tools/generators/variables';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-production-alarms';
 const CERTIFICATE =
   'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
-const OPERATIONS_NAMES = OPERATIONS_VARIABLES.flatMap((name) => [name, `${name}_EU_WEST_1`]);
-/** The issuer of EU production, and no operations setting from the caller's environment. */
+const OPERATIONS_NAMES = OPERATIONS_VARIABLES.flatMap((name) => {
+  const scope = { stage: 'production', region: 'eu-west-1', portal: false };
+  return [...stagedNames(name, scope), ...unstagedNames(name, scope)];
+});
+/**
+ * The issuer of EU production and its alarm topic, and no other operations setting from the
+ * caller's environment.
+ */
 const ENV = {
   JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
   ...Object.fromEntries(OPERATIONS_NAMES.map((name) => [name, ''])),
+  ALARM_TOPIC_ARN_PRODUCTION: TOPIC,
 };
 
 afterAll(removeTemporary);
@@ -47,12 +56,12 @@ let packaged: Promise<{ templatePath: string; template: Template }> | undefined;
 const productionPackage = () => {
   packaged ??= packageWith(
     {
-      ALARM_TOPIC_ARN: TOPIC,
+      ALARM_TOPIC_ARN_PRODUCTION: TOPIC,
       ALARM_P99_LATENCY_MS: '1500',
       API_THROTTLE_BURST: '999',
       API_THROTTLE_BURST_EU_WEST_1: '300',
-      DOMAIN_NAME: 'portal-api.brand.example',
-      DOMAIN_CERTIFICATE_ARN_EU_WEST_1: CERTIFICATE,
+      DOMAIN_NAME_PRODUCTION: 'portal-api.brand.example',
+      DOMAIN_CERTIFICATE_ARN_PRODUCTION_EU_WEST_1: CERTIFICATE,
       STACK_TAGS: '{"cost-center":"portal-42"}',
     },
     ['ALARM_DATABASE_ERRORS=8'],
@@ -64,21 +73,27 @@ const productionPackage = () => {
 };
 
 describe('serverless package: operations', () => {
-  it('alarms on the 5xx rate, p99 latency, throttles, key-set failures and database errors, notifying the topic', async () => {
+  it('alarms on the 5xx rate and count, p99 latency, throttles, key-set failures, database errors and each new version, notifying the topic', async () => {
     const { template } = await productionPackage();
 
     const alarms = Object.fromEntries(
       ofType(template, 'AWS::CloudWatch::Alarm').map(([id, alarm]) => [id, alarm.Properties]),
     );
-    expect(Object.keys(alarms).sort()).toEqual([
-      'ApiGateway4xxRateAlarm',
-      'ApiGateway5xxRateAlarm',
-      'ApiGatewayP99LatencyAlarm',
-      'DatabaseErrorsAlarm',
-      'KeySetFailuresAlarm',
-      'LambdaThrottlesAlarm',
-      'WafBlockedRequestsAlarm',
-    ]);
+    expect(Object.keys(alarms).sort()).toEqual(
+      [
+        'ApiGateway4xxRateAlarm',
+        'ApiGateway5xxCountAlarm',
+        'ApiGateway5xxRateAlarm',
+        'ApiGatewayP99LatencyAlarm',
+        'DatabaseErrorsAlarm',
+        'KeySetFailuresAlarm',
+        'LambdaThrottlesAlarm',
+        'WafBlockedRequestsAlarm',
+        ...catalogue.map(({ function: fn }) =>
+          lambdaLogicalId(fn).replace(/LambdaFunction$/, 'ReleaseAlarm'),
+        ),
+      ].sort(),
+    );
     const api = [
       { Name: 'ApiName', Value: 'production-portal-service-api' },
       { Name: 'Stage', Value: 'production' },
@@ -103,6 +118,7 @@ describe('serverless package: operations', () => {
         Metrics: [{ ReturnData: true }, apiMetric('Count'), apiMetric('Latency')],
         Threshold: 1500,
       },
+      ApiGateway5xxCountAlarm: { MetricName: '5XXError', Dimensions: api, Threshold: 5 },
       LambdaThrottlesAlarm: { Threshold: 1, TreatMissingData: 'notBreaching' },
       KeySetFailuresAlarm: {
         Namespace: 'PortalServiceApi',
@@ -155,18 +171,40 @@ describe('serverless package: operations', () => {
       DeploymentId: { Ref: deploymentId },
       TracingEnabled: true,
       AccessLogSetting: { DestinationArn: { 'Fn::GetAtt': ['ApiGatewayLogGroup', 'Arn'] } },
-      // The regional form wins over API_THROTTLE_BURST; the rate is production's default.
-      MethodSettings: [
-        {
-          ResourcePath: '/*',
-          HttpMethod: '*',
-          ThrottlingRateLimit: 200,
-          ThrottlingBurstLimit: 300,
-          LoggingLevel: 'OFF',
-          DataTraceEnabled: false,
-        },
-      ],
     });
+    // The regional form wins over API_THROTTLE_BURST; the rate is production's default.
+    const [stageWide, ...routes] = stage.Properties.MethodSettings as Record<string, unknown>[];
+    expect(stageWide).toMatchObject({
+      ResourcePath: '/*',
+      HttpMethod: '*',
+      ThrottlingRateLimit: 200,
+      ThrottlingBurstLimit: 300,
+      LoggingLevel: 'OFF',
+      DataTraceEnabled: false,
+    });
+    // Every route of every function, within its reserved concurrency for 500 ms requests.
+    const paths = catalogue.flatMap((endpoint) =>
+      endpoint.paths.flatMap((path) =>
+        [endpoint.method, 'OPTIONS'].map((method) => `${path.replace(/\//g, '~1')} ${method}`),
+      ),
+    );
+    expect(
+      routes
+        .map((route) => `${String(route.ResourcePath).slice(1)} ${String(route.HttpMethod)}`)
+        .sort(),
+    ).toEqual(paths.map((path) => `~1${path.replace(/^~1/, '')}`).sort());
+    for (const endpoint of catalogue) {
+      const own = routes.filter((route) =>
+        endpoint.paths.some((path) => route.ResourcePath === `/${path.replace(/\//g, '~1')}`),
+      );
+      const needed = own.reduce(
+        (sum, route) =>
+          sum + Number(route.ThrottlingBurstLimit) + Number(route.ThrottlingRateLimit) * 0.5,
+        0,
+      );
+      expect(needed).toBeLessThanOrEqual(10);
+      expect(needed).toBeGreaterThan(5);
+    }
     const format = String(
       (stage.Properties.AccessLogSetting as { Format: string } | undefined)?.Format,
     );
@@ -265,7 +303,7 @@ describe('serverless package: operations', () => {
     expect(association).toContain('/stages/${ApiGatewayStage}');
   });
 
-  it('shifts each live alias by CodeDeploy’s canary, rolled back by the alarms', async () => {
+  it('shifts each live alias by CodeDeploy’s canary, rolled back by its new version’s alarm', async () => {
     const { template } = await productionPackage();
 
     const [[applicationId, application] = ['', { Type: '', Properties: {} }]] = ofType(
@@ -292,9 +330,8 @@ describe('serverless package: operations', () => {
       const alarms = (
         group?.Properties.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }
       ).Alarms;
-      expect(alarms.map(({ Name }) => template.Resources[Name.Ref]?.Type)).toEqual(
-        Array(6).fill('AWS::CloudWatch::Alarm'),
-      );
+      const fn = (alias.Properties.FunctionName as { Ref: string }).Ref;
+      expect(alarms).toEqual([{ Name: { Ref: fn.replace(/LambdaFunction$/, 'ReleaseAlarm') } }]);
     }
   });
 
@@ -306,6 +343,37 @@ describe('serverless package: operations', () => {
     expect(template.Resources.ApiGatewayBasePathMapping?.Properties).toEqual(mapping.Properties);
     expect(template.Outputs).toMatchObject(outputs);
   });
+
+  it('guards production: every log group outlives the stack, and osls protects the stack from deletion', async () => {
+    const { template } = await productionPackage();
+
+    const groups = ofType(template, 'AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThan(catalogue.length);
+    for (const [, group] of groups) {
+      expect(group).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+    const printed = async (stage: string) => {
+      const result = await run(
+        [
+          SERVERLESS,
+          'print',
+          '--stage',
+          stage,
+          '--region',
+          'eu-west-1',
+          '--path',
+          'provider.deletionProtection',
+          '--format',
+          'json',
+        ],
+        { ...PACKAGING_ENV, ...ENV },
+      );
+      expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
+      return JSON.parse(result.stdout) as unknown;
+    };
+    // osls turns termination protection on after each deploy of a listed stage.
+    expect(await printed('production')).toEqual({ stages: ['production'] });
+  }, 60_000);
 
   withCfnLint(
     'tags every resource whose type takes Tags (by cfn-lint’s schemas for the region) with service, stage and STACK_TAGS',
@@ -343,11 +411,20 @@ describe('serverless package: operations', () => {
 
   it.each([
     ['API_THROTTLE_RATE', 'abc', 'API_THROTTLE_RATE is "abc"'],
-    ['ALARM_TOPIC_ARN_EU_WEST_1', 'nonsense', 'ALARM_TOPIC_ARN_EU_WEST_1 is "nonsense"'],
     [
-      'DOMAIN_NAME',
+      'ALARM_TOPIC_ARN_PRODUCTION_EU_WEST_1',
+      'nonsense',
+      'ALARM_TOPIC_ARN_PRODUCTION_EU_WEST_1 is "nonsense"',
+    ],
+    [
+      'DOMAIN_NAME_PRODUCTION',
       'portal-api.brand.example',
-      'DOMAIN_CERTIFICATE_ARN is unset: DOMAIN_NAME needs its ACM certificate',
+      'DOMAIN_CERTIFICATE_ARN is unset: DOMAIN_NAME_PRODUCTION needs its ACM certificate',
+    ],
+    [
+      'ALARM_TOPIC_ARN',
+      TOPIC,
+      'ALARM_TOPIC_ARN is set, but stage "production" reads ALARM_TOPIC_ARN only from ALARM_TOPIC_ARN_PRODUCTION_EU_WEST_1 or ALARM_TOPIC_ARN_PRODUCTION',
     ],
   ])('fails packaging, naming %s, on %s', async (name, value, message) => {
     expectRefused(await packageWith({ [name]: value }), message);

@@ -11,6 +11,7 @@ import {
   ACCESS_LOG_FORMAT,
   aliasLogicalId,
   alarms,
+  isClientDriven,
   liveAliases,
   OPERATIONS_VARIABLES,
   operationsSettings,
@@ -39,10 +40,15 @@ const raw = (values: Partial<Record<string, string>> = {}): RawOperationsSetting
     OPERATIONS_VARIABLES.map((name) => [name, { variable: name, value: values[name] ?? '' }]),
   ) as RawOperationsSettings;
 
+/** A stage's settings; production's alarms notify TOPIC unless `values` says otherwise. */
 const settingsFor = (
   stage: string,
   values: Partial<Record<OperationsVariable, string>> = {},
-): OperationsSettings => operationsSettings(raw(values), { stage, region: 'eu-west-1' });
+): OperationsSettings =>
+  operationsSettings(raw(stage === 'production' ? { ALARM_TOPIC_ARN: TOPIC, ...values } : values), {
+    stage,
+    region: 'eu-west-1',
+  });
 
 const capitalised = (fn: string) => `${fn.charAt(0).toUpperCase()}${fn.slice(1)}`;
 const functionArn = (fn: string) => ({ 'Fn::GetAtt': [`${capitalised(fn)}LambdaFunction`, 'Arn'] });
@@ -72,6 +78,14 @@ const compiledTemplate = (functions: readonly string[] = ['ordersPerDay', 'dishe
         EndpointConfiguration: { Types: ['REGIONAL'] },
       },
     },
+    ApiGatewayResourceV1: {
+      Type: 'AWS::ApiGateway::Resource',
+      Properties: {
+        ParentId: { 'Fn::GetAtt': ['ApiGatewayRestApi', 'RootResourceId'] },
+        PathPart: 'v1',
+        RestApiId: { Ref: 'ApiGatewayRestApi' },
+      },
+    },
   };
   const methods: string[] = [];
   for (const fn of functions) {
@@ -85,7 +99,11 @@ const compiledTemplate = (functions: readonly string[] = ['ordersPerDay', 'dishe
     };
     resources[`${id}LambdaFunction`] = {
       Type: 'AWS::Lambda::Function',
-      Properties: { FunctionName: `portal-service-api-production-${fn}`, Runtime: 'nodejs22.x' },
+      Properties: {
+        FunctionName: `portal-service-api-production-${fn}`,
+        Runtime: 'nodejs22.x',
+        ReservedConcurrentExecutions: 10,
+      },
       DependsOn: [`${id}LogGroup`],
     };
     resources[`${id}LambdaVersionAbC123`] = {
@@ -102,6 +120,14 @@ const compiledTemplate = (functions: readonly string[] = ['ordersPerDay', 'dishe
         SourceArn: { 'Fn::Join': ['', ['arn:', { Ref: 'ApiGatewayRestApi' }, '/*/*']] },
       },
     };
+    resources[`ApiGatewayResourceV1${id}`] = {
+      Type: 'AWS::ApiGateway::Resource',
+      Properties: {
+        ParentId: { Ref: 'ApiGatewayResourceV1' },
+        PathPart: fn,
+        RestApiId: { Ref: 'ApiGatewayRestApi' },
+      },
+    };
     for (const method of ['Get', 'Options']) {
       const methodId = `ApiGatewayMethodV1${id}${method}`;
       methods.push(methodId);
@@ -109,6 +135,7 @@ const compiledTemplate = (functions: readonly string[] = ['ordersPerDay', 'dishe
         Type: 'AWS::ApiGateway::Method',
         Properties: {
           HttpMethod: method.toUpperCase(),
+          ResourceId: { Ref: `ApiGatewayResourceV1${id}` },
           RestApiId: { Ref: 'ApiGatewayRestApi' },
           AuthorizationType: 'NONE',
           Integration: {
@@ -157,7 +184,10 @@ describe('operationsSettings', () => {
         region: 'eu-west-1',
         alarms: {
           enabled: on,
+          ...(stage === 'production' ? { topicArn: TOPIC } : {}),
           fiveXxRate: 0.05,
+          fiveXxCount: 5,
+          releaseErrors: 3,
           fourXxRate: 0.5,
           minRequests: 50,
           p99LatencyMs: 3000,
@@ -168,6 +198,8 @@ describe('operationsSettings', () => {
         },
         tracing: true,
         throttle: { rate, burst },
+        routeDurationMs: 500,
+        guarded: stage === 'production',
         cloudWatchRole: 'existing',
         metricsNamespace: 'PortalServiceApi',
         waf: { enabled: stage === 'production', rateLimit: 1000 },
@@ -183,6 +215,8 @@ describe('operationsSettings', () => {
       ALARMS: 'true',
       ALARM_TOPIC_ARN: TOPIC,
       ALARM_5XX_RATE: '0.02',
+      ALARM_5XX_COUNT: '2',
+      ALARM_RELEASE_ERRORS: '1',
       ALARM_4XX_RATE: '0.8',
       ALARM_MIN_REQUESTS: '200',
       ALARM_P99_LATENCY_MS: '1500',
@@ -197,6 +231,7 @@ describe('operationsSettings', () => {
       TRACING: 'false',
       API_THROTTLE_RATE: '12.5',
       API_THROTTLE_BURST: '25',
+      API_ROUTE_DURATION_MS: '250',
       API_GATEWAY_CLOUDWATCH_ROLE: 'create',
       METRICS_NAMESPACE: 'Brand/Portal',
     });
@@ -209,6 +244,8 @@ describe('operationsSettings', () => {
         enabled: true,
         topicArn: TOPIC,
         fiveXxRate: 0.02,
+        fiveXxCount: 2,
+        releaseErrors: 1,
         fourXxRate: 0.8,
         minRequests: 200,
         p99LatencyMs: 1500,
@@ -219,12 +256,34 @@ describe('operationsSettings', () => {
       },
       tracing: false,
       throttle: { rate: 12.5, burst: 25 },
+      routeDurationMs: 250,
+      guarded: false,
       cloudWatchRole: 'create',
       metricsNamespace: 'Brand/Portal',
       waf: { enabled: true, rateLimit: 250 },
       deploymentPreference: 'Linear10PercentEvery1Minute',
       tags: { 'cost-center': 'portal 42', owner: 'team@brand.example' },
     });
+  });
+
+  it('refuses production without an alarm topic, naming its own variables, unless none-unsafe says so', () => {
+    // Act
+    const refusal = () => settingsFor('production', { ALARM_TOPIC_ARN: '' });
+
+    // Assess
+    expect(refusal).toThrow(
+      new TypeError(
+        'ALARM_TOPIC_ARN is not set: stage "production"\'s alarms would notify nobody; set ALARM_TOPIC_ARN_PRODUCTION_EU_WEST_1 (or ALARM_TOPIC_ARN_PRODUCTION) to an SNS topic of eu-west-1, or to none-unsafe to package without one (a trial account only)',
+      ),
+    );
+    const unsafe = settingsFor('production', { ALARM_TOPIC_ARN: 'none-unsafe' });
+    expect(unsafe.alarms).toMatchObject({ enabled: true });
+    expect(unsafe.alarms.topicArn).toBeUndefined();
+    // Staging may page nobody; none-unsafe is production's word only.
+    expect(settingsFor('staging').alarms.topicArn).toBeUndefined();
+    expect(() => settingsFor('staging', { ALARM_TOPIC_ARN: 'none-unsafe' })).toThrow(
+      'ALARM_TOPIC_ARN is "none-unsafe": expected a standard SNS topic ARN',
+    );
   });
 
   it('turns the alarms of a stage that has them off with ALARMS=false', () => {
@@ -487,6 +546,18 @@ describe('ownedStage', () => {
             DataTraceEnabled: false,
             MetricsEnabled: false,
           },
+          // 10 reserved over 2 routes of 500 ms: bursts of 2, 6 requests/s (throttles.ts).
+          ...['ordersPerDay', 'dishes'].flatMap((fn) =>
+            ['GET', 'OPTIONS'].map((method) => ({
+              ResourcePath: `/~1v1~1${fn}`,
+              HttpMethod: method,
+              ThrottlingRateLimit: 6,
+              ThrottlingBurstLimit: 2,
+              LoggingLevel: 'OFF',
+              DataTraceEnabled: false,
+              MetricsEnabled: false,
+            })),
+          ),
         ],
       },
     });
@@ -509,8 +580,9 @@ describe('ownedStage', () => {
     expect(changed.ApiGatewayStage?.Properties).toMatchObject({
       StageName: 'staging',
       TracingEnabled: false,
-      MethodSettings: [{ ThrottlingRateLimit: 75, ThrottlingBurstLimit: 90 }],
     });
+    const [stageWide] = changed.ApiGatewayStage?.Properties?.MethodSettings as unknown[];
+    expect(stageWide).toMatchObject({ ThrottlingRateLimit: 75, ThrottlingBurstLimit: 90 });
   });
 
   it('with API_GATEWAY_CLOUDWATCH_ROLE=create, sets a retained role on the account before the stage', () => {
@@ -749,13 +821,14 @@ describe('alarms', () => {
     });
   });
 
-  it('notifies ALARM_TOPIC_ARN on alarm and on recovery, and nothing without it', () => {
+  it('notifies ALARM_TOPIC_ARN on alarm and on recovery, and nothing with none-unsafe', () => {
     // Act
     const withTopic = alarmsOf(settingsFor('production', { ALARM_TOPIC_ARN: TOPIC }));
-    const without = alarmsOf(settingsFor('production'));
+    const without = alarmsOf(settingsFor('production', { ALARM_TOPIC_ARN: 'none-unsafe' }));
 
     // Assess
-    expect(Object.keys(withTopic)).toHaveLength(7);
+    expect(Object.keys(withTopic)).toHaveLength(10);
+    expect(Object.keys(without)).toHaveLength(10);
     for (const alarm of Object.values(withTopic)) {
       expect(alarm.Properties).toMatchObject({ AlarmActions: [TOPIC], OKActions: [TOPIC] });
     }
@@ -763,6 +836,80 @@ describe('alarms', () => {
       expect(alarm.Properties).not.toHaveProperty('AlarmActions');
       expect(alarm.Properties).not.toHaveProperty('OKActions');
     }
+  });
+
+  it('alarms on a few 5xx answers in 5 minutes at any traffic, where the rate judges nothing', () => {
+    // Act
+    const alarm = alarmsOf(
+      settingsFor('production', { ALARM_5XX_COUNT: '4' }),
+    ).ApiGateway5xxCountAlarm;
+
+    // Assess
+    expect(alarm?.Properties).toMatchObject({
+      AlarmName: 'portal-service-api-production-api-5xx-count',
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Dimensions: [
+        { Name: 'ApiName', Value: 'production-portal-service-api' },
+        { Name: 'Stage', Value: 'production' },
+      ],
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      Threshold: 4,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('alarms on each API function’s new version by its own requests: Lambda errors by ExecutedVersion and its 5xx answers by Version', () => {
+    // Act
+    const found = alarmsOf(settingsFor('production', { ALARM_RELEASE_ERRORS: '2' }));
+
+    // Assess
+    const alarm = found.OrdersPerDayReleaseAlarm?.Properties as {
+      AlarmName: string;
+      Metrics: { Id: string; Expression?: string; MetricStat?: { Metric: unknown } }[];
+    };
+    expect(alarm).toMatchObject({
+      AlarmName: 'portal-service-api-production-release-ordersPerDay',
+      AlarmActions: [TOPIC],
+      EvaluationPeriods: 1,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    const byId = Object.fromEntries(alarm.Metrics.map((metric) => [metric.Id, metric]));
+    expect(byId.signal?.Expression).toBe(
+      'IF(failed >= 2, 1, 0) + IF(FILL(invocations, 0) >= 20, IF(failed > 0.05 * invocations, 1, 0), 0)',
+    );
+    expect(byId.failed?.Expression).toBe('FILL(errors, 0) + FILL(answers5xx, 0)');
+    const version = { 'Fn::GetAtt': ['OrdersPerDayLambdaVersionAbC123', 'Version'] };
+    for (const [id, metricName] of [
+      ['invocations', 'Invocations'],
+      ['errors', 'Errors'],
+    ] as const) {
+      expect(byId[id]?.MetricStat?.Metric).toEqual({
+        Namespace: 'AWS/Lambda',
+        MetricName: metricName,
+        Dimensions: [
+          { Name: 'FunctionName', Value: { Ref: 'OrdersPerDayLambdaFunction' } },
+          { Name: 'Resource', Value: { 'Fn::Sub': '${OrdersPerDayLambdaFunction}:live' } },
+          { Name: 'ExecutedVersion', Value: version },
+        ],
+      });
+    }
+    expect(byId.answers5xx?.MetricStat?.Metric).toEqual({
+      Namespace: 'PortalServiceApi',
+      MetricName: 'Requests',
+      Dimensions: [
+        { Name: 'Service', Value: 'portal-service-api-production' },
+        { Name: 'FunctionName', Value: { Ref: 'OrdersPerDayLambdaFunction' } },
+        { Name: 'Version', Value: version },
+        { Name: 'StatusClass', Value: '5xx' },
+      ],
+    });
+    expect(found).toHaveProperty('DishesReleaseAlarm');
   });
 
   it('links each alarm to a section of docs/operations.md that exists', () => {
@@ -784,7 +931,7 @@ describe('alarms', () => {
     );
 
     // Assess
-    expect(anchors).toHaveLength(7);
+    expect(anchors).toHaveLength(10);
     for (const anchor of anchors) expect(headings).toContain(anchor);
   });
 
@@ -899,11 +1046,28 @@ describe('the web ACL', () => {
   });
 });
 
+describe('guarded stages', () => {
+  it('production keeps every log group when the stack goes; staging does not', () => {
+    // Act
+    const production = withOperations(compiledTemplate(), settingsFor('production'), CONTEXT);
+    const staging = withOperations(compiledTemplate(), settingsFor('staging'), CONTEXT);
+
+    // Assess
+    const groups = (template: Template) =>
+      Object.values(ofType({ ...template.Resources }, 'AWS::Logs::LogGroup'));
+    expect(groups(production)).toHaveLength(3);
+    for (const group of groups(production)) {
+      expect(group).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+    for (const group of groups(staging)) expect(group).not.toHaveProperty('DeletionPolicy');
+  });
+});
+
 describe('the gradual release', () => {
   const resourcesFor = (settings: OperationsSettings) =>
     withOperations(compiledTemplate(), settings, CONTEXT).Resources;
 
-  it('production: a CodeDeploy deployment group per function shifts its live alias by the canary, rolled back by the stage’s alarms', () => {
+  it('production: a CodeDeploy deployment group per function shifts its live alias by the canary, rolled back by its new version’s alarm only', () => {
     // Act
     const resources = resourcesFor(settingsFor('production'));
 
@@ -940,14 +1104,7 @@ describe('the gradual release', () => {
           Tags: OWN_TAGS,
           AlarmConfiguration: {
             Enabled: true,
-            Alarms: [
-              'ApiGateway5xxRateAlarm',
-              'ApiGateway4xxRateAlarm',
-              'ApiGatewayP99LatencyAlarm',
-              'KeySetFailuresAlarm',
-              'DatabaseErrorsAlarm',
-              'LambdaThrottlesAlarm',
-            ].map((id) => ({ Name: { Ref: id } })),
+            Alarms: [{ Name: { Ref: `${fn}ReleaseAlarm` } }],
           },
         },
       });
@@ -1150,5 +1307,17 @@ describe('tags', () => {
       if (TAGGABLE_TYPES.includes(resource.Type)) continue;
       expect({ id, tags: resource.Properties?.Tags }).toEqual({ id, tags: undefined });
     }
+  });
+});
+
+describe('isClientDriven', () => {
+  it('names the alarms clients can drive, which page but neither roll back nor stop a bake', () => {
+    const prefix = 'portal-service-api-production-';
+    const names = ['api-4xx-rate', 'throttles', 'throttles-2', 'waf-blocked'];
+    for (const name of names) expect(isClientDriven(`${prefix}${name}`, prefix)).toBe(true);
+    for (const name of ['api-5xx-rate', 'api-5xx-count', 'release-dishes', 'database-errors']) {
+      expect(isClientDriven(`${prefix}${name}`, prefix)).toBe(false);
+    }
+    expect(isClientDriven('portal-service-api-staging-throttles', prefix)).toBe(false);
   });
 });
