@@ -11,6 +11,7 @@
  * with the definition's SQL bound to its pool once per container.
  */
 import middy from '@middy/core';
+import type { Database } from '../shared/db/database';
 import { headerValues, jsonResult, queryStringValues } from '../shared/http/event';
 import type { GatewayEvent, GatewayResult } from '../shared/http/event';
 import { parsePluginParameters, type PluginParameters } from '../shared/plugins/parameters';
@@ -38,16 +39,23 @@ type ChainDependencies = Pick<Dependencies, 'logger' | 'verifier' | 'ownership'>
 
 /**
  * Non-HTTP events, access log, CORS and error formatting: the start of every chain. An event
- * that is not an API Gateway request (a schedule, a warm-up, `{}`) is answered first, before
- * any step that reads a request. The access log comes next so that it times the whole request
- * and sees the final response.
+ * that is not an API Gateway request (a schedule, a warm-up, `{}`, the release's pre-traffic
+ * check of `database`) is answered first, before any step that reads a request. The access log
+ * comes next so that it times the whole request and sees the final response.
  */
 export const baseChain = (
-  deps: Pick<Dependencies, 'logger'> & Partial<Pick<Dependencies, 'ready'>>,
+  deps: Pick<Dependencies, 'logger'> &
+    Partial<Pick<Dependencies, 'ready'>> & { readonly database?: Pick<Database, 'check'> },
 ) => {
   const log = accessLog({ logger: deps.logger });
   return middy<GatewayEvent, GatewayResult, Error, PortalContext>(log.plugin)
-    .use(nonHttpEvent({ logger: deps.logger, ...(deps.ready ? { ready: deps.ready } : {}) }))
+    .use(
+      nonHttpEvent({
+        logger: deps.logger,
+        ...(deps.ready ? { ready: deps.ready } : {}),
+        ...(deps.database ? { database: deps.database } : {}),
+      }),
+    )
     .use(log.middleware)
     .use(cors({ exposeHeaders: 'Content-Disposition' }))
     .use(errorHandler({ logger: deps.logger }));

@@ -6,20 +6,42 @@
  * line runs. Being its own step lets every later step rely on a gateway event. Warm-ups,
  * schedules and empty events first wait for the container's initialisation, so that no fetch is
  * left half done when Lambda freezes the container; an unknown event is answered at once.
+ *
+ * The release's pre-traffic check (`{ "source": "portal-service-api.pre-traffic" }`,
+ * shared/release/pre-traffic-check.ts) also waits for initialisation, then runs `select 1` on
+ * the container's database within the invocation's remaining time and answers
+ * `{ "check": "pre-traffic", "database": "ok" | "none" | "failed", … }`, with one line saying
+ * the outcome by name and code only.
  */
+import type { Database } from '../shared/db/database';
+import type { GatewayResult } from '../shared/http/event';
 import type { Logger } from '../shared/logger';
+import {
+  PRE_TRAFFIC_MARGIN_MS,
+  PRE_TRAFFIC_SOURCE,
+  preTrafficCheck,
+  type PreTrafficAnswer,
+} from '../shared/release/pre-traffic-check';
 import type { PortalMiddleware, PortalRequest } from './types';
 
+export { PRE_TRAFFIC_SOURCE };
+
 /** What a non-HTTP event was recognised as. */
-export type NonHttpEventKind = 'empty' | 'warm-up' | 'scheduled' | 'unknown';
+export type NonHttpEventKind = 'empty' | 'warm-up' | 'scheduled' | 'pre-traffic' | 'unknown';
 
 export interface NonHttpEventOptions {
   readonly logger: Logger;
-  /** The container's initialisation (Dependencies.ready), awaited by warm-up, scheduled and empty events. */
+  /**
+   * The container's initialisation (Dependencies.ready), awaited by warm-up, scheduled, empty
+   * and pre-traffic events.
+   */
   readonly ready?: Promise<void>;
+  /** The container's database, which a pre-traffic event checks; absent: it answers `none`. */
+  readonly database?: Pick<Database, 'check'>;
 }
 
 export const NON_HTTP_EVENT_MESSAGE = 'non-HTTP event ignored';
+export const PRE_TRAFFIC_MESSAGE = 'pre-traffic check';
 /** The `source` serverless-plugin-warmup sends by default. */
 export const WARMUP_SOURCE = 'serverless-plugin-warmup';
 
@@ -48,16 +70,41 @@ export const nonHttpEventKind = (event: unknown): NonHttpEventKind => {
   if (Object.keys(event).length === 0) return 'empty';
   if (!isObject(event)) return 'unknown';
   if (event.source === WARMUP_SOURCE) return 'warm-up';
+  if (event.source === PRE_TRAFFIC_SOURCE) return 'pre-traffic';
   if (event.source === 'aws.events' && event['detail-type'] === 'Scheduled Event') {
     return 'scheduled';
   }
   return 'unknown';
 };
 
-/** The kinds of event that warm the container: answered once initialisation has settled. */
-const WARMING: readonly NonHttpEventKind[] = ['warm-up', 'scheduled', 'empty'];
+/** The kinds of event answered once initialisation has settled. */
+const WARMING: readonly NonHttpEventKind[] = ['warm-up', 'scheduled', 'empty', 'pre-traffic'];
 
-export const nonHttpEvent = ({ logger, ready }: NonHttpEventOptions): PortalMiddleware => {
+/** How long a check may take: Lambda's remaining time less the margin; unknown outside Lambda. */
+const checkBound = (request: PortalRequest): number | undefined => {
+  // Tests and tools invoke handlers with contexts that lack it.
+  const context: Partial<Pick<PortalRequest['context'], 'getRemainingTimeInMillis'>> =
+    request.context;
+  return typeof context.getRemainingTimeInMillis === 'function'
+    ? context.getRemainingTimeInMillis() - PRE_TRAFFIC_MARGIN_MS
+    : undefined;
+};
+
+export const nonHttpEvent = ({
+  logger,
+  ready,
+  database,
+}: NonHttpEventOptions): PortalMiddleware => {
+  const preTraffic = async (request: PortalRequest): Promise<PreTrafficAnswer> => {
+    const answer = await preTrafficCheck(database, checkBound(request));
+    logger.log(answer.database === 'failed' ? 'warn' : 'info', PRE_TRAFFIC_MESSAGE, {
+      database: answer.database,
+      ...(answer.database === 'failed' ? { errorName: answer.error, errorCode: answer.code } : {}),
+      awsRequestId: request.context.awsRequestId,
+    });
+    return answer;
+  };
+
   const nonHttpEventBefore = async (request: PortalRequest): Promise<void> => {
     const event: unknown = request.event;
     if (isGatewayEvent(event)) return;
@@ -65,6 +112,11 @@ export const nonHttpEvent = ({ logger, ready }: NonHttpEventOptions): PortalMidd
     // Lambda freezes the container once the invocation returns: a warm-up that answered at
     // once would leave the key set and the database connections half opened.
     if (ready && WARMING.includes(kind)) await ready;
+    if (kind === 'pre-traffic') {
+      // The hook's answer is no gateway result; Lambda returns whatever the chain answers.
+      request.earlyResponse = (await preTraffic(request)) as unknown as GatewayResult;
+      return;
+    }
     logger.log('info', NON_HTTP_EVENT_MESSAGE, {
       kind,
       awsRequestId: request.context.awsRequestId,

@@ -51,6 +51,12 @@ export interface Database {
   bind<D>(make: (sql: Sql) => D): D;
   /** Opens `connections` now; resolves with the first failure, or undefined. Never rejects. */
   warmUp(connections: number): Promise<unknown>;
+  /**
+   * `select 1` through `run`, as every query goes: the secret read when there is one, the
+   * pool's TLS, its connect timeout and its silence bound. Resolves once the database answered;
+   * rejects with the query's failure.
+   */
+  check(): Promise<void>;
   /** Ends the pool (tests and tooling; a Lambda container never needs it). */
   end(): Promise<void>;
 }
@@ -283,6 +289,10 @@ export const createDatabase = (
         return error;
       }
     },
+    check: () =>
+      run(async (sql) => {
+        await sql`select 1`;
+      }),
     end: async () => {
       const opened = await pool?.catch(() => undefined);
       await opened?.sql.end({ timeout: 1 });

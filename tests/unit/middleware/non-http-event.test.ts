@@ -1,8 +1,11 @@
+import { jest } from '@jest/globals';
+import type { Context } from 'aws-lambda';
 import { baseChain } from '../../../middleware/compose';
 import {
   isGatewayEvent,
   nonHttpEvent,
   nonHttpEventKind,
+  PRE_TRAFFIC_SOURCE,
   type NonHttpEventKind,
 } from '../../../middleware/non-http-event';
 import { httpApiEvent, lambdaContext, restEvent, scheduledEvent } from '../../support/events';
@@ -174,5 +177,168 @@ describe('nonHttpEvent', () => {
     // Assess
     expect({ beforeInitialised, answered }).toEqual({ beforeInitialised: !waits, answered: true });
     expect(log.entries()).toHaveLength(1);
+  });
+});
+
+/** A database whose `check` is the given spy. */
+const databaseChecking = (check: () => Promise<void>) => ({
+  check: jest.fn(check),
+});
+
+/** The chain's handler, called as Lambda calls it: with any event. */
+const invoker = (lambda: unknown) =>
+  lambda as (event: unknown, context: unknown) => Promise<unknown>;
+
+/** A PostgreSQL login refusal whose message names the user and host. */
+const refusedLogin = () =>
+  Object.assign(
+    new Error(`password authentication failed for user "reports" at db.internal ${SECRET}`),
+    {
+      name: 'PostgresError',
+      code: '28P01',
+    },
+  );
+
+describe('nonHttpEvent: the pre-traffic check', () => {
+  const preTrafficEvent = () => ({ source: PRE_TRAFFIC_SOURCE });
+
+  it('is recognised by its source', () => {
+    expect(PRE_TRAFFIC_SOURCE).toBe('portal-service-api.pre-traffic');
+    expect(nonHttpEventKind(preTrafficEvent())).toBe('pre-traffic');
+    expect(isGatewayEvent(preTrafficEvent())).toBe(false);
+  });
+
+  it('answers database ok once select 1 has run, without the handler', async () => {
+    // Prepare
+    const log = collectingLogger();
+    const handler = okHandler();
+    const database = databaseChecking(() => Promise.resolve());
+    const lambda = baseChain({ logger: log.logger, database }).handler(handler);
+    const context = lambdaContext();
+
+    // Act
+    const answer = await invoker(lambda)(preTrafficEvent(), context);
+
+    // Assess
+    expect(answer).toEqual({ check: 'pre-traffic', database: 'ok' });
+    expect(database.check).toHaveBeenCalledTimes(1);
+    expect(handler).not.toHaveBeenCalled();
+    expect(log.untimed()).toEqual([
+      {
+        level: 'info',
+        message: 'pre-traffic check',
+        database: 'ok',
+        awsRequestId: context.awsRequestId,
+      },
+    ]);
+  });
+
+  it('answers database none in a chain without a database', async () => {
+    const log = collectingLogger();
+    const lambda = baseChain({ logger: log.logger }).handler(okHandler());
+
+    const answer = await invoker(lambda)(preTrafficEvent(), lambdaContext());
+
+    expect(answer).toEqual({ check: 'pre-traffic', database: 'none' });
+    expect(log.entries()).toEqual([expect.objectContaining({ database: 'none' })]);
+  });
+
+  it('answers a failure by its name and code only, never its message', async () => {
+    // Prepare
+    const log = collectingLogger();
+    const database = databaseChecking(() => Promise.reject(refusedLogin()));
+    const lambda = baseChain({ logger: log.logger, database }).handler(okHandler());
+    const context = lambdaContext();
+
+    // Act
+    const answer = await invoker(lambda)(preTrafficEvent(), context);
+
+    // Assess
+    expect(answer).toEqual({
+      check: 'pre-traffic',
+      database: 'failed',
+      error: 'PostgresError',
+      code: '28P01',
+    });
+    expect(log.untimed()).toEqual([
+      {
+        level: 'warn',
+        message: 'pre-traffic check',
+        database: 'failed',
+        errorName: 'PostgresError',
+        errorCode: '28P01',
+        awsRequestId: context.awsRequestId,
+      },
+    ]);
+    expect(JSON.stringify(answer) + log.lines.join('\n')).not.toMatch(/reports|db\.internal|eyJ/);
+  });
+
+  it.each([
+    ['a name that is no word', Object.assign(new Error('x'), { name: 'Bad name\nat db.internal' })],
+    ['a code that is no word', Object.assign(new TypeError('x'), { code: 'at db.internal:5432' })],
+    ['a name too long', Object.assign(new Error('x'), { name: `E${'x'.repeat(64)}` })],
+  ])('answers %s as a plain Error, without it', async (_name, thrown) => {
+    const log = collectingLogger();
+    const database = databaseChecking(() => Promise.reject(thrown));
+    const lambda = baseChain({ logger: log.logger, database }).handler(okHandler());
+
+    const answer = await invoker(lambda)(preTrafficEvent(), lambdaContext());
+
+    expect(answer).toEqual({
+      check: 'pre-traffic',
+      database: 'failed',
+      error: thrown instanceof TypeError ? 'TypeError' : 'Error',
+    });
+    expect(log.lines.join('\n')).not.toContain('db.internal');
+  });
+
+  it('checks the database only once the container is initialised', async () => {
+    // Prepare: initialisation (the key set, the database warm-up) still under way.
+    let initialised: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => {
+      initialised = resolve;
+    });
+    const database = databaseChecking(() => Promise.resolve());
+    const lambda = baseChain({ logger: collectingLogger().logger, ready, database }).handler(
+      okHandler(),
+    );
+
+    // Act
+    const answer = invoker(lambda)(preTrafficEvent(), lambdaContext());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const checkedEarly = database.check.mock.calls.length;
+    initialised();
+
+    // Assess
+    await expect(answer).resolves.toEqual({ check: 'pre-traffic', database: 'ok' });
+    expect(checkedEarly).toBe(0);
+    expect(database.check).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers a timeout a second before the function would time out', async () => {
+    // Prepare: 1.2 s left of the invocation; a database that never answers.
+    const database = databaseChecking(() => new Promise<never>(() => undefined));
+    const lambda = chain()
+      .use(nonHttpEvent({ logger: collectingLogger().logger, database }))
+      .handler(okHandler());
+    const deadline = Date.now() + 1_200;
+    const context: Context = {
+      ...lambdaContext(),
+      getRemainingTimeInMillis: () => deadline - Date.now(),
+    };
+
+    // Act
+    const started = Date.now();
+    const answer = await invoker(lambda)(preTrafficEvent(), context);
+
+    // Assess
+    expect(answer).toEqual({
+      check: 'pre-traffic',
+      database: 'failed',
+      error: 'PreTrafficTimeoutError',
+      code: 'ERR_PRE_TRAFFIC_TIMEOUT',
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });

@@ -1,0 +1,477 @@
+/**
+ * The release's pre-traffic hook (functions/pre-traffic.ts) end to end, with its real SDK clients
+ * pointed at a local Lambda and a local CodeDeploy (tests/support/deploy-servers.ts). Each
+ * published version is the real handler module (functions/<id>.ts) in an execution environment
+ * of its own, started with that version's environment, against the run's database and key set,
+ * a local secrets extension and a TLS front whose certificate only a test CA signed; or a
+ * stand-in, for a version that answers what no real handler would.
+ *
+ * Every version passing both checks is Succeeded; each cause is Failed, named in one line
+ * (function, check, cause) with nothing of a payload, message or secret: a secret that cannot be
+ * read, a database that refuses connections, TLS that cannot be verified, a version that answers
+ * anything but the contract's 401 with CORS, a function error, a malformed PRE_TRAFFIC_TARGETS,
+ * and a version that never answers, reported within the hook's own time.
+ */
+import { randomUUID } from 'node:crypto';
+import { catalogue, type Endpoint } from '../../../shared/catalogue';
+import type { HookOutcome } from '../../../shared/release/pre-traffic';
+import { describeFailure } from '../../../shared/release/pre-traffic';
+import {
+  handlerEnvironment,
+  SDK_ENV,
+  standIn,
+  startCodeDeployServer,
+  startLambdaServer,
+  type CodeDeployServer,
+  type HandlerEnvironment,
+  type LambdaServer,
+  type Runner,
+  versionArn,
+} from '../../support/deploy-servers';
+import { CORS } from '../../support/handlers';
+import { captureLogs } from '../../support/log-capture';
+import { BODIES } from '../../support/portal-errors';
+import { startPostgresTlsFront, type PostgresTlsFront } from '../../support/postgres-tls';
+import { freePort } from '../../support/processes';
+import {
+  startLocalSecretsExtension,
+  type LocalSecretsExtension,
+} from '../../support/secrets-extension';
+
+type Hook = (event: unknown, context?: unknown) => Promise<HookOutcome>;
+
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/test/db-AbC123';
+const DENIED_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/test/no-XyZ789';
+const ORIGIN = 'https://portal.example.com';
+
+const endpointOf = (fn: string): Endpoint => {
+  const found = catalogue.find((endpoint) => endpoint.function === fn);
+  if (!found) throw new Error(`no endpoint ${fn} in the catalogue`);
+  return found;
+};
+const ORDERS_PER_DAY = endpointOf('ordersPerDay');
+const DISHES = endpointOf('dishes');
+
+let lambda: LambdaServer;
+let codeDeploy: CodeDeployServer;
+let extension: LocalSecretsExtension;
+let tlsFront: PostgresTlsFront;
+let hook: Hook;
+/** The run's database (DATABASE_URL of the global setup). */
+let database: URL;
+/** The secret's password: the database's, or one it never asks for (trust, PGlite). */
+let password = '';
+const savedEnv = { ...process.env };
+
+beforeAll(async () => {
+  [lambda, codeDeploy, extension] = await Promise.all([
+    startLambdaServer(),
+    startCodeDeployServer(),
+    startLocalSecretsExtension(),
+  ]);
+  database = new URL(process.env.DATABASE_URL ?? '');
+  password = decodeURIComponent(database.password) || 'Unasked-Pa55word!';
+  tlsFront = await startPostgresTlsFront({
+    host: database.hostname,
+    port: Number(database.port || '5432'),
+  });
+  extension.put(
+    SECRET_ARN,
+    JSON.stringify({ username: decodeURIComponent(database.username), password }),
+  );
+  extension.deny(DENIED_ARN);
+  Object.assign(process.env, SDK_ENV, lambda.env, codeDeploy.env, {
+    LOG_LEVEL: 'info',
+    PRE_TRAFFIC_ORIGIN: ORIGIN,
+  });
+  // The hook builds its clients and logger when loaded, as on Lambda.
+  ({ handler: hook } = (await import('../../../functions/pre-traffic')) as { handler: Hook });
+});
+
+afterAll(async () => {
+  process.env = savedEnv;
+  await Promise.all([lambda.close(), codeDeploy.close(), extension.close(), tlsFront.close()]);
+});
+
+// --- helpers -------------------------------------------------------------------------------
+
+/** The environment every version of a function has, from the run's stack. */
+const functionEnv = (overrides: Record<string, string> = {}): Record<string, string> => ({
+  JWKS_URL: process.env.JWKS_URL ?? '',
+  JWT_ISSUER: process.env.JWT_ISSUER ?? '',
+  LEGACY_PLATFORM_KEYS: process.env.LEGACY_PLATFORM_KEYS ?? '',
+  DATABASE_URL: process.env.DATABASE_URL ?? '',
+  LOG_LEVEL: 'info',
+  ...overrides,
+});
+
+/** The database without its user and password (the secret says who), at `host:port`. */
+const location = (
+  host = database.hostname,
+  port: number | string = database.port || '5432',
+): string => `postgres://${host}:${port}${database.pathname}`;
+
+/** The secret, through the local extension, for the database at `url`. */
+const secretEnv = (arn: string, url: string): Record<string, string> => ({
+  DATABASE_URL: url,
+  DATABASE_SECRET_ARN: arn,
+  ...extension.env,
+});
+
+let published = 0;
+/** Publishes `runner` as a new version of `endpoint`'s function: its PRE_TRAFFIC_TARGETS entry. */
+const publish = (endpoint: Endpoint, runner: Runner) => {
+  published += 1;
+  return {
+    function: endpoint.function,
+    version: lambda.publish(
+      `portal-service-api-test-${endpoint.function}`,
+      String(published),
+      runner,
+    ),
+    method: endpoint.method,
+    path: endpoint.paths[0],
+  };
+};
+
+const environments: HandlerEnvironment[] = [];
+/** The real handler of `endpoint` with `env`, published as a new version. */
+const publishHandler = (endpoint: Endpoint, env: Record<string, string>) => {
+  const environment = handlerEnvironment(endpoint.handlerFile, {
+    AWS_LAMBDA_FUNCTION_NAME: `portal-service-api-test-${endpoint.function}`,
+    AWS_LAMBDA_FUNCTION_VERSION: String(published + 1),
+    ...env,
+  });
+  environments.push(environment);
+  return publish(endpoint, environment);
+};
+
+let healthy: ReturnType<typeof publish> | undefined;
+/** One healthy version of dishes, beside a failing one: it must not be named. */
+const healthyDishes = () => (healthy ??= publishHandler(DISHES, functionEnv()));
+
+interface Run {
+  readonly outcome: HookOutcome;
+  /** The statuses CodeDeploy was told for this run's deployment. */
+  readonly reported: readonly string[];
+  /** The hook's failure lines, as `<function>: <check>: <cause>`. */
+  readonly failureLines: readonly string[];
+  readonly summary: Record<string, unknown> | undefined;
+  readonly lines: readonly string[];
+  readonly elapsedMs: number;
+}
+
+/** Runs the hook for a new deployment with PRE_TRAFFIC_TARGETS `targets`. */
+const runHook = async (
+  targets: unknown,
+  { remainingMs = 60_000 }: { remainingMs?: number } = {},
+): Promise<Run> => {
+  process.env.PRE_TRAFFIC_TARGETS = typeof targets === 'string' ? targets : JSON.stringify(targets);
+  const event = {
+    DeploymentId: `d-${randomUUID().slice(0, 9).toUpperCase()}`,
+    LifecycleEventHookExecutionId: Buffer.from(randomUUID()).toString('base64'),
+  };
+  const started = Date.now();
+  const context = { getRemainingTimeInMillis: () => started + remainingMs - Date.now() };
+  const logs = captureLogs();
+  let outcome: HookOutcome;
+  try {
+    outcome = await hook(event, context);
+  } finally {
+    logs.stop();
+  }
+  const entries = logs.lines().map((line) => JSON.parse(line) as Record<string, unknown>);
+  return {
+    outcome,
+    reported: codeDeploy.reports
+      .filter(
+        (report) =>
+          report.deploymentId === event.DeploymentId &&
+          report.lifecycleEventHookExecutionId === event.LifecycleEventHookExecutionId,
+      )
+      .map(({ status }) => status),
+    failureLines: entries
+      .filter(({ message }) => message === 'pre-traffic check failed')
+      .map((entry) => describeFailure(entry as unknown as Parameters<typeof describeFailure>[0])),
+    summary: entries.find(({ message }) => message === 'pre-traffic hook'),
+    lines: logs.lines(),
+    elapsedMs: Date.now() - started,
+  };
+};
+
+/** The JSON lines a function wrote with `message`. */
+const linesOf = (environment: HandlerEnvironment, message: string): Record<string, unknown>[] =>
+  environment
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => entry.message === message);
+
+/** Expects a Failed run naming exactly `failures`, in one line each, and no secret. */
+const expectFailed = (run: Run, failures: readonly string[]): void => {
+  expect(run.reported).toEqual(['Failed']);
+  expect(run.outcome.status).toBe('Failed');
+  expect(run.outcome.failures.map(describeFailure)).toEqual(failures);
+  expect(run.failureLines).toEqual(failures);
+  expect(run.summary).toMatchObject({
+    level: 'error',
+    status: 'Failed',
+    failures: failures.length,
+  });
+  const text = run.lines.join('\n');
+  for (const secret of [password, extension.sessionToken, SECRET_ARN, 'Bearer']) {
+    expect(text.includes(secret) ? secret : '').toBe('');
+  }
+};
+
+// --- the suite -----------------------------------------------------------------------------
+
+describe('the pre-traffic hook', () => {
+  it('reports Succeeded when every endpoint’s new version passes both checks', async () => {
+    // Prepare: every endpoint of the catalogue on the run's database; orders per day as
+    // production reaches it, by a secret and verified TLS.
+    const firstEnvironment = environments.length;
+    const targets = catalogue.map((endpoint) =>
+      endpoint === ORDERS_PER_DAY
+        ? publishHandler(
+            endpoint,
+            functionEnv({
+              ...secretEnv(SECRET_ARN, location('127.0.0.1', tlsFront.port)),
+              DB_TLS: 'verify-full',
+              DB_CA: tlsFront.caFile,
+            }),
+          )
+        : publishHandler(endpoint, functionEnv()),
+    );
+    const before = lambda.calls.length;
+    const secretReads = extension.reads(SECRET_ARN);
+    const tlsConnections = tlsFront.passedOn();
+
+    // Act
+    const run = await runHook(targets);
+
+    // Assess
+    expect(run.reported).toEqual(['Succeeded']);
+    expect(run.outcome).toEqual({ status: 'Succeeded', failures: [] });
+    expect(run.failureLines).toEqual([]);
+    expect(run.summary).toMatchObject({ level: 'info', status: 'Succeeded', failures: 0 });
+    // Each version was asked twice: the pre-traffic event, then a request without credentials.
+    const calls = lambda.calls.slice(before);
+    for (const target of targets) {
+      const [name, version] = target.version.split(':').slice(6);
+      const events = calls
+        .filter((call) => call.functionName === name && call.qualifier === version)
+        .map(({ event }) => event as Record<string, unknown>);
+      expect(events).toHaveLength(2);
+      expect(events[0]).toEqual({ source: 'portal-service-api.pre-traffic' });
+      const request = events[1]!;
+      expect(request).toMatchObject({ httpMethod: target.method, resource: target.path });
+      expect(request.headers).toEqual({ Accept: 'application/json', Origin: ORIGIN });
+      const names = [...target.path.matchAll(/\{(\w+)\}/g)].map(([, param]) => param!);
+      expect(request.pathParameters).toEqual(
+        names.length === 0
+          ? null
+          : Object.fromEntries(names.map((param) => [param, 'pre-traffic'])),
+      );
+      expect(String(request.path)).not.toMatch(/[{}]/);
+    }
+    // Orders per day read its secret and reached the database through verified TLS.
+    expect(extension.reads(SECRET_ARN)).toBeGreaterThan(secretReads);
+    expect(tlsFront.passedOn()).toBeGreaterThan(tlsConnections);
+    // The function side: one line, the database checked.
+    for (const environment of environments.slice(firstEnvironment)) {
+      expect(linesOf(environment, 'pre-traffic check')).toEqual([
+        expect.objectContaining({ level: 'info', database: 'ok' }),
+      ]);
+    }
+  });
+
+  it('reports Failed, naming the function, when its database secret cannot be read', async () => {
+    const failing = publishHandler(ORDERS_PER_DAY, functionEnv(secretEnv(DENIED_ARN, location())));
+
+    const run = await runHook([failing, healthyDishes()]);
+
+    expectFailed(run, [
+      'ordersPerDay: pre-traffic: database failed (SecretReadError ERR_DATABASE_SECRET_READ)',
+    ]);
+  });
+
+  it('reports Failed when the database refuses connections', async () => {
+    const refusing = await freePort();
+    const failing = publishHandler(
+      ORDERS_PER_DAY,
+      functionEnv({ DATABASE_URL: `postgres://postgres@127.0.0.1:${refusing}/reports` }),
+    );
+
+    const run = await runHook([failing, healthyDishes()]);
+
+    expectFailed(run, ['ordersPerDay: pre-traffic: database failed (Error ECONNREFUSED)']);
+  });
+
+  it('reports Failed when the database’s certificate cannot be verified', async () => {
+    // The TLS front's certificate chains to the test CA only, not to the RDS CAs (DB_CA unset).
+    const failing = publishHandler(
+      ORDERS_PER_DAY,
+      functionEnv({
+        ...secretEnv(SECRET_ARN, location('127.0.0.1', tlsFront.port)),
+        DB_TLS: 'verify-full',
+      }),
+    );
+    const tlsConnections = tlsFront.passedOn();
+
+    const run = await runHook([failing, healthyDishes()]);
+
+    expectFailed(run, [
+      'ordersPerDay: pre-traffic: database failed (Error UNABLE_TO_VERIFY_LEAF_SIGNATURE)',
+    ]);
+    expect(tlsFront.passedOn()).toBe(tlsConnections);
+  });
+
+  it.each([
+    [
+      'a 200 to a request without credentials',
+      { statusCode: 200, headers: { 'Content-Type': 'application/json', ...CORS }, body: '[]' },
+      'status 200, not 401',
+    ],
+    [
+      'a 401 without the CORS header',
+      {
+        statusCode: 401,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(BODIES.bearerMissing),
+      },
+      'no Access-Control-Allow-Origin: * header',
+    ],
+    [
+      'a 401 with another body',
+      { statusCode: 401, headers: { ...CORS }, body: JSON.stringify(BODIES.expired) },
+      "body is not the contract's 401 TOKEN_INVALID",
+    ],
+  ])('reports Failed for a version that answers %s', async (_name, answer, cause) => {
+    const failing = publish(
+      ORDERS_PER_DAY,
+      standIn(({ event }) =>
+        Promise.resolve({
+          result:
+            (event as { source?: unknown }).source === 'portal-service-api.pre-traffic'
+              ? { check: 'pre-traffic', database: 'ok' }
+              : answer,
+        }),
+      ),
+    );
+
+    const run = await runHook([failing, healthyDishes()]);
+
+    expectFailed(run, [`ordersPerDay: unauthenticated: ${cause}`]);
+  });
+
+  it('reports Failed for a version whose function errs, without its message', async () => {
+    // No JWKS_URL: the handler module throws its ConfigError at INIT.
+    const failing = publishHandler(ORDERS_PER_DAY, functionEnv({ JWKS_URL: '' }));
+
+    const run = await runHook([failing, healthyDishes()]);
+
+    expectFailed(run, [
+      'ordersPerDay: pre-traffic: function error Unhandled (ConfigError)',
+      'ordersPerDay: unauthenticated: function error Unhandled (ConfigError)',
+    ]);
+    expect(run.lines.join('\n')).not.toContain('JWKS_URL');
+  });
+
+  it('reports Failed for a version that answers something other than JSON', async () => {
+    const failing = publish(
+      ORDERS_PER_DAY,
+      standIn(() => Promise.resolve({ payload: '<html>Bad Gateway</html>' })),
+    );
+
+    const run = await runHook([failing]);
+
+    expectFailed(run, [
+      'ordersPerDay: pre-traffic: answer is not JSON',
+      'ordersPerDay: unauthenticated: answer is not JSON',
+    ]);
+  });
+
+  it('reports Failed for a version Lambda does not know', async () => {
+    const unknown = {
+      function: DISHES.function,
+      version: versionArn('portal-service-api-test-dishes', '999'),
+      method: DISHES.method,
+      path: DISHES.paths[0],
+    };
+
+    const run = await runHook([unknown]);
+
+    expectFailed(run, [
+      'dishes: pre-traffic: invocation failed (ResourceNotFoundException)',
+      'dishes: unauthenticated: invocation failed (ResourceNotFoundException)',
+    ]);
+  });
+
+  it.each([
+    ['not JSON', '[{"function":', 'PRE_TRAFFIC_TARGETS is not JSON'],
+    ['an empty array', '[]', 'PRE_TRAFFIC_TARGETS is not a non-empty JSON array'],
+    [
+      'an entry without a version',
+      JSON.stringify([{ function: 'ordersPerDay', method: 'GET', path: '/v1/plugins' }]),
+      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "version" is not a qualified version ARN',
+    ],
+    [
+      'the alias, not a version',
+      JSON.stringify([
+        {
+          function: 'ordersPerDay',
+          version:
+            'arn:aws:lambda:eu-west-1:123456789012:function:portal-service-api-test-ordersPerDay:live',
+          method: 'GET',
+          path: '/v1/plugins',
+        },
+      ]),
+      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "version" is not a qualified version ARN',
+    ],
+    [
+      'an unknown method',
+      JSON.stringify([
+        {
+          function: 'ordersPerDay',
+          version:
+            'arn:aws:lambda:eu-west-1:123456789012:function:portal-service-api-test-ordersPerDay:1',
+          method: 'DELETE',
+          path: '/v1/plugins',
+        },
+      ]),
+      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "method" is not one of GET, PUT',
+    ],
+  ])(
+    'reports Failed, invoking nothing, when PRE_TRAFFIC_TARGETS is %s',
+    async (_name, raw, cause) => {
+      const before = lambda.calls.length;
+
+      const run = await runHook(raw);
+
+      expectFailed(run, [`environment: configuration: ${cause}`]);
+      expect(lambda.calls.length).toBe(before);
+    },
+  );
+
+  it('reports Failed within its own time when a version never answers', async () => {
+    // Prepare: 8 s left to the hook, of which the report keeps 5 s: 3 s for the checks.
+    const silent = publish(
+      ORDERS_PER_DAY,
+      standIn(() => new Promise<never>(() => undefined)),
+    );
+
+    // Act
+    const run = await runHook([silent], { remainingMs: 8_000 });
+
+    // Assess: both checks given up on by the deadline; reported before the 8 s ran out.
+    expect(run.reported).toEqual(['Failed']);
+    expect(run.outcome.failures.map(describeFailure)).toEqual([
+      expect.stringMatching(/^ordersPerDay: pre-traffic: no answer within \d+ ms$/),
+      'ordersPerDay: unauthenticated: no time left to invoke it',
+    ]);
+    expect(run.elapsedMs).toBeGreaterThanOrEqual(2_900);
+    expect(run.elapsedMs).toBeLessThan(6_000);
+  });
+});

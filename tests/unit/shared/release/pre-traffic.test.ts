@@ -1,0 +1,288 @@
+/**
+ * What the pre-traffic hook reads and judges (shared/release/pre-traffic.ts), without invoking
+ * anything: CodeDeploy's event, PRE_TRAFFIC_TARGETS and PRE_TRAFFIC_ORIGIN, the unauthenticated
+ * request it sends, and its verdict on each answer. The hook's runs against a local Lambda and
+ * CodeDeploy are tests/integration/functions/pre-traffic.test.ts.
+ */
+import { isGatewayEvent } from '../../../../middleware/non-http-event';
+import { catalogue } from '../../../../shared/catalogue';
+import { headerValues, pathParameter } from '../../../../shared/http/event';
+import {
+  DEFAULT_ORIGIN,
+  hookLogLevel,
+  parseHookEvent,
+  parseOrigin,
+  parseTargets,
+  PreTrafficConfigError,
+  preTrafficEvent,
+  preTrafficProblem,
+  unauthenticatedEvent,
+  unauthenticatedProblem,
+} from '../../../../shared/release/pre-traffic';
+import { CORS } from '../../../support/handlers';
+import { BODIES } from '../../../support/portal-errors';
+
+const VERSION =
+  'arn:aws:lambda:eu-west-1:123456789012:function:portal-service-api-production-ordersPerDay:42';
+const TARGET = {
+  function: 'ordersPerDay',
+  version: VERSION,
+  method: 'GET',
+  path: '/v1/restaurants/{id}/reports/orders/day',
+};
+
+/** PRE_TRAFFIC_TARGETS holding `entries`. */
+const targets = (...entries: unknown[]): string => JSON.stringify(entries);
+
+/** The PreTrafficConfigError message of `act`. */
+const configError = (act: () => unknown): string => {
+  try {
+    act();
+  } catch (error) {
+    if (error instanceof PreTrafficConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('expected a PreTrafficConfigError');
+};
+
+describe('parseHookEvent', () => {
+  it('reads the deployment and the hook execution of CodeDeploy’s event', () => {
+    expect(
+      parseHookEvent({ DeploymentId: 'd-ABCDEF123', LifecycleEventHookExecutionId: 'eyJ' }),
+    ).toEqual({ DeploymentId: 'd-ABCDEF123', LifecycleEventHookExecutionId: 'eyJ' });
+  });
+
+  it.each([
+    ['nothing', undefined],
+    ['an array', [{ DeploymentId: 'd-1', LifecycleEventHookExecutionId: 'x' }]],
+    ['no execution id', { DeploymentId: 'd-1' }],
+    ['an empty deployment id', { DeploymentId: '', LifecycleEventHookExecutionId: 'x' }],
+    ['a numeric id', { DeploymentId: 1, LifecycleEventHookExecutionId: 'x' }],
+  ])('refuses %s', (_name, event) => {
+    expect(() => parseHookEvent(event)).toThrow(TypeError);
+  });
+});
+
+describe('parseTargets', () => {
+  it('reads one entry per function, in order', () => {
+    const dishes = {
+      function: 'dishes',
+      version: VERSION.replace('ordersPerDay:42', 'dishes:7'),
+      method: 'GET',
+      path: '/v1/restaurants/{id}/reports/dishes',
+    };
+    const deploy = {
+      function: 'deployPlugin',
+      version: 'arn:aws-cn:lambda:cn-north-1:123456789012:function:p-deployPlugin:1',
+      method: 'PUT',
+      path: '/v1/plugins/{code}',
+    };
+
+    expect(parseTargets(targets(TARGET, dishes, deploy))).toEqual([TARGET, dishes, deploy]);
+  });
+
+  it('reads every route of the catalogue', () => {
+    const entries = catalogue.map((endpoint) => ({
+      function: endpoint.function,
+      version: VERSION.replace('ordersPerDay', endpoint.function),
+      method: endpoint.method,
+      path: endpoint.paths[0],
+    }));
+
+    expect(parseTargets(JSON.stringify(entries))).toEqual(entries);
+  });
+
+  it.each([
+    ['unset', undefined, 'PRE_TRAFFIC_TARGETS is not set'],
+    ['blank', ' ', 'PRE_TRAFFIC_TARGETS is not set'],
+    ['not JSON', '[{', 'PRE_TRAFFIC_TARGETS is not JSON'],
+    ['an object', JSON.stringify(TARGET), 'PRE_TRAFFIC_TARGETS is not a non-empty JSON array'],
+    ['empty', '[]', 'PRE_TRAFFIC_TARGETS is not a non-empty JSON array'],
+    ['a string entry', targets('ordersPerDay'), 'PRE_TRAFFIC_TARGETS entry 1 is not an object'],
+    [
+      'a function name with a space',
+      targets({ ...TARGET, function: 'orders PerDay' }),
+      'PRE_TRAFFIC_TARGETS entry 1: "function" is not a function name',
+    ],
+    [
+      'an unqualified ARN',
+      targets({ ...TARGET, version: VERSION.replace(/:42$/, '') }),
+      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "version" is not a qualified version ARN',
+    ],
+    [
+      '$LATEST',
+      targets({ ...TARGET, version: VERSION.replace(/42$/, '$LATEST') }),
+      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "version" is not a qualified version ARN',
+    ],
+    [
+      'a function name instead of an ARN',
+      targets({ ...TARGET, version: 'portal-service-api-production-ordersPerDay:42' }),
+      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "version" is not a qualified version ARN',
+    ],
+    [
+      'a lower-case method',
+      targets({ ...TARGET, method: 'get' }),
+      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "method" is not one of GET, PUT',
+    ],
+    [
+      'a path without its leading slash',
+      targets({ ...TARGET, path: 'v1/plugins' }),
+      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "path" is not a route',
+    ],
+    [
+      'a path with a query',
+      targets({ ...TARGET, path: '/v1/plugins?x=1' }),
+      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "path" is not a route',
+    ],
+    ['a function twice', targets(TARGET, TARGET), 'PRE_TRAFFIC_TARGETS names ordersPerDay twice'],
+  ])('refuses %s, naming the entry and its field', (_name, raw, message) => {
+    expect(configError(() => parseTargets(raw))).toBe(message);
+  });
+});
+
+describe('parseOrigin', () => {
+  it('is DEFAULT_ORIGIN when unset', () => {
+    expect(parseOrigin(undefined)).toBe(DEFAULT_ORIGIN);
+    expect(parseOrigin('')).toBe(DEFAULT_ORIGIN);
+    expect(new URL(DEFAULT_ORIGIN).origin).toBe(DEFAULT_ORIGIN);
+  });
+
+  it('is the origin given', () => {
+    expect(parseOrigin('https://portal.example.com')).toBe('https://portal.example.com');
+    expect(parseOrigin('http://localhost:3001')).toBe('http://localhost:3001');
+  });
+
+  it.each(['portal.example.com', 'https://portal.example.com/', 'ftp://portal.example.com'])(
+    'refuses %s',
+    (raw) => {
+      expect(() => parseOrigin(raw)).toThrow(PreTrafficConfigError);
+    },
+  );
+});
+
+describe('the events the hook sends', () => {
+  it('asks for the pre-traffic check by its source', () => {
+    expect(preTrafficEvent()).toEqual({ source: 'portal-service-api.pre-traffic' });
+  });
+
+  it.each(catalogue.map((endpoint) => [endpoint.function, endpoint] as const))(
+    'requests %s’s route without a credential, as API Gateway would',
+    (_name, endpoint) => {
+      // Act
+      const event = unauthenticatedEvent(
+        { method: endpoint.method, path: endpoint.paths[0] },
+        'https://portal.example.com',
+        'req-1',
+      );
+
+      // Assess
+      expect(isGatewayEvent(event)).toBe(true);
+      expect(event.httpMethod).toBe(endpoint.method);
+      expect(event.resource).toBe(endpoint.paths[0]);
+      expect(event.path).toBe(endpoint.paths[0].replace(/\{\w+\}/g, 'pre-traffic'));
+      expect(event.requestContext.requestId).toBe('req-1');
+      for (const name of endpoint.paths[0].match(/(?<=\{)\w+(?=\})/g) ?? []) {
+        expect(pathParameter(event, name)).toBe('pre-traffic');
+      }
+      expect(headerValues(event, 'origin')).toEqual(['https://portal.example.com']);
+      expect(headerValues(event, 'authorization')).toEqual([]);
+      expect(headerValues(event, 'x-api-key')).toEqual([]);
+    },
+  );
+});
+
+describe('preTrafficProblem', () => {
+  it.each(['ok', 'none'])('passes database %s', (database) => {
+    expect(preTrafficProblem({ check: 'pre-traffic', database })).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'a failure with a code',
+      { check: 'pre-traffic', database: 'failed', error: 'PostgresError', code: '28P01' },
+      'database failed (PostgresError 28P01)',
+    ],
+    [
+      'a failure without one',
+      { check: 'pre-traffic', database: 'failed', error: 'DatabaseTimeoutError' },
+      'database failed (DatabaseTimeoutError)',
+    ],
+    [
+      'a failure naming more than a word',
+      { check: 'pre-traffic', database: 'failed', error: 'at db.internal:5432', code: 'x y' },
+      'database failed (Error)',
+    ],
+    ['nothing (a version without the check)', null, 'not a pre-traffic answer'],
+    ['an API Gateway result', { statusCode: 500, body: '' }, 'not a pre-traffic answer'],
+    ['an unknown state', { check: 'pre-traffic', database: 'maybe' }, 'not a pre-traffic answer'],
+  ])('fails %s', (_name, answer, problem) => {
+    expect(preTrafficProblem(answer)).toBe(problem);
+  });
+});
+
+describe('unauthenticatedProblem', () => {
+  const result = (statusCode: number, body: unknown, headers: Record<string, string> = CORS) => ({
+    statusCode,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+
+  it.each([
+    ['the bearer’s 401', result(401, BODIES.bearerMissing)],
+    ['the API key’s 401', result(401, BODIES.unverifiable)],
+    [
+      'a 401 whose CORS header is spelt otherwise and multi-valued',
+      {
+        statusCode: 401,
+        multiValueHeaders: { 'access-control-allow-origin': ['*'] },
+        body: JSON.stringify(BODIES.bearerMissing),
+      },
+    ],
+  ])('passes %s', (_name, answer) => {
+    expect(unauthenticatedProblem(answer)).toBeUndefined();
+  });
+
+  it.each([
+    ['a 200', result(200, { data: [] }), 'status 200, not 401'],
+    ['a 500', result(500, BODIES.internal), 'status 500, not 401'],
+    ['a 403', result(403, BODIES.forbidden), 'status 403, not 401'],
+    [
+      'an expired token’s 401',
+      result(401, BODIES.expired),
+      "body is not the contract's 401 TOKEN_INVALID",
+    ],
+    [
+      'a 401 with more in its body',
+      result(401, { ...BODIES.bearerMissing, detail: 'x' }),
+      "body is not the contract's 401 TOKEN_INVALID",
+    ],
+    [
+      'a 401 whose body is no JSON',
+      { statusCode: 401, headers: CORS, body: 'Unauthorized' },
+      "body is not the contract's 401 TOKEN_INVALID",
+    ],
+    [
+      'a 401 without CORS',
+      result(401, BODIES.bearerMissing, {}),
+      'no Access-Control-Allow-Origin: * header',
+    ],
+    [
+      'a 401 allowing one origin only',
+      result(401, BODIES.bearerMissing, { 'Access-Control-Allow-Origin': 'https://a.example' }),
+      'no Access-Control-Allow-Origin: * header',
+    ],
+    ['nothing', null, 'not an API Gateway result'],
+    ['a pre-traffic answer', { check: 'pre-traffic', database: 'ok' }, 'not an API Gateway result'],
+  ])('fails %s', (_name, answer, problem) => {
+    expect(unauthenticatedProblem(answer)).toBe(problem);
+  });
+});
+
+describe('hookLogLevel', () => {
+  it('is LOG_LEVEL when it names a level, else info', () => {
+    expect(hookLogLevel({ LOG_LEVEL: 'debug' })).toBe('debug');
+    expect(hookLogLevel({ LOG_LEVEL: ' error ' })).toBe('error');
+    expect(hookLogLevel({ LOG_LEVEL: 'verbose' })).toBe('info');
+    expect(hookLogLevel({})).toBe('info');
+  });
+});
