@@ -19,6 +19,12 @@
  */
 import { refOf, resourcesOfType, single, type Resource, type Template } from './cloudformation';
 import { booleanSetting, fail, numberSetting, type RawSetting } from './settings';
+import {
+  hasPreTrafficHook,
+  PRE_TRAFFIC_LOGICAL_ID,
+  preTrafficHook,
+  withoutPreTrafficHook,
+} from './pre-traffic';
 import { RELEASE_MIN_REQUESTS, releaseAlarmLogicalId, releaseAlarms } from './release-alarms';
 import { methodSettingsPath, routeDurationSetting, routesOf, routeThrottles } from './throttles';
 import { settingHint } from './variables';
@@ -358,6 +364,8 @@ export const liveAliases = (template: Template): Record<string, Resource> => {
   const changed: Record<string, Resource> = {};
   const aliasOf = new Map<string, string>();
   for (const [fn] of functions) {
+    // The release's own hook is invoked by CodeDeploy, by its name: no alias.
+    if (fn === PRE_TRAFFIC_LOGICAL_ID) continue;
     const version = versions.find(([, v]) => refOf(v.Properties?.FunctionName) === fn);
     if (!version) {
       throw new TypeError(
@@ -714,11 +722,14 @@ export const alarms = (
  * Deployment, a version per function).
  */
 export const withOperations = (
-  template: Template,
+  compiled: Template,
   settings: OperationsSettings,
   context: ServiceContext,
 ): Template => {
   const name = `${context.service}-${settings.stage}`;
+  const gradual = settings.deploymentPreference !== 'AllAtOnce';
+  const template =
+    gradual || !hasPreTrafficHook(compiled) ? compiled : withoutPreTrafficHook(compiled);
   const added = {
     ...liveAliases(template),
     ...ownedStage(template, settings, context),
@@ -745,6 +756,12 @@ export const withOperations = (
       },
     }),
   };
+  if (gradual && hasPreTrafficHook(template)) {
+    Object.assign(
+      resources,
+      preTrafficHook({ Resources: resources }, routesOf(template), { name }),
+    );
+  }
   if (settings.guarded) {
     // The logs outlive the stack: deleting production keeps what it recorded.
     for (const [id, group] of resourcesOfType({ Resources: resources }, 'AWS::Logs::LogGroup')) {

@@ -1,7 +1,7 @@
 /**
  * Resolves serverless.yml's `functions:` from the catalogue (shared/catalogue.ts) through
  * tools/generators/serverless.ts, loaded with tsx: each endpoint's function, handler, description and
- * routes. An invalid catalogue (a missing handler file, a repeated route, ...) fails packaging
+ * routes, and the release's pre-traffic check. An invalid catalogue (a missing handler file, a repeated route, ...) fails packaging
  * with every problem named.
  *
  * `reservedConcurrency` is the connection budget's `resources.extensions`: each function's
@@ -35,5 +35,10 @@ module.exports = async ({ resolveVariable } = {}) => {
     'DB_MAX_CONNECTIONS',
   ];
   const budget = build.connectionBudget(await budgetSettings(resolveVariable, names));
-  return { functions, reservedConcurrency: build.reservedConcurrencyExtensions(budget) };
+  // The release's pre-traffic check (tools/generators/pre-traffic.ts): no route, no budget.
+  const { preTrafficFunction } = await tsImport('../generators/pre-traffic.ts', __filename);
+  return {
+    functions: { ...functions, ...preTrafficFunction() },
+    reservedConcurrency: build.reservedConcurrencyExtensions(budget),
+  };
 };

@@ -48,10 +48,12 @@ export default class OperationsPlugin {
       service,
       logRetentionInDays: provider.logRetentionInDays,
     });
-    Object.assign(template.Resources, next.Resources);
-    if (next.Outputs && Object.keys(next.Outputs).length > 0) {
-      template.Outputs = { ...template.Outputs, ...next.Outputs };
+    // What the additions leave out goes (the release's hook, without a gradual release).
+    for (const id of Object.keys(template.Resources)) {
+      if (!Object.hasOwn(next.Resources, id)) Reflect.deleteProperty(template.Resources, id);
     }
+    Object.assign(template.Resources, next.Resources);
+    if (next.Outputs) template.Outputs = next.Outputs;
     const alarms = Object.values(next.Resources).filter(
       ({ Type }) => Type === 'AWS::CloudWatch::Alarm',
     ).length;

@@ -142,7 +142,10 @@ describe('serverless package: operations', () => {
     }
     // Every function's throttles, and the functions publish the metrics the alarms read.
     const throttled = JSON.stringify(alarms.LambdaThrottlesAlarm?.Metrics);
-    const functions = ofType(template, 'AWS::Lambda::Function');
+    // The API's functions; the release's hook serves no request.
+    const functions = ofType(template, 'AWS::Lambda::Function').filter(
+      ([id]) => id !== 'PreTrafficLambdaFunction',
+    );
     expect(functions).toHaveLength(catalogue.length);
     for (const [id, fn] of functions) {
       expect(throttled).toContain(JSON.stringify({ Ref: id }));
@@ -243,7 +246,9 @@ describe('serverless package: operations', () => {
   it('has API Gateway call a live alias of each function, on the version it publishes', async () => {
     const { template } = await productionPackage();
 
-    const functions = ofType(template, 'AWS::Lambda::Function').map(([id]) => id);
+    const functions = ofType(template, 'AWS::Lambda::Function')
+      .map(([id]) => id)
+      .filter((id) => id !== 'PreTrafficLambdaFunction');
     const aliases = ofType(template, 'AWS::Lambda::Alias');
     expect(aliases).toHaveLength(functions.length);
     const aliasOf = new Map<string, string>();
@@ -303,7 +308,7 @@ describe('serverless package: operations', () => {
     expect(association).toContain('/stages/${ApiGatewayStage}');
   });
 
-  it('shifts each live alias by CodeDeploy’s canary, rolled back by its new version’s alarm', async () => {
+  it('shifts each live alias by CodeDeploy’s canary after the pre-traffic check, rolled back by its new version’s alarm', async () => {
     const { template } = await productionPackage();
 
     const [[applicationId, application] = ['', { Type: '', Properties: {} }]] = ofType(
@@ -330,6 +335,8 @@ describe('serverless package: operations', () => {
       const alarms = (
         group?.Properties.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] }
       ).Alarms;
+      // CodeDeploy runs the pre-traffic check before it moves any traffic.
+      expect(update).toMatchObject({ BeforeAllowTrafficHook: { Ref: 'PreTrafficLambdaFunction' } });
       const fn = (alias.Properties.FunctionName as { Ref: string }).Ref;
       expect(alarms).toEqual([{ Name: { Ref: fn.replace(/LambdaFunction$/, 'ReleaseAlarm') } }]);
     }

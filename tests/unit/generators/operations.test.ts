@@ -23,7 +23,9 @@ import {
   type Resource,
   type Template,
 } from '../../../tools/generators/operations';
+import { refOf } from '../../../tools/generators/cloudformation';
 import { TAGGABLE_TYPES } from '../../../tools/generators/tags';
+import { parseTargets } from '../../../shared/release/pre-traffic';
 import { customDomain } from '../../support/custom-domain';
 
 const CONTEXT = { service: 'portal-service-api', logRetentionInDays: 30 };
@@ -1319,5 +1321,103 @@ describe('isClientDriven', () => {
       expect(isClientDriven(`${prefix}${name}`, prefix)).toBe(false);
     }
     expect(isClientDriven('portal-service-api-staging-throttles', prefix)).toBe(false);
+  });
+});
+
+describe('the pre-traffic check', () => {
+  /** The compiled template with the hook as osls compiles it: in the VPC, the layer, the env. */
+  const withHook = (): Template => {
+    const template = compiledTemplate();
+    return {
+      ...template,
+      Resources: {
+        ...template.Resources,
+        PreTrafficLogGroup: {
+          Type: 'AWS::Logs::LogGroup',
+          Properties: { LogGroupName: '/aws/lambda/portal-service-api-production-preTraffic' },
+        },
+        PreTrafficLambdaFunction: {
+          Type: 'AWS::Lambda::Function',
+          Properties: {
+            FunctionName: 'portal-service-api-production-preTraffic',
+            Role: { 'Fn::GetAtt': ['IamRoleLambdaExecution', 'Arn'] },
+            VpcConfig: { SubnetIds: ['subnet-0123456789abcdef0'] },
+            Layers: ['arn:aws:lambda:eu-west-1:015030872274:layer:Extension:1'],
+            Environment: { Variables: { DATABASE_URL: 'postgres://db.example/reports' } },
+          },
+          DependsOn: ['PreTrafficLogGroup', 'IamRoleLambdaExecution'],
+        },
+        PreTrafficLambdaVersionXyZ: {
+          Type: 'AWS::Lambda::Version',
+          Properties: { FunctionName: { Ref: 'PreTrafficLambdaFunction' } },
+        },
+      },
+      Outputs: {
+        PreTrafficLambdaFunctionQualifiedArn: { Value: { Ref: 'PreTrafficLambdaVersionXyZ' } },
+      },
+    };
+  };
+
+  it('makes the hook check every API function’s new version before CodeDeploy moves its alias', () => {
+    // Act
+    const { Resources: resources } = withOperations(withHook(), settingsFor('production'), CONTEXT);
+
+    // Assess: the targets, as the hook reads them, once CloudFormation has put the versions in
+    const hook = resources.PreTrafficLambdaFunction?.Properties as {
+      Environment: { Variables: { PRE_TRAFFIC_TARGETS: { 'Fn::Join': [string, unknown[]] } } };
+    };
+    const [, parts] = hook.Environment.Variables.PRE_TRAFFIC_TARGETS['Fn::Join'];
+    const rendered = parts
+      .map((part) =>
+        typeof part === 'string'
+          ? part
+          : `arn:aws:lambda:eu-west-1:123456789012:function:${String(refOf(part))}:7`,
+      )
+      .join('');
+    expect(parseTargets(rendered)).toEqual(
+      ['ordersPerDay', 'dishes'].map((fn) => ({
+        function: fn,
+        version: `arn:aws:lambda:eu-west-1:123456789012:function:${capitalised(fn)}LambdaVersionAbC123:7`,
+        method: 'GET',
+        path: `/v1/${fn}`,
+      })),
+    );
+    // Its own role, outside the VPC, no layer, none of the functions' settings.
+    expect(hook).not.toHaveProperty('VpcConfig');
+    expect(hook).not.toHaveProperty('Layers');
+    expect(hook).toMatchObject({
+      Role: { 'Fn::GetAtt': ['PreTrafficHookRole', 'Arn'] },
+      Timeout: 60,
+    });
+    expect(Object.keys(hook.Environment.Variables)).toEqual(['PRE_TRAFFIC_TARGETS']);
+    const statements = JSON.stringify(resources.PreTrafficHookRole?.Properties);
+    expect(statements).toContain('"lambda:InvokeFunction"');
+    expect(statements).toContain('${OrdersPerDayLambdaFunction.Arn}:*');
+    expect(statements).toContain('"codedeploy:PutLifecycleEventHookExecutionStatus"');
+    expect(statements).toContain('deploymentgroup:${CodeDeployApplication}/*');
+    // CodeDeploy may invoke the hook, and only it beyond what moves the aliases.
+    const codeDeploy = JSON.stringify(resources.CodeDeployServiceRole?.Properties);
+    expect(codeDeploy).toContain(
+      '{"Effect":"Allow","Action":["lambda:InvokeFunction"],"Resource":[{"Fn::GetAtt":["PreTrafficLambdaFunction","Arn"]}]}',
+    );
+    // Every alias names the hook; the hook itself has no alias.
+    for (const fn of ['OrdersPerDay', 'Dishes']) {
+      expect(resources[`${fn}LiveLambdaAlias`]?.UpdatePolicy).toMatchObject({
+        CodeDeployLambdaAliasUpdate: {
+          BeforeAllowTrafficHook: { Ref: 'PreTrafficLambdaFunction' },
+        },
+      });
+    }
+    expect(resources).not.toHaveProperty('PreTrafficLiveLambdaAlias');
+    expect(resources).not.toHaveProperty('PreTrafficReleaseAlarm');
+  });
+
+  it('drops the hook, its version, log group and outputs where nothing gradual runs it', () => {
+    // Act
+    const template = withOperations(withHook(), settingsFor('staging'), CONTEXT);
+
+    // Assess
+    expect(Object.keys(template.Resources).filter((id) => id.startsWith('PreTraffic'))).toEqual([]);
+    expect(template.Outputs).toEqual({});
   });
 });
