@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { readBody, scopeOf } from './aws-servers';
 import type { ContainerAnswer, ContainerInvocation } from './lambda-container';
 import { ROOT } from './processes';
 
@@ -40,23 +41,6 @@ export const SDK_ENV = {
   AWS_EC2_METADATA_DISABLED: 'true',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 } as const;
-
-/** The credential scope of a SigV4 Authorization header: region and service. */
-const scopeOf = (request: IncomingMessage) => {
-  const match = /Credential=[^/]+\/\d{8}\/([a-z0-9-]+)\/([a-z0-9-]+)\/aws4_request/.exec(
-    request.headers.authorization ?? '',
-  );
-  return match ? { region: match[1]!, service: match[2]! } : undefined;
-};
-
-const readBody = (request: IncomingMessage): Promise<string> =>
-  new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-  });
 
 interface Answer {
   readonly status: number;

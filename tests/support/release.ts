@@ -33,6 +33,8 @@ export const subnetsIn = (index: number) => [
   `subnet-0123456789abcde${index}f`,
 ];
 export const groupIn = (index: number) => `sg-0a1b2c3d4e5f6071${index}`;
+/** Each region's SNS topic for production's alarms, which production requires. */
+export const topicIn = (region: string) => `arn:aws:sns:${region}:123456789012:portal-alarms`;
 
 /** Production's own name of a setting in `region`: DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1. */
 export const productionName = (name: string, region: string): string =>
@@ -59,6 +61,7 @@ export const ENV: Record<string, string> = {
       [productionName('DATABASE_SECRET_KMS_KEY_ARN', region), ''],
       [productionName('VPC_SUBNET_IDS', region), subnetsIn(index).join(',')],
       [productionName('VPC_SECURITY_GROUP_IDS', region), groupIn(index)],
+      [productionName('ALARM_TOPIC_ARN', region), topicIn(region)],
       ...STAGE_BOUND.map((name): [string, string] => [regionalName(name, region), '']),
       [regionalName('SECRETS_EXTENSION_LAYER_ARN', region), ''],
       [regionalName('API_GATEWAY_CLOUDWATCH_ROLE', region), ''],

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { isClientDriven } from '../generators/operations';
-import { describeError } from './preflight';
+import { clientConfig, describeError } from './preflight-common';
 import { ReleaseUsageError } from './regions';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -85,7 +85,7 @@ export const bake = async ({
   readonly region: string;
   readonly minutes: number;
 }): Promise<BakeResult> => {
-  const client = new CloudWatchClient({ region });
+  const client = new CloudWatchClient(clientConfig(region));
   const ends = Date.now() + minutes * 60_000;
   try {
     for (;;) {

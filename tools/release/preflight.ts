@@ -1,8 +1,10 @@
 /**
  * The preflight of `npm run deploy` (docs/deployment.md, "Preflight"): before anything is
  * packaged or created, each region's account is asked, with the AWS SDK's read-only calls,
- * whether the stage fits in it:
+ * whether the stage fits in it, and whether anything would make CloudFormation fail midway:
  *
+ * - **The region** is enabled for the account (an opt-in region such as me-central-1 must be);
+ *   a region that is not is skipped (tools/release/preflight-opt-in.ts).
  * - **Lambda concurrency**: the account's unreserved concurrency, plus what this stack's
  *   functions reserve already (a re-deploy replaces them), less what the stage reserves
  *   (tools/generators/serverless.ts's connection budget, as packaging computes it), keeps Lambda's minimum
@@ -13,9 +15,15 @@
  *   customer-managed KMS key is the one configured, exists there and is enabled.
  * - **The VPC**: every subnet and security group exists, in one VPC, the subnets in at least
  *   two availability zones.
+ * - **The custom domain's certificate**, with DOMAIN_NAME: issued, in the region, covering the
+ *   name, not expired (tools/release/preflight-certificate.ts).
+ * - **The fixed names**: each function, log group, role, alarm, web ACL, CodeDeploy application
+ *   and custom domain the stage names that exists already is the stack's own
+ *   (tools/release/preflight-names.ts).
  *
  * Every problem of every region is returned, one per region and problem. Credentials come from
- * the SDK's default chain, endpoints from its settings (AWS_ENDPOINT_URL_<SERVICE>).
+ * the SDK's default chain, endpoints from its settings (AWS_ENDPOINT_URL_<SERVICE>); every call
+ * is bounded (preflight-common.ts's CLIENT_OPTIONS).
  */
 import { APIGatewayClient, GetAccountCommand } from '@aws-sdk/client-api-gateway';
 import {
@@ -33,9 +41,24 @@ import {
 } from '@aws-sdk/client-lambda';
 import { DescribeSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { connectionBudget } from '../generators/serverless';
-import { regionalName, vpcVariables, type RegionSettings } from './regions';
+import { resolveSetting, settingNames } from '../generators/variables';
+import { checkCertificate } from './preflight-certificate';
+import {
+  clientConfig,
+  describeError,
+  errorName,
+  Findings,
+  isNotFound,
+  scopeOf,
+  stackName,
+  valueOf,
+  type PreflightPlan,
+} from './preflight-common';
+import { checkNamedResources, stageOperations, stageResourceNames } from './preflight-names';
+import { unusableMessage, unusableRegions } from './preflight-opt-in';
+import type { RegionSettings } from './regions';
 
-type Env = Readonly<Record<string, string | undefined>>;
+export { describeError, type PreflightPlan } from './preflight-common';
 
 /** Lambda keeps this much of the account's concurrency unreserved. */
 export const UNRESERVED_MINIMUM = 100;
@@ -52,56 +75,19 @@ export interface PreflightResult {
   readonly summaries: Readonly<Record<string, string>>;
 }
 
-export interface PreflightPlan {
-  readonly service: string;
-  readonly stage: string;
-  readonly settings: readonly RegionSettings[];
-  readonly env: Env;
-}
+/** The setting `name` of the plan in `region`: the variable it came from and its value. */
+const setting = (plan: PreflightPlan, name: string, region: string) =>
+  resolveSetting(name, scopeOf(plan, region), (variable) => valueOf(plan.env, variable));
 
-const valueOf = (env: Env, name: string) => (env[name] ?? '').trim();
-
-/** The region's form of a region-bound variable, else its plain name: [variable, value]. */
-const regionalOrPlain = (env: Env, name: string, region: string): [string, string] => {
-  const regional = regionalName(name, region);
-  return valueOf(env, regional) ? [regional, valueOf(env, regional)] : [name, valueOf(env, name)];
-};
-
-const errorName = (error: unknown) =>
-  (error as { name?: unknown } | null)?.name === undefined
-    ? 'Error'
-    : String((error as { name: unknown }).name);
-
-/** An SDK failure, in one line: its name and message. */
-export const describeError = (error: unknown) =>
-  `${errorName(error)}: ${String((error as { message?: unknown } | null)?.message ?? error)
-    .split('\n')[0]
-    ?.trim()}`;
-
-const isNotFound = (error: unknown) =>
-  ['ResourceNotFoundException', 'NotFoundException'].includes(errorName(error));
+/** The most specific variable of `name` in `region`: the one a message asks to set. */
+const ownName = (plan: PreflightPlan, name: string, region: string) =>
+  settingNames(name, scopeOf(plan, region))[0] ?? name;
 
 const ids = (value: string) =>
   value
     .split(',')
     .map((id) => id.trim())
     .filter(Boolean);
-
-/** What one check of one region found: its problems, or a summary when it found none. */
-class Findings {
-  readonly problems: string[] = [];
-  summary = '';
-  readonly region: string;
-  constructor(region: string) {
-    this.region = region;
-  }
-  problem(message: string) {
-    this.problems.push(message);
-  }
-  found(summary: string) {
-    this.summary = summary;
-  }
-}
 
 /** Lambda: the account's concurrency leaves the stage's reservations and the minimum. */
 const checkConcurrency = async (
@@ -110,7 +96,7 @@ const checkConcurrency = async (
   reserved: Readonly<Record<string, number>>,
 ) => {
   const { region } = check;
-  const lambda = new LambdaClient({ region });
+  const lambda = new LambdaClient(clientConfig(region));
   try {
     const { AccountLimit: limit } = await lambda.send(new GetAccountSettingsCommand({}));
     const total = limit?.ConcurrentExecutions ?? 0;
@@ -121,7 +107,7 @@ const checkConcurrency = async (
         try {
           const answer = await lambda.send(
             new GetFunctionConcurrencyCommand({
-              FunctionName: `${plan.service}-${plan.stage}-${fn}`,
+              FunctionName: `${stackName(plan)}-${fn}`,
             }),
           );
           return answer.ReservedConcurrentExecutions ?? 0;
@@ -154,25 +140,26 @@ const checkConcurrency = async (
 /** API Gateway: the account's CloudWatch role is set, or this stack creates it. */
 const checkCloudWatchRole = async (check: Findings, plan: PreflightPlan) => {
   const { region } = check;
-  const [variable, setting] = regionalOrPlain(plan.env, 'API_GATEWAY_CLOUDWATCH_ROLE', region);
-  const create = setting === 'create';
-  const client = new APIGatewayClient({ region });
+  const role = setting(plan, 'API_GATEWAY_CLOUDWATCH_ROLE', region);
+  const create = role.value === 'create';
+  const variable = role.variable;
+  const client = new APIGatewayClient(clientConfig(region));
   try {
-    const { cloudwatchRoleArn: role = '' } = await client.send(new GetAccountCommand({}));
+    const { cloudwatchRoleArn: arn = '' } = await client.send(new GetAccountCommand({}));
     // CloudFormation names a role it creates `<stack>-<logical id>-<suffix>`.
-    const ours = role.split(':role/')[1]?.startsWith(`${plan.service}-${plan.stage}-`) ?? false;
-    if (!role && !create) {
+    const ours = arn.split(':role/')[1]?.startsWith(`${stackName(plan)}-`) ?? false;
+    if (!arn && !create) {
       check.problem(
         `API Gateway has no CloudWatch role in this account and region, which the stage's access log needs: ` +
-          `set one (docs/operations.md, "The account's CloudWatch role"), or let this one stack create it with ${regionalName('API_GATEWAY_CLOUDWATCH_ROLE', region)}=create`,
+          `set one (docs/operations.md, "The account's CloudWatch role"), or let this one stack create it with ${ownName(plan, 'API_GATEWAY_CLOUDWATCH_ROLE', region)}=create`,
       );
-    } else if (role && create && !ours) {
+    } else if (arn && create && !ours) {
       check.problem(
-        `API Gateway's CloudWatch role is already set (${role}) and ${variable}=create would replace it: ` +
+        `API Gateway's CloudWatch role is already set (${arn}) and ${variable}=create would replace it: ` +
           `only one stack per account and region may own it; set ${variable}=existing`,
       );
     } else {
-      check.found(role ? 'CloudWatch role set' : 'CloudWatch role created by this stack');
+      check.found(arn ? 'CloudWatch role set' : 'CloudWatch role created by this stack');
     }
   } catch (error) {
     check.problem(`API Gateway's CloudWatch role not checked: ${describeError(error)}`);
@@ -192,12 +179,19 @@ const describeKey = async (kms: KMSClient, keyId: string): Promise<KeyMetadata |
 };
 
 /** Secrets Manager and KMS: the secret and its key exist in the region, the key enabled. */
-const checkSecret = async (check: Findings, plan: PreflightPlan, setting: RegionSettings) => {
+const checkSecret = async (check: Findings, plan: PreflightPlan, settings: RegionSettings) => {
   const { region } = check;
-  const secretVariable = setting.variables.secret;
+  const secretVariable = settings.variables.secret;
   if (!secretVariable) return;
   const arn = valueOf(plan.env, secretVariable);
-  const [keyVariable, keyArn] = regionalOrPlain(plan.env, 'DATABASE_SECRET_KMS_KEY_ARN', region);
+  let key;
+  try {
+    key = setting(plan, 'DATABASE_SECRET_KMS_KEY_ARN', region);
+  } catch (error) {
+    check.problem((error as Error).message);
+    return;
+  }
+  const { variable: keyVariable, value: keyArn } = key;
   const secretRegion = arn.split(':')[3] ?? '';
   if (secretRegion !== region) {
     check.problem(
@@ -205,8 +199,8 @@ const checkSecret = async (check: Findings, plan: PreflightPlan, setting: Region
     );
     return;
   }
-  const secrets = new SecretsManagerClient({ region });
-  const kms = new KMSClient({ region });
+  const secrets = new SecretsManagerClient(clientConfig(region));
+  const kms = new KMSClient(clientConfig(region));
   try {
     let secretKey: string | undefined;
     try {
@@ -243,7 +237,7 @@ const checkSecret = async (check: Findings, plan: PreflightPlan, setting: Region
     const usedArn = used?.KeyManager === 'AWS' ? undefined : (used?.Arn ?? secretKey);
     if (usedArn && !configured) {
       check.problem(
-        `${secretVariable}: the secret is encrypted with the customer-managed KMS key ${usedArn}: give it in ${regionalName('DATABASE_SECRET_KMS_KEY_ARN', region)}, or the functions may not decrypt it`,
+        `${secretVariable}: the secret is encrypted with the customer-managed KMS key ${usedArn}: give it in ${ownName(plan, 'DATABASE_SECRET_KMS_KEY_ARN', region)}, or the functions may not decrypt it`,
       );
     } else if (usedArn && configured && usedArn !== configured.Arn) {
       check.problem(
@@ -288,12 +282,12 @@ const existing = async <T>(
 };
 
 /** EC2: the subnets and security groups exist, in one VPC, across two availability zones. */
-const checkVpc = async (check: Findings, plan: PreflightPlan) => {
+const checkVpc = async (check: Findings, plan: PreflightPlan, settings: RegionSettings) => {
   const { region } = check;
-  const single = plan.settings.length === 1;
-  const [subnetVariable, groupVariable] = vpcVariables(plan.env, region, single);
+  // `<subnets variable>, <security groups variable>` (regions.ts's checkSettings), or none.
+  const [subnetVariable, groupVariable] = (settings.variables.vpc ?? '').split(', ');
   if (!subnetVariable || !groupVariable) return;
-  const ec2 = new EC2Client({ region });
+  const ec2 = new EC2Client(clientConfig(region));
   try {
     const subnets = await existing<Subnet>(
       ids(valueOf(plan.env, subnetVariable)),
@@ -341,7 +335,47 @@ const checkVpc = async (check: Findings, plan: PreflightPlan) => {
   }
 };
 
-/** Every check of every region, at once; every problem of every region, in region order. */
+/**
+ * The custom domain's certificate and the stage's fixed names, from the stage's operations
+ * settings as packaging reads them; a bad one is the problem.
+ */
+const checkStageResources = async (
+  certificate: Findings,
+  names: Findings,
+  plan: PreflightPlan,
+  functions: readonly string[],
+) => {
+  const { region } = names;
+  let operations;
+  try {
+    operations = stageOperations(plan.env, scopeOf(plan, region));
+  } catch (error) {
+    names.problem(
+      `${(error as Error).message} (the custom domain's certificate and the fixed names not checked)`,
+    );
+    return;
+  }
+  const { raw, settings } = operations;
+  const { service, stage } = plan;
+  await Promise.all([
+    settings.domain
+      ? checkCertificate(certificate, settings.domain, {
+          name: raw.DOMAIN_NAME.variable,
+          certificate: raw.DOMAIN_CERTIFICATE_ARN.variable,
+        })
+      : undefined,
+    checkNamedResources(names, {
+      stack: stackName(plan),
+      names: stageResourceNames({ service, stage, region, functions }, settings),
+      domainVariable: raw.DOMAIN_NAME.variable,
+    }),
+  ]);
+};
+
+/**
+ * Every check of every region, at once, but for the regions the account has not enabled; every
+ * problem of every region, in region order.
+ */
 export const runPreflight = async (plan: PreflightPlan): Promise<PreflightResult> => {
   let reserved: Readonly<Record<string, number>>;
   try {
@@ -350,23 +384,50 @@ export const runPreflight = async (plan: PreflightPlan): Promise<PreflightResult
     const message = error instanceof Error ? error.message : String(error);
     return { problems: [{ region: 'every region', message }], summaries: {} };
   }
+  const everyRegion: PreflightProblem[] = [];
+  let unusable = new Map<string, 'not enabled' | 'unknown'>();
+  try {
+    unusable = await unusableRegions(plan.settings.map(({ region }) => region));
+  } catch (error) {
+    everyRegion.push({
+      region: 'every region',
+      message: `whether each region is enabled not checked: ${describeError(error)}`,
+    });
+  }
   const results = await Promise.all(
-    plan.settings.map(async (setting) => {
-      const checks = [0, 1, 2, 3].map(() => new Findings(setting.region));
-      const [concurrency, role, secret, vpc] = checks as [Findings, Findings, Findings, Findings];
+    plan.settings.map(async (settings) => {
+      const { region } = settings;
+      const why = unusable.get(region);
+      if (why !== undefined) {
+        const skipped = new Findings(region);
+        skipped.problem(unusableMessage(region, why));
+        return { region, checks: [skipped] };
+      }
+      const checks = {
+        concurrency: new Findings(region),
+        role: new Findings(region),
+        secret: new Findings(region),
+        vpc: new Findings(region),
+        certificate: new Findings(region),
+        names: new Findings(region),
+      };
       await Promise.all([
-        checkConcurrency(concurrency, plan, reserved),
-        checkCloudWatchRole(role, plan),
-        checkSecret(secret, plan, setting),
-        checkVpc(vpc, plan),
+        checkConcurrency(checks.concurrency, plan, reserved),
+        checkCloudWatchRole(checks.role, plan),
+        checkSecret(checks.secret, plan, settings),
+        checkVpc(checks.vpc, plan, settings),
+        checkStageResources(checks.certificate, checks.names, plan, Object.keys(reserved)),
       ]);
-      return { region: setting.region, checks };
+      return { region, checks: Object.values(checks) };
     }),
   );
   return {
-    problems: results.flatMap(({ region, checks }) =>
-      checks.flatMap(({ problems }) => problems.map((message) => ({ region, message }))),
-    ),
+    problems: [
+      ...everyRegion,
+      ...results.flatMap(({ region, checks }) =>
+        checks.flatMap(({ problems }) => problems.map((message) => ({ region, message }))),
+      ),
+    ],
     summaries: Object.fromEntries(
       results
         .filter(({ checks }) => checks.every(({ problems }) => problems.length === 0))

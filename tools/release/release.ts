@@ -28,6 +28,7 @@ import { bake, bakeMinutes } from './bake';
 import { runPreflight } from './preflight';
 import {
   checkSettings,
+  isPortalStage,
   readReleaseConfig,
   regionsOf,
   ReleaseUsageError,
@@ -210,6 +211,7 @@ export const runRelease = async (
     const { problems: found, summaries } = await runPreflight({
       service: config.service,
       stage,
+      portal: isPortalStage(config, stage),
       settings,
       env,
     });

@@ -1,17 +1,21 @@
 /**
  * The preflight of `npm run deploy` (tools/release/preflight.ts): each region's account asked,
  * by the real AWS SDK clients, whether the stage fits, before anything is packaged or created.
+ * The checks of what would fail mid-release (the region enabled, the custom domain's
+ * certificate, the fixed names) are preflight-resources.test.ts.
  *
  * The clients reach local servers speaking each service's protocol (tests/support/aws-servers.ts)
  * through AWS_ENDPOINT_URL_<SERVICE>, with dummy credentials; the release code has no test hook.
  * serverless is the stand-in of tests/support/release.ts, which records its calls.
  */
 import { startAwsServers, type AwsServers } from '../../support/aws-servers';
+import { onlyReads, plantStack, preflightDeploy, problemLines } from '../../support/preflight';
 import {
   functionNames,
   groupIn,
   healthyAccount,
   packageCall,
+  productionName,
   REGIONS,
   removeTemporary,
   secretIn,
@@ -37,22 +41,7 @@ afterAll(async () => {
   removeTemporary();
 });
 
-const deploy = (
-  env: Record<string, string> = {},
-  args: readonly string[] = [],
-  options: { npm?: boolean } = {},
-) => deployWith({ ...aws.env, RELEASE_BAKE_MINUTES: '0', ...env }, args, options);
-
-/** The report's lines: `<region> <message>`, spaces squeezed. */
-const problemLines = (stderr: string) =>
-  stderr
-    .split('\n')
-    .filter((line) => line.startsWith('  '))
-    .map((line) => line.trim().replace(/^(\S+) +/, '$1 '));
-
-/** Every AWS call was a read: nothing created. */
-const onlyReads = () =>
-  aws.calls.every(({ operation }) => /^(Get|Describe)[A-Za-z]+$/.test(operation));
+const deploy = preflightDeploy(() => aws);
 
 describe('npm run deploy -- --stage production: the preflight', () => {
   it('lists every planted problem, one line per region and problem, and runs serverless not at all', async () => {
@@ -67,8 +56,9 @@ describe('npm run deploy -- --stage production: the preflight', () => {
     const started = performance.now();
     const { result, calls } = await deploy(
       {
-        DATABASE_SECRET_ARN_ME_CENTRAL_1: secretIn('eu-west-1'),
-        VPC_SUBNET_IDS_SA_EAST_1: `${subnetsIn(4)[0]!},subnet-0badbadbadbad0000`,
+        [productionName('DATABASE_SECRET_ARN', 'me-central-1')]: secretIn('eu-west-1'),
+        [productionName('VPC_SUBNET_IDS', 'sa-east-1')]:
+          `${subnetsIn(4)[0]!},subnet-0badbadbadbad0000`,
       },
       [],
       { npm: true },
@@ -88,43 +78,63 @@ describe('npm run deploy -- --stage production: the preflight', () => {
         /^eu-west-1 Lambda concurrency: the account's limit is 100, 100 unreserved; the stage reserves 70 \(7 functions\), leaving 30, below Lambda's minimum of 100: ask Service Quotas for "Concurrent executions" of at least 170 in eu-west-1/,
       ) as unknown,
       expect.stringMatching(
-        /^eu-central-1 API Gateway has no CloudWatch role in this account and region.*API_GATEWAY_CLOUDWATCH_ROLE_EU_CENTRAL_1=create$/,
+        /^eu-central-1 API Gateway has no CloudWatch role in this account and region.*API_GATEWAY_CLOUDWATCH_ROLE_PRODUCTION_EU_CENTRAL_1=create$/,
       ) as unknown,
       expect.stringMatching(
-        /^me-central-1 DATABASE_SECRET_ARN_ME_CENTRAL_1 names a secret in eu-west-1, not me-central-1/,
+        /^me-central-1 DATABASE_SECRET_ARN_PRODUCTION_ME_CENTRAL_1 names a secret in eu-west-1, not me-central-1/,
       ) as unknown,
       expect.stringMatching(
-        /^ap-southeast-1 DATABASE_SECRET_ARN_AP_SOUTHEAST_1: no such secret in ap-southeast-1 \(arn:aws:secretsmanager:ap-southeast-1:/,
+        /^ap-southeast-1 DATABASE_SECRET_ARN_PRODUCTION_AP_SOUTHEAST_1: no such secret in ap-southeast-1 \(arn:aws:secretsmanager:ap-southeast-1:/,
       ) as unknown,
-      'sa-east-1 VPC_SUBNET_IDS_SA_EAST_1: no such subnet in sa-east-1: subnet-0badbadbadbad0000',
+      'sa-east-1 VPC_SUBNET_IDS_PRODUCTION_SA_EAST_1: no such subnet in sa-east-1: subnet-0badbadbadbad0000',
     ]);
-    expect(onlyReads()).toBe(true);
+    expect(onlyReads(aws)).toBe(true);
   }, 60_000);
 
   it('with nothing planted, passes and proceeds to packaging every region', async () => {
     // Act
     const { result, out, calls } = await deploy({}, [], { npm: true });
 
-    // Assess: every region's four checks asked of its own region's endpoints
+    // Assess: every region's checks asked of its own region's endpoints; whether each region
+    // is enabled, and IAM (global), of us-east-1; CloudFormation not, as no fixed name exists
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     expect(calls.filter((call) => call.startsWith('package'))).toEqual(
       REGIONS.map((region) => packageCall(out, region)),
     );
     expect(result.stdout).toContain('npm run deploy: preflight of stage "production" passed:');
+    const asked = (region: string) => [
+      ...new Set(aws.calls.filter((call) => call.region === region).map(({ service }) => service)),
+    ];
     for (const region of REGIONS) {
-      const asked = new Set(
-        aws.calls.filter((call) => call.region === region).map(({ service }) => service),
-      );
-      expect({ region, asked: [...asked].sort() }).toEqual({
+      expect({ region, asked: asked(region).sort() }).toEqual({
         region,
-        asked: ['apigateway', 'ec2', 'lambda', 'secretsmanager'],
+        asked: [
+          'apigateway',
+          'codedeploy',
+          'ec2',
+          'lambda',
+          'logs',
+          'monitoring',
+          'secretsmanager',
+          'wafv2',
+        ],
       });
     }
+    expect(asked('us-east-1').sort()).toEqual(['ec2', 'iam']);
+    expect(aws.calls.filter(({ operation }) => operation === 'DescribeRegions')).toEqual([
+      { service: 'ec2', region: 'us-east-1', operation: 'DescribeRegions' },
+    ]);
+    expect(onlyReads(aws)).toBe(true);
   }, 60_000);
 
   it('counts the reservations the stack holds already once: a re-deploy fits where a new stack would not', async () => {
     // Arrange: 150 unreserved; this stack's functions hold 10 each already
     const held = healthyAccount();
+    plantStack(
+      held,
+      'eu-west-1',
+      functionNames().map((name) => ({ type: 'AWS::Lambda::Function', name })),
+    );
     held['eu-west-1']!.concurrency = { limit: 1000, unreserved: 150 };
     held['eu-west-1']!.functions = Object.fromEntries(functionNames().map((name) => [name, 10]));
     const fresh = healthyAccount();
@@ -224,7 +234,7 @@ describe('npm run deploy -- --stage production: the preflight', () => {
     const { result } = await deploy(
       Object.fromEntries(
         ['eu-west-1', 'eu-central-1', 'me-central-1'].map((region) => [
-          `DATABASE_SECRET_KMS_KEY_ARN_${region.toUpperCase().replace(/-/g, '_')}`,
+          productionName('DATABASE_SECRET_KMS_KEY_ARN', region),
           KEY(region),
         ]),
       ),
@@ -233,16 +243,16 @@ describe('npm run deploy -- --stage production: the preflight', () => {
 
     // Assess
     expect(problemLines(result.stderr)).toEqual([
-      `eu-west-1 DATABASE_SECRET_KMS_KEY_ARN_EU_WEST_1: no such KMS key in eu-west-1 (${KEY('eu-west-1')})`,
+      `eu-west-1 DATABASE_SECRET_KMS_KEY_ARN_PRODUCTION_EU_WEST_1: no such KMS key in eu-west-1 (${KEY('eu-west-1')})`,
       expect.stringMatching(
-        /^eu-central-1 DATABASE_SECRET_KMS_KEY_ARN_EU_CENTRAL_1: the KMS key is Disabled: enable it/,
+        /^eu-central-1 DATABASE_SECRET_KMS_KEY_ARN_PRODUCTION_EU_CENTRAL_1: the KMS key is Disabled: enable it/,
       ) as unknown,
-      `me-central-1 DATABASE_SECRET_KMS_KEY_ARN_ME_CENTRAL_1 is ${KEY('me-central-1')}, but the secret is encrypted with ${OTHER_KEY('me-central-1')}: give that key`,
+      `me-central-1 DATABASE_SECRET_KMS_KEY_ARN_PRODUCTION_ME_CENTRAL_1 is ${KEY('me-central-1')}, but the secret is encrypted with ${OTHER_KEY('me-central-1')}: give that key`,
       expect.stringMatching(
-        /^ap-southeast-1 DATABASE_SECRET_ARN_AP_SOUTHEAST_1: the secret is encrypted with the customer-managed KMS key arn:aws:kms:ap-southeast-1:.*: give it in DATABASE_SECRET_KMS_KEY_ARN_AP_SOUTHEAST_1/,
+        /^ap-southeast-1 DATABASE_SECRET_ARN_PRODUCTION_AP_SOUTHEAST_1: the secret is encrypted with the customer-managed KMS key arn:aws:kms:ap-southeast-1:.*: give it in DATABASE_SECRET_KMS_KEY_ARN_PRODUCTION_AP_SOUTHEAST_1/,
       ) as unknown,
       expect.stringMatching(
-        /^sa-east-1 DATABASE_SECRET_ARN_SA_EAST_1: the secret is scheduled for deletion/,
+        /^sa-east-1 DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1: the secret is scheduled for deletion/,
       ) as unknown,
     ]);
 
@@ -271,17 +281,18 @@ describe('npm run deploy -- --stage production: the preflight', () => {
     // Act
     const { result } = await deploy(
       {
-        VPC_SECURITY_GROUP_IDS_EU_WEST_1: `${groupIn(0)},sg-0badbadbadbad0000,sg-0badbadbadbad0001`,
+        [productionName('VPC_SECURITY_GROUP_IDS', 'eu-west-1')]:
+          `${groupIn(0)},sg-0badbadbadbad0000,sg-0badbadbadbad0001`,
       },
       ['--preflight-only'],
     );
 
     // Assess
     expect(problemLines(result.stderr)).toEqual([
-      'eu-west-1 VPC_SECURITY_GROUP_IDS_EU_WEST_1: no such security group in eu-west-1: sg-0badbadbadbad0000, sg-0badbadbadbad0001',
-      'eu-central-1 VPC_SUBNET_IDS_EU_CENTRAL_1: every subnet is in eu-central-1a: give subnets in at least two availability zones',
+      'eu-west-1 VPC_SECURITY_GROUP_IDS_PRODUCTION_EU_WEST_1: no such security group in eu-west-1: sg-0badbadbadbad0000, sg-0badbadbadbad0001',
+      'eu-central-1 VPC_SUBNET_IDS_PRODUCTION_EU_CENTRAL_1: every subnet is in eu-central-1a: give subnets in at least two availability zones',
       expect.stringMatching(
-        /^me-central-1 VPC_SUBNET_IDS_ME_CENTRAL_1 and VPC_SECURITY_GROUP_IDS_ME_CENTRAL_1 span several VPCs/,
+        /^me-central-1 VPC_SUBNET_IDS_PRODUCTION_ME_CENTRAL_1 and VPC_SECURITY_GROUP_IDS_PRODUCTION_ME_CENTRAL_1 span several VPCs/,
       ) as unknown,
     ]);
   }, 60_000);
@@ -293,11 +304,12 @@ describe('npm run deploy -- --stage production: the preflight', () => {
       'eu-west-1',
     ]);
 
-    // Assess
+    // Assess: both checks asking Lambda say so, in one line each
     expect(result.code).toBe(1);
     expect(calls).toEqual([]);
     expect(problemLines(result.stderr)).toEqual([
       expect.stringMatching(/^eu-west-1 Lambda concurrency not checked: \w+/) as unknown,
+      expect.stringMatching(/^eu-west-1 Lambda functions not checked: \w+/) as unknown,
     ]);
   });
 

@@ -74,7 +74,10 @@ describe('npm run package -- --stage production (real packaging)', () => {
         const path = join(out, region, TEMPLATE);
         expect({ region, exists: existsSync(path) }).toEqual({ region, exists: true });
         const template = readTemplate(path);
-        const functions = ofType(template, 'AWS::Lambda::Function').map(([, fn]) => fn);
+        // The API's functions: the release's hook has its own environment, outside the VPC.
+        const functions = ofType(template, 'AWS::Lambda::Function')
+          .filter(([id]) => id !== 'PreTrafficLambdaFunction')
+          .map(([, fn]) => fn);
         expect(functions.length).toBeGreaterThan(0);
         const { keySet, issuer } = PORTAL[region]!;
         for (const fn of functions) {
@@ -110,7 +113,7 @@ describe('npm run package -- --stage production (real packaging)', () => {
 
     // Act
     const result = await release('package', ['--stage', 'production', '--out', out], {
-      DATABASE_SECRET_ARN_SA_EAST_1: '',
+      DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1: '',
       JWT_ISSUER_APAC_PRODUCTION: '',
     });
 
@@ -121,7 +124,7 @@ describe('npm run package -- --stage production (real packaging)', () => {
         /^ {2}ap-southeast-1 +JWT_ISSUER_APAC_PRODUCTION is not set: /,
       ) as unknown,
       expect.stringMatching(
-        /^ {2}sa-east-1 +DATABASE_SECRET_ARN_SA_EAST_1 is not set: /,
+        /^ {2}sa-east-1 +DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1 is not set: /,
       ) as unknown,
     ]);
     expect(result.stderr).toContain('nothing packaged');
@@ -191,12 +194,12 @@ describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
 
   it('runs serverless not at all when a region lacks a setting', async () => {
     // Act
-    const { result, calls } = await deploy({ DATABASE_SECRET_ARN_SA_EAST_1: '' });
+    const { result, calls } = await deploy({ DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1: '' });
 
     // Assess
     expect(result.code).toBe(1);
     expect(calls).toEqual([]);
-    expect(result.stderr).toContain('DATABASE_SECRET_ARN_SA_EAST_1 is not set');
+    expect(result.stderr).toContain('DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1 is not set');
     expect(result.stderr).toContain('nothing packaged or deployed');
   });
 
@@ -232,6 +235,11 @@ describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
         'portal-service-api-production-database-errors': { state: 'INSUFFICIENT_DATA' },
         'portal-service-api-staging-api-5xx-rate': { state: 'ALARM' },
       };
+      // Each stack's own, as the preflight's fixed names require.
+      aws.account['eu-west-1']!.stacks = {
+        'portal-service-api-production': [FIRING, 'portal-service-api-production-database-errors'],
+        'portal-service-api-staging': ['portal-service-api-staging-api-5xx-rate'],
+      };
       aws.calls.length = 0;
 
       // Act
@@ -246,7 +254,13 @@ describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
         deployCall(out, 'eu-central-1'),
       ]);
       expect(seconds).toBeGreaterThanOrEqual(3);
-      expect(alarmReads()).toEqual(['eu-west-1 DescribeAlarms', 'eu-west-1 DescribeAlarms']);
+      // The preflight's look for the stage's alarm names in each region, then the bake's reads
+      const reads = alarmReads();
+      expect(reads.slice(0, 2).sort()).toEqual([
+        'eu-central-1 DescribeAlarms',
+        'eu-west-1 DescribeAlarms',
+      ]);
+      expect(reads.slice(2)).toEqual(['eu-west-1 DescribeAlarms', 'eu-west-1 DescribeAlarms']);
       expect(result.stdout).toMatch(/eu-west-1 +baked [\d.]+ s: 2 alarms watched, none in ALARM/);
     });
 
@@ -255,6 +269,7 @@ describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
       aws.account['eu-west-1']!.alarms = {
         [FIRING]: { state: 'ALARM', reason: 'Threshold Crossed: 1 datapoint [0.2] > 0.05' },
       };
+      aws.account['eu-west-1']!.stacks = { 'portal-service-api-production': [FIRING] };
 
       // Act
       const { result, out, calls } = await deploy({}, TWO);
@@ -276,10 +291,10 @@ describe('npm run deploy -- --stage production (a stand-in serverless)', () => {
     });
 
     it('stops when the alarms cannot be read: a bake that cannot see is none', async () => {
-      // Act: CloudWatch's endpoint a closed port
+      // Act: CloudWatch's endpoint a closed port (the preflight, which reads it too, skipped)
       const { result, out, calls } = await deploy(
         { AWS_ENDPOINT_URL_CLOUDWATCH: 'http://127.0.0.1:9' },
-        TWO,
+        [...TWO, '--skip-preflight'],
       );
 
       // Assess
