@@ -37,3 +37,9 @@ export const refOf = (value: unknown): string | undefined => {
   const ref = (value as { Ref?: unknown } | null)?.Ref;
   return typeof ref === 'string' ? ref : undefined;
 };
+
+/** A role's trust policy: `service` (`lambda.amazonaws.com`) may assume it. */
+export const assumedBy = (service: string) => ({
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Principal: { Service: [service] }, Action: ['sts:AssumeRole'] }],
+});

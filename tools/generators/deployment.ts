@@ -6,7 +6,7 @@
  * traffic to it by DEPLOYMENT_PREFERENCE and moves it back when the alarm on that new version
  * (release-alarms.ts) fires meanwhile.
  */
-import { refOf, resourcesOfType, type Resource, type Template } from './cloudformation';
+import { assumedBy, refOf, resourcesOfType, type Resource, type Template } from './cloudformation';
 import { choiceSetting, type RawSetting } from './settings';
 
 /** CodeDeploy's predefined Lambda configurations (CodeDeployDefault.Lambda<name>). */
@@ -68,16 +68,7 @@ export const gradualDeployment = (
     [CODEDEPLOY_ROLE_LOGICAL_ID]: {
       Type: 'AWS::IAM::Role',
       Properties: {
-        AssumeRolePolicyDocument: {
-          Version: '2012-10-17',
-          Statement: [
-            {
-              Effect: 'Allow',
-              Principal: { Service: ['codedeploy.amazonaws.com'] },
-              Action: ['sts:AssumeRole'],
-            },
-          ],
-        },
+        AssumeRolePolicyDocument: assumedBy('codedeploy.amazonaws.com'),
         Policies: [
           {
             PolicyName: 'shift-live-aliases',

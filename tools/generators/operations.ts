@@ -17,7 +17,14 @@
  * The settings are read when packaging (tools/serverless/operations-settings.cjs) and checked
  * here: a bad value fails packaging with a message naming the variable it came from.
  */
-import { refOf, resourcesOfType, single, type Resource, type Template } from './cloudformation';
+import {
+  refOf,
+  resourcesOfType,
+  single,
+  type Resource,
+  type Template,
+  assumedBy,
+} from './cloudformation';
 import { booleanSetting, fail, numberSetting, type RawSetting } from './settings';
 import {
   hasPreTrafficHook,
@@ -491,16 +498,7 @@ export const ownedStage = (
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
       Properties: {
-        AssumeRolePolicyDocument: {
-          Version: '2012-10-17',
-          Statement: [
-            {
-              Effect: 'Allow',
-              Principal: { Service: ['apigateway.amazonaws.com'] },
-              Action: ['sts:AssumeRole'],
-            },
-          ],
-        },
+        AssumeRolePolicyDocument: assumedBy('apigateway.amazonaws.com'),
         ManagedPolicyArns: [
           {
             'Fn::Sub':

@@ -8,7 +8,7 @@
  * release nothing runs it, and it leaves the template.
  */
 import { PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS } from '../../shared/release/pre-traffic';
-import { refOf, resourcesOfType, type Resource, type Template } from './cloudformation';
+import { assumedBy, refOf, resourcesOfType, type Resource, type Template } from './cloudformation';
 import { CODEDEPLOY_APPLICATION_LOGICAL_ID, CODEDEPLOY_ROLE_LOGICAL_ID } from './deployment';
 import type { Route } from './throttles';
 
@@ -110,16 +110,7 @@ export const preTrafficHook = (
     [PRE_TRAFFIC_ROLE_LOGICAL_ID]: {
       Type: 'AWS::IAM::Role',
       Properties: {
-        AssumeRolePolicyDocument: {
-          Version: '2012-10-17',
-          Statement: [
-            {
-              Effect: 'Allow',
-              Principal: { Service: ['lambda.amazonaws.com'] },
-              Action: ['sts:AssumeRole'],
-            },
-          ],
-        },
+        AssumeRolePolicyDocument: assumedBy('lambda.amazonaws.com'),
         Policies: [
           {
             PolicyName: 'pre-traffic-check',
