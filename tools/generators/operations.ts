@@ -18,12 +18,12 @@
  * here: a bad value fails packaging with a message naming the variable it came from.
  */
 import {
+  assumedBy,
   refOf,
   resourcesOfType,
   single,
   type Resource,
   type Template,
-  assumedBy,
 } from './cloudformation';
 import { booleanSetting, fail, numberSetting, type RawSetting } from './settings';
 import {
