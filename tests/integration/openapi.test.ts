@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildOpenApiDocument } from '../../tools/generators/openapi';
+import { preTrafficFunction } from '../../tools/generators/pre-traffic';
 import { serverlessFunctions } from '../../tools/generators/serverless';
 import { catalogue } from '../../shared/catalogue';
 import { closeContainerDependencies } from '../../shared/runtime';
@@ -357,7 +358,7 @@ describe("serverless.yml's functions", () => {
     expect(handlers).toEqual([]);
   });
 
-  it('resolve, as serverless reads them through tools/serverless/functions.cjs, to the functions of every catalogue endpoint', async () => {
+  it('resolve, as serverless reads them through tools/serverless/functions.cjs, to the functions of every catalogue endpoint and the release’s pre-traffic check', async () => {
     // Act
     const resolved = await run(
       [
@@ -370,8 +371,11 @@ describe("serverless.yml's functions", () => {
     // Assess
     expect({ code: resolved.code, stderr: resolved.stderr }).toEqual({ code: 0, stderr: '' });
     const { functions } = JSON.parse(resolved.stdout) as { functions: Record<string, unknown> };
-    expect(functions).toEqual(serverlessFunctions());
-    expect(Object.keys(functions)).toEqual(catalogue.map((endpoint) => endpoint.function));
+    expect(functions).toEqual({ ...serverlessFunctions(), ...preTrafficFunction() });
+    expect(Object.keys(functions)).toEqual([
+      ...catalogue.map((endpoint) => endpoint.function),
+      'preTraffic',
+    ]);
   });
 
   it("run, each, the handler its endpoint's module exports, routed by its method and OPTIONS on each of its paths", async () => {
