@@ -121,9 +121,10 @@ export const packageService = async ({
   return { result, out, templatePath, template: () => readTemplate(templatePath) };
 };
 
-/** Expects packaging to have succeeded (showing serverless's stderr when not). */
+/** Expects packaging to have succeeded (showing serverless's output when not). */
 export const expectPackaged = ({ result }: Packaged): void => {
-  expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 });
+  const output = result.code === 0 ? '' : result.stdout + result.stderr;
+  expect({ code: result.code, output }).toEqual({ code: 0, output: '' });
 };
 
 /** Expects packaging to have failed, saying `message`. */

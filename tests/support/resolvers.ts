@@ -1,67 +1,53 @@
 /**
  * The serverless variable resolvers (tools/serverless/*.cjs) called directly, as osls calls
- * them: the environment variables they read set for one call, and the addresses they resolve
- * answered from a map.
+ * them: each call in a Node process of its own (they load the TypeScript rules of
+ * tools/generators/ through tsx, whose loader hooks Jest does not allow), with the environment
+ * variables they read set for that call only, and the addresses they resolve answered from a map.
  */
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { ROOT } from './processes';
-
-/** A resolver's argument: what osls hands it. */
-interface ResolverContext {
-  resolveVariable(address: string): Promise<unknown>;
-}
+import { ROOT, run } from './processes';
 
 /**
- * Sets exactly these environment variables for a call (the others of `names` removed); the
- * describe block that calls it gets them back as they were after each test.
+ * Runs in the child: calls the resolver with a resolveVariable answering each address of
+ * `values`, and `param:NAME, null` from `params` (null when not given), refusing any other
+ * address; writes what it resolved to, or the message it failed with, as JSON.
  */
-const environmentOf = (names: readonly string[]) => {
-  const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]));
-  afterEach(() => {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) Reflect.deleteProperty(process.env, name);
-      else process.env[name] = value;
-    }
-  });
-  return (env: Readonly<Record<string, string>>): void => {
-    for (const name of names) Reflect.deleteProperty(process.env, name);
-    Object.assign(process.env, env);
-  };
+const CHILD = `
+const [script, call] = process.argv.slice(1);
+const { values, params } = JSON.parse(call);
+const resolveVariable = (address) => {
+  if (Object.hasOwn(values, address)) return Promise.resolve(values[address]);
+  const param = /^param:(\\w+), null$/.exec(address)?.[1];
+  if (param) return Promise.resolve(params[param] ?? null);
+  return Promise.reject(new Error('unexpected address ' + address));
 };
-
-/**
- * Answers each address in `values` with its value and `param:NAME, null` from `params` (null
- * when not given); refuses any other address.
- */
-const resolverContext = (
-  values: Readonly<Record<string, unknown>>,
-  params: Readonly<Record<string, string>> = {},
-): ResolverContext => ({
-  resolveVariable: (address) => {
-    if (address in values) return Promise.resolve(values[address]);
-    const param = /^param:(\w+), null$/.exec(address)?.[1];
-    if (param) return Promise.resolve(params[param] ?? null);
-    return Promise.reject(new Error(`unexpected address ${address}`));
-  },
-});
+require(script)({ resolveVariable }).then(
+  (value) => process.stdout.write(JSON.stringify({ value })),
+  (error) => process.stdout.write(JSON.stringify({ error: error.message })),
+);
+`;
 
 /**
  * The resolver `script` exports (a path from the project's root), called with exactly `env` of
- * the variables `names`, `values` for the addresses it resolves and `params`; for a describe
- * block, whose tests get `names` back as they were.
+ * the variables `names` (the others of them unset), `values` for the addresses it resolves and
+ * `params`. Resolves to what it resolved to; rejects with an Error of its message when it fails.
  */
-export const resolverOf = <T>(script: string, names: readonly string[]) => {
-  const resolver = createRequire(import.meta.url)(join(ROOT, script)) as (
-    context: ResolverContext,
-  ) => Promise<T>;
-  const setEnvironment = environmentOf(names);
-  return (
+export const resolverOf =
+  <T>(script: string, names: readonly string[]) =>
+  async (
     values: Readonly<Record<string, unknown>>,
     env: Readonly<Record<string, string>>,
     params: Readonly<Record<string, string>> = {},
   ): Promise<T> => {
-    setEnvironment(env);
-    return resolver(resolverContext(values, params));
+    const unset = Object.fromEntries(names.map((name) => [name, undefined]));
+    const result = await run(
+      ['--eval', CHILD, join(ROOT, script), JSON.stringify({ values, params })],
+      { ...unset, ...env },
+    );
+    if (result.code !== 0) {
+      throw new Error(`the resolver's process failed (${result.code}): ${result.stderr}`);
+    }
+    const answer = JSON.parse(result.stdout) as { value?: T; error?: string };
+    if (answer.error !== undefined) throw new Error(answer.error);
+    return answer.value as T;
   };
-};

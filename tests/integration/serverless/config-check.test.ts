@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { budgetProblem, requestBudget } from '../../../shared/budget';
 import { loadConfig } from '../../../shared/config';
+import { NO_TOPIC } from '../../../tools/generators/operations';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 
 const ISSUER_NAMES = [
@@ -28,7 +29,10 @@ const GOOD = {
   JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
   JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
   DATABASE_URL: '',
-  DATABASE_SECRET_ARN: SECRET_ARN,
+  DATABASE_URL_PRODUCTION: '',
+  DATABASE_SECRET_ARN: '',
+  DATABASE_SECRET_ARN_PRODUCTION: SECRET_ARN,
+  ALARM_TOPIC_ARN_PRODUCTION: NO_TOPIC,
   DB_POOL_MAX: '',
   DB_TLS: '',
 };
@@ -151,18 +155,37 @@ describe('tools/serverless/issuer.cjs', () => {
     ['staging', 'eu-central-1', 'JWT_ISSUER_EU_STAGING'],
   ])('takes %s in %s from %s', async (stage, region, variable) => {
     await expect(
-      issuerFor(stage, region, { [variable]: 'https://issuer.example', JWT_ISSUER: 'other' }),
+      issuerFor(stage, region, {
+        [variable]: 'https://issuer.example',
+        JWT_ISSUER_EU_STAGING: stage === 'staging' ? 'https://issuer.example' : 'other',
+        JWT_ISSUER_EU_PRODUCTION: stage === 'staging' ? 'other' : 'https://issuer.example',
+      }),
     ).resolves.toEqual({ issuer: 'https://issuer.example', variable });
   });
 
-  it('takes JWT_ISSUER for a single-region package without the region’s variable', async () => {
-    await expect(
-      issuerFor('production', 'sa-east-1', { JWT_ISSUER: 'https://issuer.example' }),
-    ).resolves.toEqual({ issuer: 'https://issuer.example', variable: 'JWT_ISSUER' });
-  });
+  it.each([
+    ['production', 'sa-east-1', 'JWT_ISSUER_LATAM_PRODUCTION'],
+    ['staging', 'eu-west-1', 'JWT_ISSUER_EU_STAGING'],
+  ])(
+    'refuses JWT_ISSUER for %s in %s, even beside %s: it may hold another stage’s issuer',
+    async (stage, region, variable) => {
+      const message = `JWT_ISSUER is set, but stage "${stage}" reads its issuer in ${region} only from ${variable}: JWT_ISSUER may hold another stage's issuer; unset it`;
+      await expect(
+        issuerFor(stage, region, { JWT_ISSUER: 'https://issuer.example' }),
+      ).rejects.toThrow(new Error(message));
+      await expect(
+        issuerFor(stage, region, {
+          JWT_ISSUER: 'https://issuer.example',
+          [variable]: 'https://issuer.example',
+        }),
+      ).rejects.toThrow(new Error(message));
+    },
+  );
 
   it('fails staging and production without an issuer, naming the region’s variable', async () => {
-    await expect(issuerFor('staging', 'eu-west-1', {})).rejects.toThrow(
+    // Production's issuer is no staging's.
+    const production = { JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production' };
+    await expect(issuerFor('staging', 'eu-west-1', production)).rejects.toThrow(
       /^JWT_ISSUER_EU_STAGING is not set: /,
     );
     await expect(issuerFor('production', 'me-central-1', {})).rejects.toThrow(
@@ -175,6 +198,12 @@ describe('tools/serverless/issuer.cjs', () => {
       issuer: '',
       variable: 'JWT_ISSUER',
     });
+    await expect(
+      issuerFor('local', 'eu-west-1', {
+        JWT_ISSUER: 'https://issuer.example',
+        JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
+      }),
+    ).resolves.toEqual({ issuer: 'https://issuer.example', variable: 'JWT_ISSUER' });
   });
 });
 

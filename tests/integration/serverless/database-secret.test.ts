@@ -1,17 +1,20 @@
 /**
  * The database credential of staging and production comes from Secrets Manager, never from the
  * template (tools/serverless/database.cjs, issue 10 item 2). Through a real `serverless
- * package --stage production` (offline): with DATABASE_SECRET_ARN, a KMS key and a VPC the
+ * package --stage production` (offline): with production's DATABASE_SECRET_ARN, a KMS key and a VPC the
  * template and the service state hold no connection string and no password of the packaging
  * environment, every function gets the secret's ARN, its VPC and its reserved concurrency, and
  * the role may read that one secret and decrypt it through Secrets Manager only (cfn-lint passes
  * when it is on PATH); with a password in DATABASE_URL and no secret packaging fails, naming
- * DATABASE_SECRET_ARN without repeating the password. The resolver's rules (region forms, params,
- * ARN shapes and regions, what DATABASE_URL may hold, local stages) are checked by calling it.
+ * DATABASE_SECRET_ARN without repeating the password. The resolver's rules (each stage's own
+ * names, most specific first; params; ARN shapes and regions; what DATABASE_URL may hold; local
+ * stages reading the plain names) are checked by calling it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { catalogue } from '../../../shared/catalogue';
+import { lambdaLogicalId } from '../../../tools/generators/serverless';
+import { stagedNames, unstagedNames } from '../../../tools/generators/variables';
 import { CFN_LINT_AVAILABLE, expectLintPasses } from '../../support/cfn-lint';
 import {
   expectPackaged,
@@ -42,13 +45,24 @@ const KMS_DECRYPT = {
 /** A password in the packaging environment that must reach neither the template nor the output. */
 const PLANTED_PASSWORD = 'Planted-Db-Password-7Qx9';
 
-/** Every variable the database resolver reads, for eu-west-1 and another region. */
+/** Every variable the database resolver reads, for each stage and region of these tests. */
 const DATABASE_NAMES = [
-  'DATABASE_SECRET_ARN',
-  'DATABASE_SECRET_KMS_KEY_ARN',
-  'DATABASE_URL',
-  'SECRETS_EXTENSION_LAYER_ARN',
-].flatMap((name) => [name, `${name}_EU_WEST_1`, `${name}_SA_EAST_1`]);
+  ...new Set(
+    [
+      'DATABASE_SECRET_ARN',
+      'DATABASE_SECRET_KMS_KEY_ARN',
+      'DATABASE_URL',
+      'SECRETS_EXTENSION_LAYER_ARN',
+    ].flatMap((name) =>
+      ['production', 'staging', 'dev', 'local'].flatMap((stage) =>
+        ['eu-west-1', 'sa-east-1', 'us-east-1'].flatMap((region) => {
+          const scope = { stage, region, portal: false };
+          return [...stagedNames(name, scope), ...unstagedNames(name, scope)];
+        }),
+      ),
+    ),
+  ),
+];
 /** AWS's Parameters and Secrets extension layers (arm64) that packaging picks per region. */
 const EXTENSION_LAYER = (region: string, account: string, version: number): string =>
   `arn:aws:lambda:${region}:${account}:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:${version}`;
@@ -56,8 +70,8 @@ const EU_WEST_1_LAYER = EXTENSION_LAYER('eu-west-1', '015030872274', 101);
 /** Packaging with the secret a test gives, in a VPC; no database variable from the caller's. */
 const ENV = {
   ...Object.fromEntries(DATABASE_NAMES.map((name) => [name, ''])),
-  VPC_SUBNET_IDS: SUBNETS.join(','),
-  VPC_SECURITY_GROUP_IDS: SECURITY_GROUP,
+  VPC_SUBNET_IDS_PRODUCTION: SUBNETS.join(','),
+  VPC_SECURITY_GROUP_IDS_PRODUCTION: SECURITY_GROUP,
 };
 
 type Statement = {
@@ -66,12 +80,17 @@ type Statement = {
   Resource: unknown;
   Condition?: unknown;
 };
+const ENDPOINT_FUNCTIONS = catalogue.map((endpoint) => lambdaLogicalId(endpoint.function));
+
 afterAll(removeTemporary);
 
 const packageWith = (env: Record<string, string>) => packageService({ env: { ...ENV, ...env } });
 
+/** The function of each endpoint of the catalogue (the release's own functions aside). */
 const functionsOf = (template: Template) =>
-  ofType(template, 'AWS::Lambda::Function').map(([, fn]) => fn);
+  ofType(template, 'AWS::Lambda::Function')
+    .filter(([logicalId]) => ENDPOINT_FUNCTIONS.includes(logicalId))
+    .map(([, fn]) => fn);
 const statementsOf = (template: Template): Statement[] => {
   const policies = template.Resources.IamRoleLambdaExecution?.Properties.Policies as {
     PolicyDocument: { Statement: Statement[] };
@@ -85,8 +104,8 @@ describe('serverless package: the database credential', () => {
   it('packages production with the secret’s ARN only, and lets the role read that one secret', async () => {
     // Arrange: passwords elsewhere in the packaging environment stay there
     const packaged = await packageWith({
-      DATABASE_SECRET_ARN: SECRET_ARN,
-      DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN,
+      DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1: SECRET_ARN,
+      DATABASE_SECRET_KMS_KEY_ARN_PRODUCTION: KEY_ARN,
       DATABASE_PASSWORD: PLANTED_PASSWORD,
       PGPASSWORD: PLANTED_PASSWORD,
     });
@@ -139,13 +158,13 @@ describe('serverless package: the database credential', () => {
 
   it('fails production with a password in DATABASE_URL, naming DATABASE_SECRET_ARN without repeating it', async () => {
     const { result } = await packageWith({
-      DATABASE_URL: `postgres://reports:${PLANTED_PASSWORD}@db.example:5432/reports`,
+      DATABASE_URL_PRODUCTION: `postgres://reports:${PLANTED_PASSWORD}@db.example:5432/reports`,
     });
 
     expect(result.code).not.toBe(0);
     const output = result.stdout + result.stderr;
-    expect(output).toContain('DATABASE_URL carries a password: stage "production"');
-    expect(output).toContain('DATABASE_SECRET_ARN');
+    expect(output).toContain('DATABASE_URL_PRODUCTION carries a password: stage "production"');
+    expect(output).toContain('set DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1');
     expect(output).not.toContain(PLANTED_PASSWORD);
     expect(output).not.toContain('db.example');
   });
@@ -201,32 +220,36 @@ describe('tools/serverless/database.cjs', () => {
     layers: [EU_WEST_1_LAYER],
   });
 
+  /** `name` as `stage` reads it without the region: DATABASE_URL_PRODUCTION, DATABASE_URL in dev. */
+  const own = (stage: string, name: string) =>
+    ['production', 'staging'].includes(stage) ? `${name}_${stage.toUpperCase()}` : name;
+
   it('gives the secret’s ARN, where to connect and that one secret’s permission', async () => {
     await expect(
       resolveWith('production', 'eu-west-1', {
-        DATABASE_SECRET_ARN: ` ${SECRET_ARN} `,
-        DATABASE_URL: 'postgresql://db.example:5432/reports',
+        DATABASE_SECRET_ARN_PRODUCTION: ` ${SECRET_ARN} `,
+        DATABASE_URL_PRODUCTION: 'postgresql://db.example:5432/reports',
       }),
     ).resolves.toEqual(withSecret('postgresql://db.example:5432/reports'));
   });
 
   it('adds kms:Decrypt, through Secrets Manager and for that secret only, with a KMS key', async () => {
     const { statements } = await resolveWith('staging', 'eu-west-1', {
-      DATABASE_SECRET_ARN: SECRET_ARN,
-      DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN,
+      DATABASE_SECRET_ARN_STAGING: SECRET_ARN,
+      DATABASE_SECRET_KMS_KEY_ARN_STAGING: KEY_ARN,
     });
     expect(statements).toEqual([grant(SECRET_ARN), KMS_DECRYPT]);
   });
 
-  it('takes the region’s form of each variable over the plain name', async () => {
+  it('takes the stage’s name with the region over the one without, for each variable', async () => {
     const key = 'arn:aws:kms:sa-east-1:123456789012:key/mrk-0123456789abcdef0123456789abcdef';
     const resolved = await resolveWith('production', 'sa-east-1', {
-      DATABASE_SECRET_ARN: SECRET_ARN,
-      DATABASE_SECRET_ARN_SA_EAST_1: secretIn('sa-east-1'),
-      DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN,
-      DATABASE_SECRET_KMS_KEY_ARN_SA_EAST_1: key,
-      DATABASE_URL: 'postgres://db.eu.example/reports',
-      DATABASE_URL_SA_EAST_1: 'postgres://db.sa.example/reports',
+      DATABASE_SECRET_ARN_PRODUCTION: SECRET_ARN,
+      DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1: secretIn('sa-east-1'),
+      DATABASE_SECRET_KMS_KEY_ARN_PRODUCTION: KEY_ARN,
+      DATABASE_SECRET_KMS_KEY_ARN_PRODUCTION_SA_EAST_1: key,
+      DATABASE_URL_PRODUCTION: 'postgres://db.eu.example/reports',
+      DATABASE_URL_PRODUCTION_SA_EAST_1: 'postgres://db.sa.example/reports',
     });
     expect(resolved).toMatchObject({
       url: 'postgres://db.sa.example/reports',
@@ -235,41 +258,109 @@ describe('tools/serverless/database.cjs', () => {
     expect(resolved.statements.map((s) => s.Resource)).toEqual([[secretIn('sa-east-1')], [key]]);
   });
 
+  it('reads dev from DATABASE_URL_DEV_<REGION>, DATABASE_URL_DEV, DATABASE_URL_<REGION>, DATABASE_URL in turn', async () => {
+    // Arrange: the names most specific first; each less specific one set too
+    const names = [
+      'DATABASE_URL_DEV_SA_EAST_1',
+      'DATABASE_URL_DEV',
+      'DATABASE_URL_SA_EAST_1',
+      'DATABASE_URL',
+    ];
+    const urlOf = (name: string) => `postgres://${name.toLowerCase().replace(/_/g, '-')}/reports`;
+
+    // Act
+    const urls = [];
+    for (const index of names.keys()) {
+      const env = Object.fromEntries(names.slice(index).map((name) => [name, urlOf(name)]));
+      urls.push((await resolveWith('dev', 'sa-east-1', env)).url);
+    }
+
+    // Assess
+    expect(urls).toEqual(names.map(urlOf));
+  });
+
   it('prefers a serverless param to the environment variable of the same name', async () => {
     await expect(
       resolveWith(
         'production',
         'eu-west-1',
-        { DATABASE_SECRET_ARN: 'not-an-arn', DATABASE_URL: 'postgres://env.example/reports' },
-        { DATABASE_SECRET_ARN: SECRET_ARN, DATABASE_URL: 'postgres://param.example/reports' },
+        {
+          DATABASE_SECRET_ARN_PRODUCTION: 'not-an-arn',
+          DATABASE_URL_PRODUCTION: 'postgres://env.example/reports',
+        },
+        {
+          DATABASE_SECRET_ARN_PRODUCTION: SECRET_ARN,
+          DATABASE_URL_PRODUCTION: 'postgres://param.example/reports',
+        },
       ),
     ).resolves.toMatchObject({ url: 'postgres://param.example/reports', secretArn: SECRET_ARN });
   });
 
   it.each([
-    ['staging', 'DATABASE_SECRET_ARN is not set: stage "staging" reads the database credential'],
+    [
+      'staging',
+      'production',
+      `DATABASE_SECRET_ARN is not set for stage "staging", which reads the database credential from Secrets Manager at run time; set DATABASE_SECRET_ARN_STAGING_EU_WEST_1 (or DATABASE_SECRET_ARN_STAGING) to the secret's ARN in eu-west-1`,
+    ],
     [
       'production',
-      'DATABASE_SECRET_ARN is not set: stage "production" reads the database credential',
+      'staging',
+      `DATABASE_SECRET_ARN is not set for stage "production", which reads the database credential from Secrets Manager at run time; set DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1 (or DATABASE_SECRET_ARN_PRODUCTION) to the secret's ARN in eu-west-1`,
     ],
-  ])('fails %s without a secret, naming DATABASE_SECRET_ARN', async (stage, message) => {
-    expect(await failureOf(resolveWith(stage, 'eu-west-1', {}))).toContain(message);
-    // Where to connect is not enough: the user and password are the secret's.
-    expect(
-      await failureOf(
-        resolveWith(stage, 'eu-west-1', { DATABASE_URL: 'postgres://reports@db.example/x' }),
-      ),
-    ).toContain(message);
-  });
+  ])(
+    'fails %s without a secret of its own (%s’s set), naming DATABASE_SECRET_ARN',
+    async (stage, other, message) => {
+      const others = {
+        [own(other, 'DATABASE_SECRET_ARN')]: SECRET_ARN,
+        [`${own(other, 'DATABASE_SECRET_ARN')}_EU_WEST_1`]: SECRET_ARN,
+      };
+      expect(await failureOf(resolveWith(stage, 'eu-west-1', others))).toBe(message);
+      // Where to connect is not enough: the user and password are the secret's.
+      expect(
+        await failureOf(
+          resolveWith(stage, 'eu-west-1', {
+            ...others,
+            [own(stage, 'DATABASE_URL')]: 'postgres://reports@db.example/x',
+          }),
+        ),
+      ).toBe(message);
+    },
+  );
+
+  it.each([
+    ['production', 'DATABASE_SECRET_ARN', 'DATABASE_SECRET_ARN'],
+    ['production', 'DATABASE_SECRET_ARN_EU_WEST_1', 'DATABASE_SECRET_ARN'],
+    ['staging', 'DATABASE_URL_EU_WEST_1', 'DATABASE_URL'],
+    ['staging', 'DATABASE_SECRET_KMS_KEY_ARN', 'DATABASE_SECRET_KMS_KEY_ARN'],
+  ])(
+    'refuses %s with %s, a name without the stage, even beside the stage’s own',
+    async (stage, variable, name) => {
+      const values: Record<string, string> = {
+        DATABASE_SECRET_ARN: SECRET_ARN,
+        DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN,
+        DATABASE_URL: 'postgres://db.example/reports',
+      };
+      const message = await failureOf(
+        resolveWith(stage, 'eu-west-1', {
+          [own(stage, 'DATABASE_SECRET_ARN')]: SECRET_ARN,
+          [own(stage, name)]: values[name] ?? '',
+          [variable]: values[name] ?? '',
+        }),
+      );
+      expect(message).toBe(
+        `${variable} is set, but stage "${stage}" reads ${name} only from ${own(stage, name)}_EU_WEST_1 or ${own(stage, name)}: a name without the stage may hold another stage's value; give this stage its own, and unset ${variable}`,
+      );
+    },
+  );
 
   it('fails a deployed stage with a password in DATABASE_URL, naming DATABASE_SECRET_ARN and repeating nothing of it', async () => {
     const url = `postgres://reports:${PLANTED_PASSWORD}@db.example:5432/reports`;
     const message = await failureOf(
-      resolveWith('production', 'eu-west-1', { DATABASE_URL_EU_WEST_1: url }),
+      resolveWith('production', 'eu-west-1', { DATABASE_URL_PRODUCTION_EU_WEST_1: url }),
       [PLANTED_PASSWORD, 'db.example', 'reports:'],
     );
     expect(message).toMatch(
-      /^DATABASE_URL_EU_WEST_1 carries a password: stage "production" must not hold it in the template; put the credential in Secrets Manager and set DATABASE_SECRET_ARN/,
+      /^DATABASE_URL_PRODUCTION_EU_WEST_1 carries a password: stage "production" must not hold it in the template; put the credential in Secrets Manager and set DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1/,
     );
   });
 
@@ -293,13 +384,15 @@ describe('tools/serverless/database.cjs', () => {
   });
 
   it('adds the Parameters and Secrets extension for the region, or SECRETS_EXTENSION_LAYER_ARN', async () => {
+    // The layer is no stage's own resource: production reads it without the stage too.
     const ownLayer = EXTENSION_LAYER('sa-east-1', '123456789012', 7);
-    await expect(
-      resolveWith('production', 'sa-east-1', { DATABASE_SECRET_ARN: secretIn('sa-east-1') }),
-    ).resolves.toMatchObject({ layers: [EXTENSION_LAYER('sa-east-1', '933737806257', 100)] });
+    const secret = { DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1: secretIn('sa-east-1') };
+    await expect(resolveWith('production', 'sa-east-1', secret)).resolves.toMatchObject({
+      layers: [EXTENSION_LAYER('sa-east-1', '933737806257', 100)],
+    });
     await expect(
       resolveWith('production', 'sa-east-1', {
-        DATABASE_SECRET_ARN: secretIn('sa-east-1'),
+        ...secret,
         SECRETS_EXTENSION_LAYER_ARN_SA_EAST_1: ownLayer,
       }),
     ).resolves.toMatchObject({ layers: [ownLayer] });
@@ -315,7 +408,7 @@ describe('tools/serverless/database.cjs', () => {
         resolveWith(
           'production',
           region,
-          { DATABASE_SECRET_ARN: secretIn(region), ...extra },
+          { DATABASE_SECRET_ARN_PRODUCTION: secretIn(region), ...extra },
           {},
           architecture,
         ),
@@ -327,7 +420,7 @@ describe('tools/serverless/database.cjs', () => {
   it('refuses an extension layer of another region', async () => {
     const message = await failureOf(
       resolveWith('production', 'eu-west-1', {
-        DATABASE_SECRET_ARN: SECRET_ARN,
+        DATABASE_SECRET_ARN_PRODUCTION: SECRET_ARN,
         SECRETS_EXTENSION_LAYER_ARN: EXTENSION_LAYER('sa-east-1', '933737806257', 100),
       }),
     );
@@ -346,53 +439,64 @@ describe('tools/serverless/database.cjs', () => {
     ['a connection string', `postgres://reports:${PLANTED_PASSWORD}@db.example/reports`],
   ])('refuses %s as DATABASE_SECRET_ARN, showing the expected shape', async (_, value) => {
     const message = await failureOf(
-      resolveWith('production', 'eu-west-1', { DATABASE_SECRET_ARN: value }),
+      resolveWith('production', 'eu-west-1', { DATABASE_SECRET_ARN_PRODUCTION: value }),
       [value, PLANTED_PASSWORD],
     );
     expect(message).toMatch(
-      /^DATABASE_SECRET_ARN is not a secret ARN: expected arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>/,
+      /^DATABASE_SECRET_ARN_PRODUCTION is not a secret ARN: expected arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>/,
     );
   });
 
   it('refuses a secret of another region, pointing to its replica in the region packaged', async () => {
     expect(
-      await failureOf(resolveWith('production', 'sa-east-1', { DATABASE_SECRET_ARN: SECRET_ARN })),
+      await failureOf(
+        resolveWith('production', 'sa-east-1', { DATABASE_SECRET_ARN_PRODUCTION: SECRET_ARN }),
+      ),
     ).toMatch(
-      /^DATABASE_SECRET_ARN names a secret in eu-west-1, but the functions are packaged for sa-east-1: .*secret's replica in sa-east-1 through DATABASE_SECRET_ARN_SA_EAST_1/,
+      /^DATABASE_SECRET_ARN_PRODUCTION names a secret in eu-west-1, but the functions are packaged for sa-east-1: .*secret's replica in sa-east-1 through DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1/,
     );
     expect(
       await failureOf(
         resolveWith('production', 'eu-west-1', {
-          DATABASE_SECRET_ARN: SECRET_ARN.replace('arn:aws:', 'arn:aws-cn:'),
+          DATABASE_SECRET_ARN_PRODUCTION: SECRET_ARN.replace('arn:aws:', 'arn:aws-cn:'),
         }),
       ),
     ).toContain(
-      'DATABASE_SECRET_ARN is an ARN of partition aws-cn, but eu-west-1 is in partition aws',
+      'DATABASE_SECRET_ARN_PRODUCTION is an ARN of partition aws-cn, but eu-west-1 is in partition aws',
     );
   });
 
   it.each([
     [
+      'a key without a secret',
       { DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN },
-      'DATABASE_SECRET_KMS_KEY_ARN is set without DATABASE_SECRET_ARN',
+      '{KEY} is set without DATABASE_SECRET_ARN',
     ],
     [
+      'an alias',
       {
         DATABASE_SECRET_ARN: SECRET_ARN,
         DATABASE_SECRET_KMS_KEY_ARN: 'arn:aws:kms:eu-west-1:123456789012:alias/portal',
       },
-      'DATABASE_SECRET_KMS_KEY_ARN is not a KMS key ARN: expected arn:aws:kms:<region>:<account>:key/<key id>',
+      '{KEY} is not a KMS key ARN: expected arn:aws:kms:<region>:<account>:key/<key id>',
     ],
     [
+      'a key of another region',
       {
         DATABASE_SECRET_ARN: SECRET_ARN,
         DATABASE_SECRET_KMS_KEY_ARN: KEY_ARN.replace('eu-west-1', 'eu-central-1'),
       },
-      'DATABASE_SECRET_KMS_KEY_ARN names a KMS key in eu-central-1',
+      '{KEY} names a KMS key in eu-central-1',
     ],
-  ])('refuses the KMS key of %j: %s', async (env, message) => {
+  ])('refuses %s, naming the variable', async (_, settings, message) => {
     for (const stage of ['production', 'dev']) {
-      expect(await failureOf(resolveWith(stage, 'eu-west-1', env))).toContain(message);
+      const env = Object.fromEntries(
+        Object.entries(settings).map(([name, value]) => [own(stage, name), value]),
+      );
+      const key = own(stage, 'DATABASE_SECRET_KMS_KEY_ARN');
+      expect(await failureOf(resolveWith(stage, 'eu-west-1', env))).toContain(
+        message.replace('{KEY}', key),
+      );
     }
   });
 
@@ -404,12 +508,15 @@ describe('tools/serverless/database.cjs', () => {
     ['a user parameter', 'postgres://db.example/reports?user=reports'],
   ])('refuses DATABASE_URL with %s beside a secret, in any stage', async (_, url) => {
     for (const stage of ['production', 'dev']) {
+      const [secret, where] = [own(stage, 'DATABASE_SECRET_ARN'), own(stage, 'DATABASE_URL')];
       const message = await failureOf(
-        resolveWith(stage, 'eu-west-1', { DATABASE_SECRET_ARN: SECRET_ARN, DATABASE_URL: url }),
+        resolveWith(stage, 'eu-west-1', { [secret]: SECRET_ARN, [where]: url }),
         [url, PLANTED_PASSWORD, 'db.example'],
       );
       expect(message).toMatch(
-        /^DATABASE_URL names a user or password: with DATABASE_SECRET_ARN the user and password come from the secret/,
+        new RegExp(
+          `^${where} names a user or password: with ${secret} the user and password come from the secret`,
+        ),
       );
     }
   });
@@ -419,13 +526,13 @@ describe('tools/serverless/database.cjs', () => {
     async (url) => {
       const message = await failureOf(
         resolveWith('production', 'eu-west-1', {
-          DATABASE_SECRET_ARN: SECRET_ARN,
-          DATABASE_URL: url,
+          DATABASE_SECRET_ARN_PRODUCTION: SECRET_ARN,
+          DATABASE_URL_PRODUCTION: url,
         }),
         [url, 'db.example'],
       );
       expect(message).toBe(
-        'DATABASE_URL is not a PostgreSQL URL: expected postgres://host:port/dbname',
+        'DATABASE_URL_PRODUCTION is not a PostgreSQL URL: expected postgres://host:port/dbname',
       );
     },
   );

@@ -2,8 +2,9 @@
  * `serverless package` per stage and region, offline: the generated CloudFormation has one
  * function per endpoint of the catalogue (serverless.yml's functions are generated from it) and
  * routes its method and OPTIONS on each of its paths to it, through its `live` alias (no mock
- * CORS integration), gives each function the key-set URL of its portal environment and the
- * database secret of its region (DATABASE_SECRET_ARN_<REGION>), and carries the gateway
+ * CORS integration), gives each function the key-set URL and issuer of its portal environment,
+ * and the database of its own stage and region (DATABASE_URL_<STAGE>,
+ * DATABASE_SECRET_ARN_<STAGE>_<REGION>), and carries the gateway
  * responses. The database variables themselves are tested in database-secret.test.ts, the
  * operations (alarms, stage, aliases) in operations.test.ts. cfn-lint finds no error in any
  * template packaged (skipped, and shown as skipped, when cfn-lint is not on PATH).
@@ -15,6 +16,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { aliasLogicalId } from '../../../tools/generators/operations';
+import { PRE_TRAFFIC_LOGICAL_ID } from '../../../tools/generators/pre-traffic';
 import { catalogue } from '../../../shared/catalogue';
 import { expectLintPasses, withCfnLint } from '../../support/cfn-lint';
 import {
@@ -33,26 +35,37 @@ import {
 import { ROOT, run } from '../../support/processes';
 import { zipEntries } from '../../support/zip';
 
-/** The secret of each AWS region packaged: its own, or a replica of one, named by its ARN there. */
-const secretIn = (region: string) =>
-  `arn:aws:secretsmanager:${region}:123456789012:secret:portal/production/database-AbC123`;
+/**
+ * The secret of each stage and AWS region packaged (its own, or a replica of one, named by its ARN
+ * there), and where each stage connects: each under the stage's own name.
+ */
+const secretIn = (stage: string, region: string) =>
+  `arn:aws:secretsmanager:${region}:123456789012:secret:portal/${stage}/database-AbC123`;
+const urlOf = (stage: string) => `postgres://db-${stage}.example:5432/reports`;
 const SECRET_VARIABLES = {
-  DATABASE_SECRET_ARN: '',
-  DATABASE_SECRET_KMS_KEY_ARN: '',
-  DATABASE_SECRET_ARN_EU_WEST_1: secretIn('eu-west-1'),
-  DATABASE_SECRET_ARN_ME_CENTRAL_1: secretIn('me-central-1'),
-  DATABASE_SECRET_ARN_AP_SOUTHEAST_1: secretIn('ap-southeast-1'),
-  DATABASE_SECRET_ARN_SA_EAST_1: secretIn('sa-east-1'),
+  DATABASE_SECRET_ARN_PRODUCTION: '',
+  DATABASE_SECRET_ARN_STAGING_EU_WEST_1: secretIn('staging', 'eu-west-1'),
+  DATABASE_SECRET_ARN_STAGING_EU_CENTRAL_1: secretIn('staging', 'eu-central-1'),
+  DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1: secretIn('production', 'eu-west-1'),
+  DATABASE_SECRET_ARN_PRODUCTION_EU_CENTRAL_1: secretIn('production', 'eu-central-1'),
+  DATABASE_SECRET_ARN_PRODUCTION_ME_CENTRAL_1: secretIn('production', 'me-central-1'),
+  DATABASE_SECRET_ARN_PRODUCTION_AP_SOUTHEAST_1: secretIn('production', 'ap-southeast-1'),
+  DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1: secretIn('production', 'sa-east-1'),
 };
 
-const KEY_SET_VARIABLES = {
+const KEY_SET_VARIABLES: Record<string, string> = {
   // Only where to connect: the user and password come from the secret.
-  DATABASE_URL: 'postgres://db.example:5432/reports',
+  DATABASE_URL_STAGING: urlOf('staging'),
+  DATABASE_URL_PRODUCTION: urlOf('production'),
   ...SECRET_VARIABLES,
   JWK_URL_EU_STAGING: 'https://keys.example/eu-staging/v2/jwks.json',
   JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
   JWK_URL_APAC_PRODUCTION: 'https://keys.example/apac-production/v2/jwks.json',
   JWK_URL_LATAM_PRODUCTION: 'https://keys.example/latam-production/v2/jwks.json',
+  JWT_ISSUER_EU_STAGING: 'https://portal.example/eu-staging',
+  JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
+  JWT_ISSUER_APAC_PRODUCTION: 'https://portal.example/apac-production',
+  JWT_ISSUER_LATAM_PRODUCTION: 'https://portal.example/latam-production',
 };
 
 /** Every endpoint of the catalogue: its CloudFormation function, its method and its paths. */
@@ -68,7 +81,13 @@ afterAll(removeTemporary);
 const packaged = new Map<string, Promise<Packaged>>();
 const packageOnce = (stage: string, region: string) => {
   const key = `${stage} ${region}`;
-  const pending = packaged.get(key) ?? packageService({ stage, region, env: KEY_SET_VARIABLES });
+  // dev: its own key set and a whole connection string (no secret needed outside the portal).
+  const env = {
+    ...KEY_SET_VARIABLES,
+    JWKS_URL: 'https://keys.example/dev/jwks.json',
+    DATABASE_URL_DEV: 'postgres://portal:dev@db-dev.example:5432/reports',
+  };
+  const pending = packaged.get(key) ?? packageService({ stage, region, env });
   packaged.set(key, pending);
   return pending;
 };
@@ -91,10 +110,15 @@ const routes = (template: Template) =>
       integration: JSON.stringify(p.Integration),
     }));
 
-/** Every stage and region that packages, with the variable of its key-set URL. */
+/**
+ * Every stage and region that packages, with the variable of its key-set URL (its issuer's is
+ * the same with JWT_ISSUER for JWK_URL).
+ */
 const PACKAGED = [
   ['staging', 'eu-west-1', 'JWK_URL_EU_STAGING'],
+  ['staging', 'eu-central-1', 'JWK_URL_EU_STAGING'],
   ['production', 'eu-west-1', 'JWK_URL_EU_PRODUCTION'],
+  ['production', 'eu-central-1', 'JWK_URL_EU_PRODUCTION'],
   ['production', 'me-central-1', 'JWK_URL_EU_PRODUCTION'],
   ['production', 'ap-southeast-1', 'JWK_URL_APAC_PRODUCTION'],
   ['production', 'sa-east-1', 'JWK_URL_LATAM_PRODUCTION'],
@@ -108,7 +132,10 @@ describe('serverless package', () => {
       expectPackaged(production);
       const template = production.template();
 
-      const functions = ofType(template, 'AWS::Lambda::Function').map(([logicalId]) => logicalId);
+      // The API's functions: every one but the release's pre-traffic hook, which serves no route.
+      const functions = ofType(template, 'AWS::Lambda::Function')
+        .map(([logicalId]) => logicalId)
+        .filter((logicalId) => logicalId !== PRE_TRAFFIC_LOGICAL_ID);
       expect(functions.sort()).toEqual(ENDPOINTS.map(({ lambda }) => lambda).sort());
       for (const { lambda, method, paths } of ENDPOINTS) {
         const fn = template.Resources[lambda];
@@ -117,8 +144,9 @@ describe('serverless package', () => {
           Environment: {
             Variables: {
               JWKS_URL: KEY_SET_VARIABLES[variable],
-              DATABASE_URL: KEY_SET_VARIABLES.DATABASE_URL,
-              DATABASE_SECRET_ARN: secretIn(region),
+              JWT_ISSUER: KEY_SET_VARIABLES[variable.replace('JWK_URL', 'JWT_ISSUER')],
+              DATABASE_URL: urlOf(stage),
+              DATABASE_SECRET_ARN: secretIn(stage, region),
             },
           },
         });
@@ -159,7 +187,11 @@ describe('serverless package', () => {
     },
   );
 
-  withCfnLint.each(PACKAGED.map(([stage, region]) => [stage, region] as const))(
+  // Every stage × region serverless.yml releases (tools/release/regions.ts), dev with its own URL.
+  withCfnLint.each([
+    ...PACKAGED.map(([stage, region]) => [stage, region] as const),
+    ['dev', 'eu-west-1'] as const,
+  ])(
     '%s in %s: cfn-lint finds no error in the packaged template',
     async (stage, region) => {
       const production = await packageOnce(stage, region);
@@ -188,7 +220,10 @@ describe('serverless package', () => {
       },
     });
 
-    expectRefused(refused, 'DATABASE_SECRET_ARN is not set: stage "production"');
+    expectRefused(
+      refused,
+      'DATABASE_SECRET_ARN is not set for stage "production", which reads the database credential from Secrets Manager at run time; set DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1 (or DATABASE_SECRET_ARN_PRODUCTION)',
+    );
   });
 
   it('fails for an AWS region that serves no portal region', async () => {

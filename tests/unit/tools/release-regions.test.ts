@@ -2,18 +2,24 @@
  * tools/release/regions.ts: the regions a stage is released to, read from serverless.yml's
  * maps, and the check of every region's settings before anything is packaged.
  */
+import { stagedNames } from '../../../tools/generators/variables';
 import {
   checkSettings,
   parseReleaseConfig,
   readReleaseConfig,
-  regionalName,
   regionsOf,
+  releaseNames,
   ReleaseUsageError,
+  vpcVariables,
   type ReleaseConfig,
 } from '../../../tools/release/regions';
 
 const ALL = ['eu-west-1', 'eu-central-1', 'me-central-1', 'ap-southeast-1', 'sa-east-1'];
 const config = readReleaseConfig();
+
+/** Production's own name of a setting in `region`: DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1. */
+const productionName = (name: string, region: string): string =>
+  stagedNames(name, { stage: 'production', region, portal: true })[0] ?? name;
 
 /** Every setting of production in every region, each region with its own VPC. */
 const productionEnv = (): Record<string, string> => ({
@@ -26,11 +32,11 @@ const productionEnv = (): Record<string, string> => ({
   ...Object.fromEntries(
     ALL.flatMap((region) => [
       [
-        regionalName('DATABASE_SECRET_ARN', region),
+        productionName('DATABASE_SECRET_ARN', region),
         `arn:aws:secretsmanager:${region}:123456789012:secret:portal-db-AbCdEf`,
       ],
-      [regionalName('VPC_SUBNET_IDS', region), 'subnet-0123456789abcdef0'],
-      [regionalName('VPC_SECURITY_GROUP_IDS', region), 'sg-0a1b2c3d4e5f60718'],
+      [productionName('VPC_SUBNET_IDS', region), 'subnet-0123456789abcdef0'],
+      [productionName('VPC_SECURITY_GROUP_IDS', region), 'sg-0a1b2c3d4e5f60718'],
     ]),
   ),
 });
@@ -87,6 +93,69 @@ describe('regionsOf', () => {
   });
 });
 
+describe('releaseNames', () => {
+  const production = (region: string) => ({ stage: 'production', region, portal: true });
+  const dev = { stage: 'dev', region: 'eu-west-1', portal: false };
+
+  it('reads a portal stage’s own resource from its names only, the region’s alone for several regions', () => {
+    expect(releaseNames('DATABASE_SECRET_ARN', production('sa-east-1'), true)).toEqual([
+      'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1',
+      'DATABASE_SECRET_ARN_PRODUCTION',
+    ]);
+    expect(releaseNames('DATABASE_SECRET_ARN', production('sa-east-1'), false)).toEqual([
+      'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1',
+    ]);
+    // A host may serve several regions: DATABASE_URL keeps the stage's name without the region.
+    expect(releaseNames('DATABASE_URL', production('sa-east-1'), false)).toEqual([
+      'DATABASE_URL_PRODUCTION_SA_EAST_1',
+      'DATABASE_URL_PRODUCTION',
+    ]);
+  });
+
+  it('reads dev from every name, most specific first', () => {
+    expect(releaseNames('VPC_SUBNET_IDS', dev, true)).toEqual([
+      'VPC_SUBNET_IDS_DEV_EU_WEST_1',
+      'VPC_SUBNET_IDS_DEV',
+      'VPC_SUBNET_IDS_EU_WEST_1',
+      'VPC_SUBNET_IDS',
+    ]);
+    expect(releaseNames('VPC_SUBNET_IDS', dev, false)).toEqual([
+      'VPC_SUBNET_IDS_DEV_EU_WEST_1',
+      'VPC_SUBNET_IDS_EU_WEST_1',
+    ]);
+  });
+});
+
+describe('vpcVariables', () => {
+  const dev = { stage: 'dev', region: 'eu-west-1', portal: false };
+
+  it.each([
+    [{ VPC_SUBNET_IDS: 's', VPC_SECURITY_GROUP_IDS: 'g' }, 'VPC_SUBNET_IDS'],
+    [{ VPC_SUBNET_IDS: 's', VPC_SECURITY_GROUP_IDS_EU_WEST_1: 'g' }, 'VPC_SUBNET_IDS_EU_WEST_1'],
+    [{ VPC_SUBNET_IDS_EU_WEST_1: 's', VPC_SUBNET_IDS_DEV: 's' }, 'VPC_SUBNET_IDS_DEV'],
+    [
+      { VPC_SUBNET_IDS_DEV: 's', VPC_SECURITY_GROUP_IDS_DEV_EU_WEST_1: 'g' },
+      'VPC_SUBNET_IDS_DEV_EU_WEST_1',
+    ],
+  ])('takes the most specific pair with either set, as a pair: %j → %s', (env, subnets) => {
+    expect(vpcVariables(env, dev, true)).toEqual([
+      subnets,
+      subnets.replace('SUBNET_IDS', 'SECURITY_GROUP_IDS'),
+    ]);
+  });
+
+  it('reads no name without the stage for a portal stage, and none without the region for several', () => {
+    const production = { stage: 'production', region: 'eu-west-1', portal: true };
+    const env = { VPC_SUBNET_IDS: 's', VPC_SECURITY_GROUP_IDS_EU_WEST_1: 'g' };
+    expect(vpcVariables(env, production, true)).toEqual([]);
+    expect(vpcVariables({ VPC_SUBNET_IDS_PRODUCTION: 's' }, production, false)).toEqual([]);
+    expect(vpcVariables({ VPC_SUBNET_IDS_PRODUCTION: 's' }, production, true)).toEqual([
+      'VPC_SUBNET_IDS_PRODUCTION',
+      'VPC_SECURITY_GROUP_IDS_PRODUCTION',
+    ]);
+  });
+});
+
 describe('checkSettings', () => {
   it('finds nothing missing when every region has its settings, and names where each comes from', () => {
     // Act
@@ -100,8 +169,8 @@ describe('checkSettings', () => {
       variables: {
         keySet: 'JWK_URL_EU_PRODUCTION',
         issuer: 'JWT_ISSUER_EU_PRODUCTION',
-        secret: 'DATABASE_SECRET_ARN_ME_CENTRAL_1',
-        vpc: 'VPC_SUBNET_IDS_ME_CENTRAL_1, VPC_SECURITY_GROUP_IDS_ME_CENTRAL_1',
+        secret: 'DATABASE_SECRET_ARN_PRODUCTION_ME_CENTRAL_1',
+        vpc: 'VPC_SUBNET_IDS_PRODUCTION_ME_CENTRAL_1, VPC_SECURITY_GROUP_IDS_PRODUCTION_ME_CENTRAL_1',
       },
     });
   });
@@ -111,8 +180,8 @@ describe('checkSettings', () => {
     const env = {
       ...productionEnv(),
       JWK_URL_EU_PRODUCTION: ' ',
-      DATABASE_SECRET_ARN_SA_EAST_1: '',
-      VPC_SECURITY_GROUP_IDS_AP_SOUTHEAST_1: '',
+      DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1: '',
+      VPC_SECURITY_GROUP_IDS_PRODUCTION_AP_SOUTHEAST_1: '',
     };
 
     // Act
@@ -123,49 +192,54 @@ describe('checkSettings', () => {
       ['eu-west-1', 'JWK_URL_EU_PRODUCTION'],
       ['eu-central-1', 'JWK_URL_EU_PRODUCTION'],
       ['me-central-1', 'JWK_URL_EU_PRODUCTION'],
-      ['ap-southeast-1', 'VPC_SECURITY_GROUP_IDS_AP_SOUTHEAST_1'],
-      ['sa-east-1', 'DATABASE_SECRET_ARN_SA_EAST_1'],
+      ['ap-southeast-1', 'VPC_SECURITY_GROUP_IDS_PRODUCTION_AP_SOUTHEAST_1'],
+      ['sa-east-1', 'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1'],
     ]);
     expect(problems[4]?.message).toBe(
-      'DATABASE_SECRET_ARN_SA_EAST_1 is not set: the ARN of the database secret in sa-east-1, from which stage "production" reads the database credential',
+      'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1 is not set: the ARN of the database secret in sa-east-1, from which stage "production" reads the database credential',
     );
     expect(problems[3]?.message).toBe(
-      'VPC_SECURITY_GROUP_IDS_AP_SOUTHEAST_1 is not set: VPC_SUBNET_IDS_AP_SOUTHEAST_1 puts the functions in ap-southeast-1 in a VPC, which needs both subnets and security groups',
+      'VPC_SECURITY_GROUP_IDS_PRODUCTION_AP_SOUTHEAST_1 is not set: VPC_SUBNET_IDS_PRODUCTION_AP_SOUTHEAST_1 puts the functions in ap-southeast-1 in a VPC, which needs both subnets and security groups',
     );
   });
 
-  it('refuses the plain names of region-bound settings, and JWT_ISSUER, when several regions are packaged', () => {
+  it('refuses the stage’s names without the region of region-bound settings, and JWT_ISSUER, when several regions are packaged', () => {
     // Arrange
     const env = {
       ...productionEnv(),
-      DATABASE_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal-db-AbCdEf',
-      VPC_SUBNET_IDS: 'subnet-0123456789abcdef0',
+      DATABASE_SECRET_ARN_PRODUCTION:
+        'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal-db-AbCdEf',
+      VPC_SUBNET_IDS_PRODUCTION: 'subnet-0123456789abcdef0',
       JWT_ISSUER: 'https://portal.example/eu',
-      DATABASE_SECRET_ARN_SA_EAST_1: '',
+      DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1: '',
     };
 
     // Act
     const { problems } = checkSettings(config, 'production', ALL, env);
 
-    // Assess: the plain secret stands in for no region either
+    // Assess: the secret without the region stands in for no region either
     expect(problems.map(({ region, variable }) => [region, variable])).toEqual([
-      ['every region', 'DATABASE_SECRET_ARN'],
-      ['every region', 'VPC_SUBNET_IDS'],
+      ['every region', 'DATABASE_SECRET_ARN_PRODUCTION'],
+      ['every region', 'VPC_SUBNET_IDS_PRODUCTION'],
       ['every region', 'JWT_ISSUER'],
-      ['sa-east-1', 'DATABASE_SECRET_ARN_SA_EAST_1'],
+      ['sa-east-1', 'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1'],
     ]);
     expect(problems[0]?.message).toBe(
-      'DATABASE_SECRET_ARN is set: it applies only to a single-region package, and this one packages 5 regions (eu-west-1, eu-central-1, me-central-1, ap-southeast-1, sa-east-1); give DATABASE_SECRET_ARN_<REGION> (DATABASE_SECRET_ARN_EU_WEST_1, …) for each region instead, and unset DATABASE_SECRET_ARN',
+      'DATABASE_SECRET_ARN_PRODUCTION is set: it applies only to a single-region package, and this one packages 5 regions (eu-west-1, eu-central-1, me-central-1, ap-southeast-1, sa-east-1); give DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1 (…) for each region instead, and unset DATABASE_SECRET_ARN_PRODUCTION',
+    );
+    expect(problems[2]?.message).toBe(
+      'JWT_ISSUER is set, but stage "production" reads the issuer of each portal region from custom.issuerVariables.production: JWT_ISSUER may hold another stage\'s issuer; unset it',
     );
   });
 
-  it('accepts the plain names for a single region, as the resolvers do', () => {
+  it('accepts the stage’s names without the region for a single region, as the resolvers do', () => {
     // Arrange
     const env = {
       JWK_URL_LATAM_PRODUCTION: 'https://keys.example/latam/jwks.json',
-      JWT_ISSUER: 'https://portal.example/latam',
-      DATABASE_SECRET_ARN: 'arn:aws:secretsmanager:sa-east-1:123456789012:secret:portal-db-AbCdEf',
-      VPC_SUBNET_IDS: 'subnet-0123456789abcdef0',
+      JWT_ISSUER_LATAM_PRODUCTION: 'https://portal.example/latam',
+      DATABASE_SECRET_ARN_PRODUCTION:
+        'arn:aws:secretsmanager:sa-east-1:123456789012:secret:portal-db-AbCdEf',
+      VPC_SUBNET_IDS_PRODUCTION: 'subnet-0123456789abcdef0',
     };
 
     // Act
@@ -175,22 +249,53 @@ describe('checkSettings', () => {
     expect(problems).toEqual([
       {
         region: 'sa-east-1',
-        variable: 'VPC_SECURITY_GROUP_IDS',
+        variable: 'VPC_SECURITY_GROUP_IDS_PRODUCTION',
         message:
-          'VPC_SECURITY_GROUP_IDS is not set: VPC_SUBNET_IDS puts the functions in sa-east-1 in a VPC, which needs both subnets and security groups',
+          'VPC_SECURITY_GROUP_IDS_PRODUCTION is not set: VPC_SUBNET_IDS_PRODUCTION puts the functions in sa-east-1 in a VPC, which needs both subnets and security groups',
       },
     ]);
     expect(settings[0]?.variables).toMatchObject({
-      issuer: 'JWT_ISSUER',
-      secret: 'DATABASE_SECRET_ARN',
+      issuer: 'JWT_ISSUER_LATAM_PRODUCTION',
+      secret: 'DATABASE_SECRET_ARN_PRODUCTION',
     });
   });
 
-  it('requires a key-set URL and issuer of the stage and a secret in staging, nothing else', () => {
+  it('refuses a portal stage’s settings under names without the stage, even for a single region, as the resolvers do', () => {
+    // Arrange: what a shell prepared for another stage may hold
+    const env = {
+      JWK_URL_LATAM_PRODUCTION: 'https://keys.example/latam/jwks.json',
+      JWT_ISSUER: 'https://portal.example/latam',
+      DATABASE_SECRET_ARN: 'arn:aws:secretsmanager:sa-east-1:123456789012:secret:portal-db-AbCdEf',
+      VPC_SUBNET_IDS_SA_EAST_1: 'subnet-0123456789abcdef0',
+      ALARM_TOPIC_ARN: 'arn:aws:sns:sa-east-1:123456789012:alarms',
+    };
+
     // Act
+    const { problems } = checkSettings(config, 'production', ['sa-east-1'], env);
+
+    // Assess: each refused, naming it; none stands in for the stage's own
+    expect(problems.map(({ region, variable }) => [region, variable])).toEqual([
+      ['every region', 'JWT_ISSUER'],
+      ['sa-east-1', 'DATABASE_SECRET_ARN'],
+      ['sa-east-1', 'VPC_SUBNET_IDS_SA_EAST_1'],
+      ['sa-east-1', 'ALARM_TOPIC_ARN'],
+      ['sa-east-1', 'JWT_ISSUER_LATAM_PRODUCTION'],
+      ['sa-east-1', 'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1'],
+    ]);
+    expect(problems[2]?.message).toBe(
+      'VPC_SUBNET_IDS_SA_EAST_1 is set, but stage "production" reads VPC_SUBNET_IDS only from VPC_SUBNET_IDS_PRODUCTION_SA_EAST_1 or VPC_SUBNET_IDS_PRODUCTION: a name without the stage may hold another stage\'s value; give this stage its own, and unset VPC_SUBNET_IDS_SA_EAST_1',
+    );
+    expect(problems[5]?.message).toBe(
+      'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1 is not set: the ARN of the database secret in sa-east-1, from which stage "production" reads the database credential (or DATABASE_SECRET_ARN_PRODUCTION)',
+    );
+  });
+
+  it('requires a key-set URL and issuer of the stage and a secret in staging, nothing else', () => {
+    // Act: production's settings are no staging's
     const { problems } = checkSettings(config, 'staging', ['eu-west-1', 'eu-central-1'], {
+      ...productionEnv(),
       JWK_URL_EU_STAGING: 'https://keys.example/eu-staging/jwks.json',
-      DATABASE_SECRET_ARN_EU_WEST_1:
+      DATABASE_SECRET_ARN_STAGING_EU_WEST_1:
         'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal-db-AbCdEf',
     });
 
@@ -198,7 +303,7 @@ describe('checkSettings', () => {
     expect(problems.map(({ region, variable }) => [region, variable])).toEqual([
       ['eu-west-1', 'JWT_ISSUER_EU_STAGING'],
       ['eu-central-1', 'JWT_ISSUER_EU_STAGING'],
-      ['eu-central-1', 'DATABASE_SECRET_ARN_EU_CENTRAL_1'],
+      ['eu-central-1', 'DATABASE_SECRET_ARN_STAGING_EU_CENTRAL_1'],
     ]);
   });
 
@@ -217,6 +322,25 @@ describe('checkSettings', () => {
     ).toEqual([]);
   });
 
+  it('reads dev’s settings from the plain names', () => {
+    // Act
+    const { problems, settings } = checkSettings(config, 'dev', ['eu-west-1'], {
+      JWKS_URL: 'https://keys.example/jwks.json',
+      JWT_ISSUER: 'https://portal.example/dev',
+      DATABASE_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal-db-AbCdEf',
+      VPC_SUBNET_IDS: 'subnet-0123456789abcdef0',
+      VPC_SECURITY_GROUP_IDS: 'sg-0a1b2c3d4e5f60718',
+    });
+
+    // Assess
+    expect(problems).toEqual([]);
+    expect(settings[0]?.variables).toEqual({
+      keySet: 'JWKS_URL',
+      secret: 'DATABASE_SECRET_ARN',
+      vpc: 'VPC_SUBNET_IDS, VPC_SECURITY_GROUP_IDS',
+    });
+  });
+
   it('names a portal region without an issuer variable, and an AWS region without a portal region', () => {
     // Arrange
     const partial: ReleaseConfig = {
@@ -232,7 +356,7 @@ describe('checkSettings', () => {
     expect(problems.map(({ region, variable }) => [region, variable])).toEqual([
       ['sa-east-1', 'custom.issuerVariables.production'],
       ['us-east-1', 'custom.portalRegions'],
-      ['us-east-1', 'DATABASE_SECRET_ARN_US_EAST_1'],
+      ['us-east-1', 'DATABASE_SECRET_ARN_PRODUCTION_US_EAST_1'],
     ]);
   });
 });
