@@ -64,6 +64,12 @@ export const settingHint = (name: string, scope: Scope): string => {
   return rest.length === 0 ? String(first) : `${first} (or ${rest.join(', ')})`;
 };
 
+/** The names of `name` for `scope` that carry the region: where one region's own value goes. */
+export const regionalHint = (name: string, scope: Scope): string =>
+  settingNames(name, scope)
+    .filter((variable) => variable.endsWith(regionalName('', scope.region)))
+    .join(' or ');
+
 /** The message refusing `variable`, a name without the stage of a stage-bound setting. */
 export const unstagedMessage = (name: string, variable: string, scope: Scope): string =>
   `${variable} is set, but stage "${scope.stage}" reads ${name} only from ${stagedNames(name, scope).join(' or ')}: a name without the stage may hold another stage's value; give this stage its own, and unset ${variable}`;

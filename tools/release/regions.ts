@@ -6,9 +6,9 @@
  *
  * The variables are the resolvers' (docs/deployment.md, "Per-stage settings"): per portal region
  * the key-set URL and issuer; per stage and AWS region the database secret and the VPC
- * (tools/generators/variables.ts). A secret ARN, a KMS key, a layer, a subnet or a security group
- * belongs to one region: with several regions, their names without the region would reach every
- * region without its own, so they are refused when set.
+ * (tools/generators/variables.ts). A secret ARN, a KMS key, a layer, a subnet, a security group,
+ * an alarm topic or a certificate belongs to one region: with several regions, their names
+ * without the region would reach every region without its own, so they are refused when set.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -75,6 +75,8 @@ export const REGION_BOUND = [
   'SECRETS_EXTENSION_LAYER_ARN',
   'VPC_SUBNET_IDS',
   'VPC_SECURITY_GROUP_IDS',
+  'ALARM_TOPIC_ARN',
+  'DOMAIN_CERTIFICATE_ARN',
 ] as const;
 
 const REGION_SHAPE = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
@@ -244,6 +246,7 @@ export const checkSettings = (
     );
   }
 
+  const refusedPlain = new Set<string>();
   const settings = regions.map((region) => {
     const scope: Scope = { stage, region, portal };
     const variables: Record<string, string> = {};
@@ -258,10 +261,13 @@ export const checkSettings = (
       try {
         resolveSetting(name, scope, (variable) => valueOf(env, variable));
       } catch (error) {
-        problem(
-          unstagedNames(name, scope).find((v) => valueOf(env, v)) ?? name,
-          (error as Error).message,
-        );
+        const variable = unstagedNames(name, scope).find((v) => valueOf(env, v)) ?? name;
+        // A name without the region is one problem of the release, not one per region.
+        if (variable !== name || single) problem(variable, (error as Error).message);
+        else if (!refusedPlain.has(name)) {
+          refusedPlain.add(name);
+          problems.push({ region: 'every region', variable, message: (error as Error).message });
+        }
       }
     }
     const portalRegion = config.portalRegions[region] ?? '';

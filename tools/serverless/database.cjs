@@ -65,15 +65,15 @@ const partitionOf = (region) =>
 
 /**
  * An ARN of `pattern` in `region`, or a failure naming `variable`: never one of another region,
- * whose replica the setting's regional form (`hint`) names instead.
+ * whose replica the setting's names carrying the region (`regionHint`) name instead.
  */
-const checkArn = ({ variable, value, hint }, { pattern, shape, kind, replica }, region) => {
+const checkArn = ({ variable, value, regionHint }, { pattern, shape, kind, replica }, region) => {
   const match = pattern.exec(value);
   if (!match) throw new Error(`${variable} is not ${kind} ARN: expected ${shape}`);
   const [, partition, arnRegion] = match;
   if (arnRegion !== region) {
     throw new Error(
-      `${variable} names ${kind} in ${arnRegion}, but the functions are packaged for ${region}: a function reads it in its own region; use the ${replica} in ${region} through ${hint}`,
+      `${variable} names ${kind} in ${arnRegion}, but the functions are packaged for ${region}: a function reads it in its own region; use the ${replica} in ${region} through ${regionHint}`,
     );
   }
   if (partition !== partitionOf(region)) {

@@ -33,18 +33,19 @@ const scopeOf = async (resolveVariable) => {
 
 /**
  * The setting `name` for the stage and region being packaged: the variable it came from (to name
- * it in messages) and its value, '' when unset, with `hint` naming where to set it. Fails when
+ * it in messages) and its value, '' when unset, with `hint` naming where to set it and
+ * `regionHint` where to set this region's own value. Fails when
  * a portal stage would read a setting of its own resource from a name without the stage.
  */
 const scopedSetting = async (resolveVariable, name) => {
-  const { resolveSetting, settingHint, stagedNames, unstagedNames } = await rules();
+  const { regionalHint, resolveSetting, settingHint, stagedNames, unstagedNames } = await rules();
   const scope = await scopeOf(resolveVariable);
   const names = [...stagedNames(name, scope), ...unstagedNames(name, scope)];
   const values = new Map();
   for (const variable of names)
     values.set(variable, await fromParamsOrEnv(resolveVariable, variable));
   const setting = resolveSetting(name, scope, (variable) => values.get(variable) ?? '');
-  return { ...setting, hint: settingHint(name, scope) };
+  return { ...setting, hint: settingHint(name, scope), regionHint: regionalHint(name, scope) };
 };
 
 module.exports = { fromParamsOrEnv, rules, scopeOf, scopedSetting };

@@ -453,7 +453,7 @@ describe('tools/serverless/database.cjs', () => {
         resolveWith('production', 'sa-east-1', { DATABASE_SECRET_ARN_PRODUCTION: SECRET_ARN }),
       ),
     ).toMatch(
-      /^DATABASE_SECRET_ARN_PRODUCTION names a secret in eu-west-1, but the functions are packaged for sa-east-1: .*secret's replica in sa-east-1 through DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1/,
+      /^DATABASE_SECRET_ARN_PRODUCTION names a secret in eu-west-1, but the functions are packaged for sa-east-1: .*secret's replica in sa-east-1 through DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1$/,
     );
     expect(
       await failureOf(

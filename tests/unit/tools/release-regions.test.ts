@@ -359,4 +359,22 @@ describe('checkSettings', () => {
       ['us-east-1', 'DATABASE_SECRET_ARN_PRODUCTION_US_EAST_1'],
     ]);
   });
+
+  it('refuses a plain stage-bound name once for a release of several regions, and a topic or certificate without the region', () => {
+    // Act
+    const { problems } = checkSettings(config, 'production', ALL, {
+      ...productionEnv(),
+      DATABASE_URL: 'postgres://db.example:5432/reports',
+      ALARM_TOPIC_ARN_PRODUCTION: 'arn:aws:sns:eu-west-1:123456789012:alarms',
+      DOMAIN_CERTIFICATE_ARN_PRODUCTION:
+        'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
+    });
+
+    // Assess
+    expect(problems.map(({ region, variable }) => [region, variable])).toEqual([
+      ['every region', 'ALARM_TOPIC_ARN_PRODUCTION'],
+      ['every region', 'DOMAIN_CERTIFICATE_ARN_PRODUCTION'],
+      ['every region', 'DATABASE_URL'],
+    ]);
+  });
 });
