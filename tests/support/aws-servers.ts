@@ -164,12 +164,7 @@ const lambda: Handler = (request, _body, region, regionName) => {
       operation: 'GetFunctionConcurrency',
       answer:
         reserved === undefined
-          ? json(
-              404,
-              { Type: 'User', Message: `Function not found: ${name}` },
-              'application/json',
-              { 'x-amzn-errortype': 'ResourceNotFoundException' },
-            )
+          ? restError(404, 'ResourceNotFoundException', `Function not found: ${name}`)
           : json(200, reserved > 0 ? { ReservedConcurrentExecutions: reserved } : {}),
     };
   }
