@@ -326,7 +326,7 @@ export const ACCESS_LOG_GROUP_LOGICAL_ID = 'ApiGatewayLogGroup';
 export const CLOUDWATCH_ROLE_LOGICAL_ID = 'ApiGatewayCloudWatchRole';
 export const ACCOUNT_LOGICAL_ID = 'ApiGatewayAccount';
 /** CloudWatch takes at most 10 metrics in one alarm's metric math. */
-const ALARM_METRICS_MAX = 10;
+export const ALARM_METRICS_MAX = 10;
 
 /**
  * The access log line, one JSON object per request: the request id (the functions' `request`

@@ -3,9 +3,9 @@
  * records what it found, how an SDK failure becomes one line, and the bounds of every call.
  */
 import type { Scope } from '../generators/variables';
-import type { RegionSettings } from './regions';
+import type { Env, RegionSettings } from './regions';
 
-export type Env = Readonly<Record<string, string | undefined>>;
+export { valueOf, type Env } from './regions';
 
 export interface PreflightPlan {
   /** serverless.yml's `service`: the stack is `<service>-<stage>`. */
@@ -28,8 +28,6 @@ export const CLIENT_OPTIONS = {
 
 /** A client's configuration for `region`, bounded. */
 export const clientConfig = (region: string) => ({ region, ...CLIENT_OPTIONS });
-
-export const valueOf = (env: Env, name: string): string => (env[name] ?? '').trim();
 
 /** Where the plan's settings are read in `region` (tools/generators/variables.ts). */
 export const scopeOf = (plan: PreflightPlan, region: string): Scope => ({

@@ -24,6 +24,7 @@ import { GetRoleCommand, IAMClient, NoSuchEntityException } from '@aws-sdk/clien
 import { GetFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { ListWebACLsCommand, WAFV2Client } from '@aws-sdk/client-wafv2';
 import {
+  ALARM_METRICS_MAX,
   OPERATIONS_VARIABLES,
   operationsSettings,
   type OperationsSettings,
@@ -93,8 +94,6 @@ const STAGE_ALARMS = [
   'key-set-failures',
   'database-errors',
 ];
-/** CloudWatch sums at most 10 functions' throttles in one alarm. */
-const THROTTLED_FUNCTIONS_PER_ALARM = 10;
 
 /**
  * Every resource of the stage in a region whose name the template fixes, as packaging names it:
@@ -117,7 +116,7 @@ export const stageResourceNames = (
     name: `${stack}-${suffix}`,
   });
   const throttleAlarms = functions
-    .filter((_, index) => index % THROTTLED_FUNCTIONS_PER_ALARM === 0)
+    .filter((_, index) => index % ALARM_METRICS_MAX === 0)
     .map((_, group) => alarm(group === 0 ? 'throttles' : `throttles-${group + 1}`));
   return [
     ...functionNames.map((name): NamedResource => ({ type: 'AWS::Lambda::Function', name })),

@@ -63,7 +63,8 @@ export interface SettingsCheck {
   readonly problems: readonly Problem[];
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** The environment a release reads its settings from. */
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Variables naming a resource of one AWS region; their names without the region only for a
@@ -177,7 +178,7 @@ export const regionsOf = (
 };
 
 /** The variable's value: the environment's, trimmed ('' when unset). */
-const valueOf = (env: Env, name: string) => (env[name] ?? '').trim();
+export const valueOf = (env: Env, name: string): string => (env[name] ?? '').trim();
 
 /** Whether `name` names a resource of one region, and so needs the region in a multi-region release. */
 const isRegionBound = (name: string) => (REGION_BOUND as readonly string[]).includes(name);
