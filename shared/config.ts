@@ -4,7 +4,9 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseIsoDate, type IsoDate } from './dates';
-import type { DatabaseCa, DatabaseTls, PoolOptions } from './db/client';
+import type { PoolOptions } from './db/client';
+import { carriesCaLists, rdsRegionOf } from './db/rds-cas';
+import type { DatabaseCa, DatabaseTls } from './db/tls';
 import { locationOf, type DatabaseLocation } from './db/credentials';
 import { DEFAULT_EXTENSION_PORT, secretArnRegion } from './db/secrets-extension';
 import type { LogLevel } from './logger';
@@ -134,20 +136,22 @@ const TLS_MODES = ['verify-full', 'require', 'disable'] as const;
 /** DB_CA's named lists (shared/db/client.ts, DatabaseCa); any other value holds a `/`: a path. */
 export const CA_NAMES = ['rds', 'rds-proxy', 'node'] as const;
 
-/** The database host is this machine: the one case TLS is off unless DB_TLS says otherwise. */
-export const isLoopbackDatabase = (url: string): boolean => {
-  let host: string;
+/** A connection string's host; '' when there is none or it is no URL. */
+const hostOf = (url: string): string => {
   try {
-    host = new URL(url).hostname;
+    return new URL(url).hostname;
   } catch {
-    return false;
+    return '';
   }
-  return LOOPBACK.has(host);
 };
+
+/** The database host is this machine: the one case TLS is off unless DB_TLS says otherwise. */
+export const isLoopbackDatabase = (url: string): boolean => LOOPBACK.has(hostOf(url));
 
 /**
  * DB_CA: the CAs trusted for verify-full. `rds` (unset), `rds-proxy`, `node`, or the path of a
- * PEM file (it holds a `/`, so a misspelt name is refused rather than read as a file).
+ * PEM file (it holds a `/`, so a misspelt name is refused rather than read as a file). A
+ * packaged function carries no named list but the file packaging wrote (shared/db/rds-cas.ts).
  */
 const databaseCa = (env: Env): DatabaseCa => {
   if (env.DB_CA_FILE?.trim()) {
@@ -156,7 +160,14 @@ const databaseCa = (env: Env): DatabaseCa => {
     );
   }
   const raw = env.DB_CA?.trim() || 'rds';
-  if ((CA_NAMES as readonly string[]).includes(raw)) return raw as (typeof CA_NAMES)[number];
+  if ((CA_NAMES as readonly string[]).includes(raw)) {
+    if (raw !== 'node' && !carriesCaLists()) {
+      throw new ConfigError(
+        `DB_CA=${raw} is not carried by a packaged function: packaging writes the list to a PEM file and names it in DB_CA`,
+      );
+    }
+    return raw as (typeof CA_NAMES)[number];
+  }
   if (!raw.includes('/')) {
     throw new ConfigError(`DB_CA must be one of ${CA_NAMES.join(', ')} or a path to a PEM file`);
   }
@@ -172,7 +183,8 @@ const databaseCa = (env: Env): DatabaseCa => {
 /**
  * DB_TLS: `verify-full` (certificate and host name verified), `require` (encrypted, not
  * verified) or `disable`. Unset, `verify-full`, except for a database on this machine (the
- * local stack and the tests), which goes without TLS. DB_CA is read for verify-full only.
+ * local stack and the tests), which goes without TLS. DB_CA is read for verify-full only; `rds`
+ * needs the database's region, from its RDS host name or AWS_REGION (set in every function).
  */
 export const databaseTls = (env: Env, url: string): DatabaseTls => {
   const raw = env.DB_TLS?.trim();
@@ -181,7 +193,14 @@ export const databaseTls = (env: Env, url: string): DatabaseTls => {
     throw new ConfigError('DB_TLS must be one of ' + TLS_MODES.join(', '));
   }
   if (mode !== 'verify-full') return { mode: mode as 'require' | 'disable' };
-  return { mode, ca: databaseCa(env) };
+  const ca = databaseCa(env);
+  const region = env.AWS_REGION?.trim();
+  if (ca === 'rds' && !region && rdsRegionOf(hostOf(url)) === undefined) {
+    throw new ConfigError(
+      'DB_CA=rds needs the database region: an RDS host name (….<region>.rds.amazonaws.com) in DATABASE_URL, or AWS_REGION',
+    );
+  }
+  return { mode, ca, ...(region ? { region } : {}) };
 };
 
 /** A postgres:// or postgresql:// URL, or a ConfigError naming DATABASE_URL. */

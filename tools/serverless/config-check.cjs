@@ -11,8 +11,8 @@
  * the function timeout, which must fit below API Gateway's 29 s: otherwise packaging fails,
  * showing the sum.
  *
- * Two things only Lambda has are taken as given: AWS_SESSION_TOKEN (set in every function) and
- * the file a DB_CA path names (in the deployed bundle or a layer, not on this machine).
+ * What only Lambda has is taken as given: AWS_SESSION_TOKEN and AWS_REGION (the region
+ * packaged), set in every function, and the file a DB_CA path names (in the zip or a layer).
  * Local commands (`offline`, `invoke local`) are not checked: npm start and the local invoke
  * plugin fill the environment in themselves.
  */
@@ -30,11 +30,12 @@ const SOURCES = [
  * Checks `environment` (provider.environment, resolved) with `loadConfig`; `variableOf(file)`
  * names the variable the resolver in `file` read. Resolves, or rejects naming the variable.
  */
-const checkEnvironment = async (environment, loadConfig, variableOf, budget) => {
+const checkEnvironment = async (environment, loadConfig, variableOf, budget, region) => {
   const env = Object.fromEntries(
     Object.entries(environment).map(([name, value]) => [name, value == null ? '' : String(value)]),
   );
   env.AWS_SESSION_TOKEN = 'set-by-lambda';
+  env.AWS_REGION = region;
   if (env.DB_CA && env.DB_CA.includes('/')) env.DB_CA = '';
   let config;
   try {
@@ -73,6 +74,7 @@ module.exports = async ({ resolveVariable }) => {
     loadConfig,
     (file) => resolveVariable(`file(${file}):variable`),
     { of: requestBudget, problem: budgetProblem, timeoutSeconds },
+    String(await resolveVariable('self:provider.region')),
   );
 };
 

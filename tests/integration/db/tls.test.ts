@@ -35,6 +35,7 @@ import { jsonBody, lambdaContext, sampleEvent } from '../../support/events';
 import { captureLogs, type LogCapture } from '../../support/log-capture';
 import { PACKAGING_ENV } from '../../support/packaging';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
+import { resolverOf } from '../../support/resolvers';
 import {
   POSTGRES_BIN,
   sh,
@@ -163,6 +164,8 @@ const endpoint = (env: Record<string, string>): Handler => {
       DB_CA_FILE: '',
       DB_CONNECT_TIMEOUT_SECONDS: '2',
       LOG_LEVEL: 'info',
+      // The function's region: what DB_CA=rds trusts for a host that names none.
+      AWS_REGION: 'eu-west-1',
       ...env,
     }),
   );
@@ -243,8 +246,9 @@ describeWithServer('TLS to the database', () => {
         DB_CA: '',
         DB_CA_FILE: '',
         DATABASE_URL: 'postgres://u@db.example/x',
+        AWS_REGION: 'eu-west-1',
       }).database.tls,
-    ).toEqual({ mode: 'verify-full', ca: 'rds' });
+    ).toEqual({ mode: 'verify-full', ca: 'rds', region: 'eu-west-1' });
   });
 
   it.each([
@@ -319,6 +323,7 @@ const npmRun = (script: string, args: readonly string[], env: Record<string, str
     DB_CA: '',
     DB_CA_FILE: '',
     DB_TLS_ALLOW_UNVERIFIED: '',
+    AWS_REGION: 'eu-west-1',
     ...env,
   });
 
@@ -449,6 +454,17 @@ describeWithServer('the tools over TLS (tools/db/connection.ts)', () => {
     );
   }, 60_000);
 
+  it('without TLS settings or a region, refuses DB_CA=rds for a host that names none (exit 2, one line)', async () => {
+    // Act
+    const result = await npmRun('db:migrate', [], {
+      DATABASE_URL: url('127.0.0.2'),
+      AWS_REGION: '',
+    });
+
+    // Assess
+    expectOneLineFailure(result, 2, /^DB_CA=rds needs the database region: .*AWS_REGION\n$/);
+  }, 60_000);
+
   it.each([
     ['db:migrate', []],
     ['db:check', []],
@@ -545,53 +561,50 @@ describeWithServer('the tools over TLS (tools/db/connection.ts)', () => {
 });
 
 describe('packaging check (tools/serverless/database-tls.cjs)', () => {
-  const resolve = createRequire(import.meta.url)(
-    '../../../tools/serverless/database-tls.cjs',
-  ) as (options: {
-    resolveVariable: (name: string) => Promise<unknown>;
-  }) => Promise<{ tls: string; ca: string }>;
-  type Settings = Partial<Record<'DB_TLS' | 'DB_CA' | 'DB_CA_FILE', string>>;
-  const NAMES = ['DB_TLS', 'DB_CA', 'DB_CA_FILE'] as const;
-  /** The resolver for `stage` with these environment variables and serverless params. */
-  const check = async (stage: string, env: Settings, params: Settings = {}) => {
-    const saved = NAMES.map((name) => [name, process.env[name]] as const);
-    for (const name of NAMES) {
-      if (env[name] === undefined) Reflect.deleteProperty(process.env, name);
-      else process.env[name] = env[name];
-    }
-    try {
-      return await resolve({
-        resolveVariable: (name) => {
-          const param = /^param:(\w+)/.exec(name)?.[1] as keyof Settings | undefined;
-          return Promise.resolve(
-            name === 'sls:stage' ? stage : param ? (params[param] ?? null) : null,
-          );
-        },
-      });
-    } finally {
-      for (const [name, value] of saved) {
-        if (value === undefined) Reflect.deleteProperty(process.env, name);
-        else process.env[name] = value;
-      }
-    }
-  };
+  type Settings = Readonly<Record<string, string>>;
+  const resolve = resolverOf<{ tls: string; ca: string; patterns: string[] }>(
+    'tools/serverless/database-tls.cjs',
+    ['DB_TLS', 'DB_CA', 'DB_CA_FILE'],
+  );
+  /** The file packaging writes eu-west-1's RDS CAs to, DB_CA's value and the package's pattern. */
+  const RDS_FILE = 'database-ca/rds-eu-west-1.pem';
+  /**
+   * The resolver for `stage` in eu-west-1 with these environment variables and serverless
+   * params, the database at `databaseUrl`.
+   */
+  const check = (
+    stage: string,
+    env: Settings,
+    params: Settings = {},
+    databaseUrl = 'postgres://db.example:5432/reports',
+  ) =>
+    resolve(
+      {
+        'sls:stage': stage,
+        'self:provider.region': 'eu-west-1',
+        'self:provider.environment.DATABASE_URL': databaseUrl,
+      },
+      env,
+      params,
+    );
 
-  it('packages verify-full against the RDS CAs for a deployed stage when nothing is set', async () => {
-    await expect(check('production', {})).resolves.toEqual({ tls: 'verify-full', ca: 'rds' });
-    await expect(check('staging', { DB_TLS: 'verify-full', DB_CA: ' ' })).resolves.toEqual({
-      tls: 'verify-full',
-      ca: 'rds',
-    });
+  it("packages verify-full against the region's RDS CAs, as a file, for a deployed stage when nothing is set", async () => {
+    const packaged = { tls: 'verify-full', ca: RDS_FILE, patterns: [RDS_FILE] };
+    await expect(check('production', {})).resolves.toEqual(packaged);
+    await expect(check('staging', { DB_TLS: 'verify-full', DB_CA: ' ' })).resolves.toEqual(
+      packaged,
+    );
   });
 
   it('packages the DB_CA a deployed stage names, from the environment or a param', async () => {
     await expect(check('production', { DB_CA: 'rds-proxy' })).resolves.toEqual({
       tls: 'verify-full',
-      ca: 'rds-proxy',
+      ca: 'database-ca/rds-proxy.pem',
+      patterns: ['database-ca/rds-proxy.pem'],
     });
     await expect(
       check('staging', { DB_CA: 'rds' }, { DB_CA: '/var/task/certificates/ca.pem' }),
-    ).resolves.toEqual({ tls: 'verify-full', ca: '/var/task/certificates/ca.pem' });
+    ).resolves.toEqual({ tls: 'verify-full', ca: '/var/task/certificates/ca.pem', patterns: [] });
   });
 
   it.each(['require', 'disable'])(
@@ -605,12 +618,27 @@ describe('packaging check (tools/serverless/database-tls.cjs)', () => {
   );
 
   it('lets dev and local turn verification off, and passes unset settings through', async () => {
-    await expect(check('dev', { DB_TLS: 'disable' })).resolves.toEqual({ tls: 'disable', ca: '' });
+    await expect(check('dev', { DB_TLS: 'disable' })).resolves.toEqual({
+      tls: 'disable',
+      ca: '',
+      patterns: [],
+    });
     await expect(check('local', { DB_TLS: 'require', DB_CA: 'node' })).resolves.toEqual({
       tls: 'require',
       ca: 'node',
+      patterns: [],
     });
-    await expect(check('dev', {})).resolves.toEqual({ tls: '', ca: '' });
+    // Unset: plain to a database on this machine, else verified against the RDS CAs' file.
+    await expect(check('dev', {}, {}, 'postgres://127.0.0.1:5432/reports')).resolves.toEqual({
+      tls: '',
+      ca: '',
+      patterns: [],
+    });
+    await expect(check('dev', {})).resolves.toEqual({
+      tls: '',
+      ca: RDS_FILE,
+      patterns: [RDS_FILE],
+    });
   });
 
   it('fails on a value that is no mode, naming DB_TLS', async () => {
@@ -623,7 +651,7 @@ describe('packaging check (tools/serverless/database-tls.cjs)', () => {
     );
   });
 
-  it('packages DB_TLS=verify-full and DB_CA=rds into every function of a real `serverless package --stage production`', async () => {
+  it("packages DB_TLS=verify-full and eu-west-1's RDS CAs into every function of a real `serverless package --stage production`", async () => {
     // Arrange
     const out = mkdtempSync(join(tmpdir(), 'portal-tls-package-'));
     const workFolder = `.esbuild-test-tls-ok-${process.pid}`;
@@ -657,16 +685,17 @@ describe('packaging check (tools/serverless/database-tls.cjs)', () => {
         const { Variables } = fn.Properties.Environment as { Variables: Record<string, string> };
         expect({ tls: Variables.DB_TLS, ca: Variables.DB_CA }).toEqual({
           tls: 'verify-full',
-          ca: 'rds',
+          ca: 'database-ca/rds-eu-west-1.pem',
         });
         expect(Variables).not.toHaveProperty('DB_CA_FILE');
       }
-      // The RDS CAs travel in the bundle: a line of the eu-west-1 RSA2048 G1 CA.
-      const zip = readdirSync(out).find((name) => name.endsWith('.zip')) ?? '';
-      const bundle = execFileSync('unzip', ['-p', join(out, zip), '*.cjs'], {
-        maxBuffer: 64 * 1024 * 1024,
-      }).toString();
-      expect(bundle).toContain(RDS_EU_WEST_1_LINE);
+      // The RDS CAs travel in the zip as data, not in the bundle: a line of the eu-west-1
+      // RSA2048 G1 CA.
+      const zip = join(out, readdirSync(out).find((name) => name.endsWith('.zip')) ?? '');
+      const unzipped = (pattern: string) =>
+        execFileSync('unzip', ['-p', zip, pattern], { maxBuffer: 64 * 1024 * 1024 }).toString();
+      expect(unzipped('database-ca/rds-eu-west-1.pem')).toContain(RDS_EU_WEST_1_LINE);
+      expect(unzipped('*.cjs')).not.toContain(RDS_EU_WEST_1_LINE);
     } finally {
       rmSync(out, { recursive: true, force: true });
       rmSync(join(ROOT, workFolder), { recursive: true, force: true });

@@ -103,6 +103,7 @@ const { checkEnvironment } = load('../../../tools/serverless/config-check.cjs') 
       problem: typeof budgetProblem;
       timeoutSeconds: number;
     },
+    region?: string,
   ) => Promise<{ checked: string }>;
 };
 
@@ -221,11 +222,15 @@ describe('tools/serverless/config-check.cjs', () => {
   };
   /** The check with shared/config.ts's loadConfig, as packaging runs it (there through tsx). */
   const check = (environment: Record<string, string>, variables: Record<string, string> = {}) =>
-    checkEnvironment(environment, loadConfig, (file) =>
-      Promise.resolve(variables[/serverless\/(.+)\.cjs$/.exec(file)?.[1] ?? ''] ?? null),
+    checkEnvironment(
+      environment,
+      loadConfig,
+      (file) => Promise.resolve(variables[/serverless\/(.+)\.cjs$/.exec(file)?.[1] ?? ''] ?? null),
+      undefined,
+      'eu-west-1',
     );
 
-  it('accepts what the functions accept, taking the CA file and session token as Lambda’s', async () => {
+  it('accepts what the functions accept, taking the CA file, region and session token as Lambda’s', async () => {
     await expect(check(FUNCTION_ENV)).resolves.toEqual({
       checked: 'the functions accept this environment',
     });
@@ -244,11 +249,13 @@ describe('tools/serverless/config-check.cjs', () => {
 
   /** The check with the request budget against a function timeout of `timeoutSeconds`. */
   const checkBudget = (environment: Record<string, string>, timeoutSeconds: number) =>
-    checkEnvironment(environment, loadConfig, () => Promise.resolve(null), {
-      of: requestBudget,
-      problem: budgetProblem,
-      timeoutSeconds,
-    });
+    checkEnvironment(
+      environment,
+      loadConfig,
+      () => Promise.resolve(null),
+      { of: requestBudget, problem: budgetProblem, timeoutSeconds },
+      'eu-west-1',
+    );
 
   it('accepts a configuration whose worst request fits below the function timeout', async () => {
     await expect(checkBudget(FUNCTION_ENV, 20)).resolves.toEqual({

@@ -10,7 +10,7 @@
  * template packaged (skipped, and shown as skipped, when cfn-lint is not on PATH).
  *
  * `npm run package` (tools/release/) ships in each function's zip its own bundle and source
- * map only, whatever an earlier build (`npm start`, a function since removed) left in the
+ * map and the database's CAs only, whatever an earlier build (`npm start`, a function since removed) left in the
  * esbuild work folders.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -298,7 +298,8 @@ describe('npm run package: what each zip holds', () => {
         expect(zips.find((zip) => zip.logicalId === lambda)).toEqual({
           logicalId: lambda,
           handler: endpoint.handlerFile.replace(/\.ts$/, '.handler'),
-          entries: [bundle, `${bundle}.map`],
+          // The database's CAs, which packaging wrote (database-ca.test.ts).
+          entries: [bundle, `${bundle}.map`, 'database-ca/rds-eu-west-1.pem'].sort(),
         });
       }
       // Work folders the release did not make are left as they were.

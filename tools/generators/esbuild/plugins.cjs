@@ -10,5 +10,6 @@
 const { require: tsxRequire } = require('tsx/cjs/api');
 
 const { lazyMiddyStreams } = tsxRequire('./lazy-middy-streams.ts', __filename);
+const { packagedCaLists } = tsxRequire('./packaged-ca-lists.ts', __filename);
 
-module.exports = [lazyMiddyStreams];
+module.exports = [lazyMiddyStreams, packagedCaLists];

