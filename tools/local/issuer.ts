@@ -4,7 +4,8 @@
  * signed with the private key.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import {
@@ -82,21 +83,29 @@ export interface KeySetServer {
   readonly close: () => Promise<void>;
 }
 
-/** Serves `keySet()` at KEY_SET_PATH on 127.0.0.1 (port 0: any free port). */
-export const serveKeySet = async (keySet: () => JSONWebKeySet, port = 0): Promise<KeySetServer> => {
-  const server = createServer((request, response) => {
+/**
+ * Serves `keySet()` at KEY_SET_PATH on 127.0.0.1 (port 0: any free port); over HTTPS with `tls`
+ * (a certificate for 127.0.0.1 and its key), as a deployed key set is served.
+ */
+export const serveKeySet = async (
+  keySet: () => JSONWebKeySet,
+  port = 0,
+  tls?: { readonly cert: string; readonly key: string },
+): Promise<KeySetServer> => {
+  const answer = (request: IncomingMessage, response: ServerResponse) => {
     if (request.method === 'GET' && request.url === KEY_SET_PATH) {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(keySet()));
       return;
     }
     response.writeHead(404).end();
-  });
+  };
+  const server = tls ? createHttpsServer(tls, answer) : createServer(answer);
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const { port: bound } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${bound}${KEY_SET_PATH}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${bound}${KEY_SET_PATH}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

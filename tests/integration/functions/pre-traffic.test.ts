@@ -31,7 +31,7 @@ import {
 import { CORS } from '../../support/handlers';
 import { captureLogs } from '../../support/log-capture';
 import { BODIES } from '../../support/portal-errors';
-import { startPostgresTlsFront, type PostgresTlsFront } from '../../support/postgres-tls';
+import { startPostgresTlsFront, type PostgresTlsFront } from '../../../tools/local/postgres-tls';
 import { freePort } from '../../support/processes';
 import {
   startLocalSecretsExtension,

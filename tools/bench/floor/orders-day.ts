@@ -1,13 +1,14 @@
 /**
- * Floor B of the cold-start benchmark (issue 13): the orders/day report's first 200 doing the
+ * Floor B of the cold-start benchmark: the orders/day report's first 200 doing the
  * same work as functions/orders-per-day.ts with postgres.js, node:http/node:https and
- * node:crypto only, no middleware library. Same event, key set, SQL (the rollup of migration
- * 003), response body and headers; the key-set fetch and two database connections start at
+ * node:crypto only, no middleware library. Same event, key set, SQL (the daily rollup),
+ * response body and headers, TLS to the database trusting only the CA of BENCH_DB_CA; the key-set fetch and two database connections start at
  * initialisation, side by side, as shared/runtime.ts does. What it leaves out is everything that
  * is not on the path of a valid request: the access log line, the token cache, error formatting
  * beyond a status, legacy platform keys, CSV. Bundled only by the benchmark; never deployed.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import postgres from 'postgres';
@@ -33,7 +34,14 @@ const answer = (statusCode: number, body: unknown): Result => ({
   body: JSON.stringify(body),
 });
 
-const sql = postgres(process.env.DATABASE_URL ?? '', { max: 2, fetch_types: false });
+/** TLS to the database, when BENCH_DB_CA names a CA: that one CA, the host name verified. */
+const caFile = process.env.BENCH_DB_CA;
+const databaseHost = new URL(process.env.DATABASE_URL ?? 'postgres://127.0.0.1/').hostname;
+const sql = postgres(process.env.DATABASE_URL ?? '', {
+  max: 2,
+  fetch_types: false,
+  ssl: caFile ? { ca: readFileSync(caFile, 'utf8'), host: databaseHost } : false,
+});
 // Two connections opened at initialisation, as shared/runtime.ts's warm-up does.
 Promise.all([sql`select 1`, sql`select 1`]).catch(() => undefined);
 

@@ -3,9 +3,11 @@
  * brand might without measuring — Middy + http-cors + http-error-handler, jose's
  * createRemoteJWKSet + jwtVerify, and `pg` imported eagerly with a Pool; every step serial.
  * It does the same work as functions/orders-per-day.ts (verify, ownership, validation,
- * the same SQL for the range and the compare range) so the two first responses compare.
+ * the same SQL for the range and the compare range, TLS to the database trusting the CA of
+ * BENCH_DB_CA) so the two first responses compare.
  * Bundled only by the benchmark; never deployed.
  */
+import { readFileSync } from 'node:fs';
 import middy from '@middy/core';
 import httpCors from '@middy/http-cors';
 import httpErrorHandler from '@middy/http-error-handler';
@@ -13,7 +15,12 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import pg from 'pg';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
+const caFile = process.env.BENCH_DB_CA;
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: 2,
+  ssl: caFile ? { ca: readFileSync(caFile, 'utf8') } : false,
+});
 const jwks = createRemoteJWKSet(new URL(process.env.JWKS_URL ?? 'http://127.0.0.1/'));
 
 const httpError = (statusCode: number, message: string): Error =>

