@@ -24,6 +24,8 @@ export interface ServiceConfig {
   /** When set, every token's `aud` must name it. */
   readonly audience?: string;
   readonly clockToleranceSeconds: number;
+  /** JWT_MAX_AGE: when set, the oldest `iat` accepted, in seconds. */
+  readonly maxAgeSeconds?: number;
   readonly legacyPlatforms: LegacyPlatformKeys;
   readonly database: DatabaseConfig;
   readonly logLevel: LogLevel;
@@ -320,11 +322,14 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
   const legacySunset = sunset(env);
   const source = databaseSource(env);
   const metrics = loadMetricsConfig(env);
+  // Unset: no limit on a token's age (0 stands for unset); at most a year.
+  const maxAgeSeconds = integer(env, 'JWT_MAX_AGE', 0, 1, 31_536_000);
   return {
     jwksUrl: keySetUrl(required(env, 'JWKS_URL')),
     ...(issuer ? { issuer } : {}),
     ...(audience ? { audience } : {}),
     clockToleranceSeconds: integer(env, 'JWT_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
+    ...(maxAgeSeconds > 0 ? { maxAgeSeconds } : {}),
     legacyPlatforms: { aliases, ...(legacySunset ? { sunset: legacySunset } : {}) },
     database: {
       ...source,

@@ -70,6 +70,7 @@ export const createDependencies = (
     verifier: createVerifier({
       keySet,
       clockToleranceSeconds: config.clockToleranceSeconds,
+      ...(config.maxAgeSeconds === undefined ? {} : { maxAgeSeconds: config.maxAgeSeconds }),
       cache: TOKEN_CACHE_DEFAULTS,
       ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
       ...(config.audience === undefined ? {} : { audience: config.audience }),

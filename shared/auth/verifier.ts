@@ -9,11 +9,18 @@
  * - Failures are mapped by their class, never by message text: JWTExpired → 401 TOKEN_EXPIRED,
  *   any other JOSEError → 401 TOKEN_INVALID; anything else, KeySetUnavailableError included, is
  *   ours (500). The original error is kept as `cause`.
+ * - One spelling per token: each of the three parts is unpadded base64url in its one canonical
+ *   form (jose would also read `=` padding and a last character whose unused bits are set), and
+ *   a `b64` header other than true is refused whether or not it is critical (jose reads it only
+ *   when it is). Otherwise one token would have many spellings, each a miss of the cache and a
+ *   way around anything keyed on the token.
+ * - `maxAgeSeconds` (JWT_MAX_AGE): `iat` required, no older than that, and not in the future
+ *   beyond the clock tolerance (jose's `maxTokenAge`).
  * - A verified token is served from the cache (token-cache.ts) while jose would accept it again,
  *   at most the cache's maximum age; refusals are never cached, and a key-set refresh that
  *   removes a key drops every entry that key may have verified.
  */
-import { errors, jwtVerify, type JWTVerifyOptions } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify, type JWTVerifyOptions } from 'jose';
 import { internalError, tokenExpired, tokenUnverifiable, type PortalError } from '../errors';
 import { parseClaims, type JsonObject, type PortalClaims } from './claims';
 import type { KeySet } from './key-set';
@@ -50,6 +57,8 @@ export interface VerifierOptions {
   readonly audience?: string;
   /** A non-negative whole number of seconds, as jose's `clockTolerance`. */
   readonly clockToleranceSeconds: number;
+  /** When set, a positive whole number of seconds: the oldest `iat` accepted. */
+  readonly maxAgeSeconds?: number;
   readonly algorithms?: readonly AsymmetricAlgorithm[];
   /** Bounds of the cache of verified tokens; TOKEN_CACHE_DEFAULTS when absent. */
   readonly cache?: TokenCacheOptions;
@@ -69,15 +78,48 @@ const toPortalError = (error: unknown): PortalError => {
  * Where jose would accept the verified token again, in epoch milliseconds: it calls a token not
  * yet valid when `nbf > now + tolerance` and expired when `exp <= now - tolerance`, `now` in
  * whole seconds; with a whole-number tolerance those are `now < ceil(nbf) - tolerance` and
- * `now >= ceil(exp) + tolerance`.
+ * `now >= ceil(exp) + tolerance`. With a maximum age it also refuses `now - iat > maxAge +
+ * tolerance` (`now >= floor(iat) + maxAge + tolerance + 1`) and `now - iat < -tolerance`
+ * (`now < ceil(iat) - tolerance`).
  */
-const validityWindow = (payload: JsonObject, tolerance: number): ValidityWindow => {
-  const { nbf, exp } = payload;
+const validityWindow = (
+  payload: JsonObject,
+  tolerance: number,
+  maxAgeSeconds: number | undefined,
+): ValidityWindow => {
+  const { nbf, exp, iat } = payload;
+  const bounds = { notBefore: [Number.NEGATIVE_INFINITY], expiresAt: [0] };
+  if (typeof nbf === 'number') bounds.notBefore.push((Math.ceil(nbf) - tolerance) * 1000);
+  if (typeof exp === 'number') bounds.expiresAt = [(Math.ceil(exp) + tolerance) * 1000];
+  if (maxAgeSeconds !== undefined && typeof iat === 'number') {
+    bounds.notBefore.push((Math.ceil(iat) - tolerance) * 1000);
+    bounds.expiresAt.push((Math.floor(iat) + maxAgeSeconds + tolerance + 1) * 1000);
+  }
   return {
-    notBefore:
-      typeof nbf === 'number' ? (Math.ceil(nbf) - tolerance) * 1000 : Number.NEGATIVE_INFINITY,
-    expiresAt: typeof exp === 'number' ? (Math.ceil(exp) + tolerance) * 1000 : 0,
+    notBefore: Math.max(...bounds.notBefore),
+    expiresAt: Math.min(...bounds.expiresAt),
   };
+};
+
+/** base64url without padding, as exactly one string encodes these bytes (none: empty). */
+const isCanonicalPart = (part: string): boolean =>
+  /^[A-Za-z0-9_-]*$/.test(part) && Buffer.from(part, 'base64url').toString('base64url') === part;
+
+/** Refuses, as jose's JWSInvalid, any spelling of a compact JWS but its one canonical form. */
+const checkSpelling = (token: string): void => {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts.every(isCanonicalPart)) {
+    throw new errors.JWSInvalid('the token is not a compact JWS in canonical base64url');
+  }
+  let header: { b64?: unknown };
+  try {
+    header = decodeProtectedHeader(token);
+  } catch {
+    return; // jose refuses a header it cannot read, with its own error.
+  }
+  if (header.b64 !== undefined && header.b64 !== true) {
+    throw new errors.JWSInvalid('an unencoded payload (b64) is not accepted');
+  }
 };
 
 export const createVerifier = (options: VerifierOptions): Verifier => {
@@ -89,14 +131,18 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
   if (!Number.isSafeInteger(tolerance) || tolerance < 0) {
     throw new TypeError('clockToleranceSeconds must be a non-negative whole number of seconds');
   }
+  const { keySet, issuer, audience, maxAgeSeconds } = options;
+  if (maxAgeSeconds !== undefined && (!Number.isSafeInteger(maxAgeSeconds) || maxAgeSeconds < 1)) {
+    throw new TypeError('maxAgeSeconds must be a positive whole number of seconds');
+  }
   const now = options.now ?? Date.now;
-  const { keySet, issuer, audience } = options;
   const verifyOptions: JWTVerifyOptions = {
     algorithms: [...requested],
     requiredClaims: ['exp'],
     clockTolerance: tolerance,
     ...(issuer === undefined ? {} : { issuer }),
     ...(audience === undefined ? {} : { audience }),
+    ...(maxAgeSeconds === undefined ? {} : { maxTokenAge: maxAgeSeconds }),
   };
   const cache = createTokenCache<PortalClaims>(options.cache ?? TOKEN_CACHE_DEFAULTS);
   keySet.onKeysRemoved((removed) => {
@@ -107,12 +153,14 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
     const hit = cache.get(token, now());
     if (hit !== undefined) return hit;
     const generation = cache.generation();
-    const { payload, protectedHeader } = await jwtVerify(token, keySet.getKey, {
-      ...verifyOptions,
-      currentDate: new Date(now()),
-    }).catch((error: unknown) => {
-      throw toPortalError(error);
-    });
+    const { payload, protectedHeader } = await Promise.resolve()
+      .then(() => {
+        checkSpelling(token);
+        return jwtVerify(token, keySet.getKey, { ...verifyOptions, currentDate: new Date(now()) });
+      })
+      .catch((error: unknown) => {
+        throw toPortalError(error);
+      });
     const claims = deepFreeze(parseClaims(payload));
     const { kid } = protectedHeader;
     cache.set(
@@ -120,7 +168,7 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
       claims,
       {
         kid: typeof kid === 'string' ? kid : undefined,
-        window: validityWindow(payload, tolerance),
+        window: validityWindow(payload, tolerance, maxAgeSeconds),
       },
       now(),
       generation,

@@ -13,6 +13,7 @@
  * prints them (`-12.5`, `1e+21`) and never neutralised: a spreadsheet reads them as that number,
  * and a `'` would turn a negative amount into text that sums skip.
  */
+import Negotiator from 'negotiator';
 import { validationError } from '../errors';
 import type { GatewayResult } from '../http/event';
 import type { PropertyDefinition, ReportRow } from './report';
@@ -68,9 +69,14 @@ export const csvResult = (body: string, fileName: string): GatewayResult => ({
   body,
 });
 
+/** What a report answers in; for any type (or no Accept), the first. */
+const MEDIA_TYPES = ['application/json', 'text/csv'];
+
 /**
  * JSON unless the client asks for CSV, with `format=csv` (a plain download link) or an
- * Accept header naming text/csv. An unknown or repeated `format` is a 400.
+ * Accept header preferring text/csv, its q-values honoured (negotiator): `text/csv;q=0` is a
+ * refusal of CSV, and of two types of the same q the one the client lists first wins. An
+ * unknown or repeated `format` is a 400.
  */
 export const reportFormat = (
   format: readonly string[],
@@ -88,5 +94,7 @@ export const reportFormat = (
       { field: 'format', code: 'INVALID_VALUE', message: 'format must be json or csv' },
     ]);
   }
-  return accept.some((value) => /(^|[\s,])text\/csv\b/i.test(value)) ? 'csv' : 'json';
+  const header = accept.length === 0 ? undefined : accept.join(', ');
+  const preferred = new Negotiator({ headers: { accept: header } }).mediaType(MEDIA_TYPES);
+  return preferred === 'text/csv' ? 'csv' : 'json';
 };

@@ -6,7 +6,11 @@ import { budgetProblem, describeBudget, requestBudget } from '../../../shared/bu
 import { loadConfig } from '../../../shared/config';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/db-AbC123';
-const BASE = { JWKS_URL: 'https://keys.example/v2/jwks.json', AWS_SESSION_TOKEN: 'token' };
+const BASE = {
+  JWKS_URL: 'https://keys.example/v2/jwks.json',
+  AWS_SESSION_TOKEN: 'token',
+  AWS_REGION: 'eu-west-1',
+};
 const withUrl = { ...BASE, DATABASE_URL: 'postgres://reports@127.0.0.1/reports' };
 const withSecret = { ...BASE, DATABASE_SECRET_ARN: SECRET_ARN };
 

@@ -15,8 +15,8 @@ type Env = Record<string, string | undefined>;
 const JWKS_URL = 'https://auth.portal.example.com/v2/.well-known/jwks.json';
 const DATABASE_URL = 'postgres://reports:secret@db.internal:5432/reports';
 
-/** The smallest environment the service starts with. */
-const minimalEnv = (): Env => ({ JWKS_URL, DATABASE_URL });
+/** The smallest environment the service starts with (Lambda sets AWS_REGION in every function). */
+const minimalEnv = (): Env => ({ JWKS_URL, DATABASE_URL, AWS_REGION: 'eu-west-1' });
 
 const configErrorOf = (env: Env): ConfigError => {
   try {
@@ -47,12 +47,13 @@ describe('loadConfig', () => {
         statementTimeoutVia: 'startup',
         connectTimeoutSeconds: 2,
         prepare: true,
-        tls: { mode: 'verify-full', ca: 'rds' },
+        tls: { mode: 'verify-full', ca: 'rds', region: 'eu-west-1' },
       },
       logLevel: 'info',
       metrics: { namespace: 'PortalServiceApi', service: 'portal-service-api', ...LOCAL_FUNCTION },
     });
     expect(config).not.toHaveProperty('issuer');
+    expect(config).not.toHaveProperty('maxAgeSeconds');
     expect(config.legacyPlatforms).not.toHaveProperty('sunset');
   });
 
@@ -245,8 +246,27 @@ describe('loadConfig', () => {
       const local = loadConfig({ ...minimalEnv(), DATABASE_URL: 'postgres://u@127.0.0.1/x' });
 
       // Assess
-      expect(remote.database.tls).toEqual({ mode: 'verify-full', ca: 'rds' });
+      expect(remote.database.tls).toEqual({ mode: 'verify-full', ca: 'rds', region: 'eu-west-1' });
       expect(local.database.tls).toEqual({ mode: 'disable' });
+    });
+
+    it('takes the RDS CAs region from an RDS host name, needing no AWS_REGION', () => {
+      // Act
+      const config = loadConfig({
+        JWKS_URL,
+        DATABASE_URL: 'postgres://u@orders.c0abcdef1234.sa-east-1.rds.amazonaws.com/x',
+      });
+
+      // Assess
+      expect(config.database.tls).toEqual({ mode: 'verify-full', ca: 'rds' });
+    });
+
+    it('refuses DB_CA=rds for a host that names no region without AWS_REGION, naming both', () => {
+      // Act
+      const error = configErrorOf({ JWKS_URL, DATABASE_URL });
+
+      // Assess
+      expect(error.message).toMatch(/^DB_CA=rds needs the database region: .*AWS_REGION$/);
     });
 
     it.each(['verify-full', ' require ', 'disable'])(
@@ -277,6 +297,7 @@ describe('loadConfig', () => {
       expect(loadConfig({ ...minimalEnv(), DB_CA: value }).database.tls).toEqual({
         mode: 'verify-full',
         ca: value.trim(),
+        region: 'eu-west-1',
       });
     });
 
@@ -284,6 +305,7 @@ describe('loadConfig', () => {
       expect(loadConfig({ ...minimalEnv(), DB_CA: join(dir, 'ca.pem') }).database.tls).toEqual({
         mode: 'verify-full',
         ca: { file: join(dir, 'ca.pem') },
+        region: 'eu-west-1',
       });
     });
 
@@ -370,6 +392,12 @@ describe('loadConfig', () => {
       min: 0,
       max: 300,
       read: (c: ServiceConfig) => c.clockToleranceSeconds,
+    },
+    {
+      name: 'JWT_MAX_AGE',
+      min: 1,
+      max: 31_536_000,
+      read: (c: ServiceConfig) => c.maxAgeSeconds,
     },
   ])('$name', ({ name, min, max, read }) => {
     it.each([String(min - 1), String(max + 1), '2.5', 'ten', '-', 'NaN', 'Infinity'])(
@@ -576,13 +604,14 @@ describe('loadConfig with DATABASE_SECRET_ARN', () => {
     'arn:aws:secretsmanager:eu-central-1:123456789012:secret:rds!db-0123abcd-4567-89ef-0123-456789abcdef-AbC123';
   const SESSION_TOKEN = 'session-token-of-the-function';
   const PASSWORD = 'Zq9!distinctive-PASSWORD-7781';
-  const verifyFull = { mode: 'verify-full', ca: 'rds' };
+  const verifyFull = { mode: 'verify-full', ca: 'rds', region: 'eu-central-1' };
 
   /** The smallest environment the service starts with on a secret. */
   const secretEnv = (): Env => ({
     JWKS_URL,
     DATABASE_SECRET_ARN: SECRET_ARN,
     AWS_SESSION_TOKEN: SESSION_TOKEN,
+    AWS_REGION: 'eu-central-1',
   });
 
   it('fails on a DATABASE_URL beside the secret that does not decode, naming DATABASE_URL', () => {
@@ -765,14 +794,12 @@ describe('loadConfig with DATABASE_SECRET_ARN', () => {
     it.each(['postgres://u:p@db.internal/x', 'postgresql://u:p@db.internal/x'])(
       'accepts %s',
       (url) => {
-        expect(loadConfig({ JWKS_URL, DATABASE_URL: url }).database).toMatchObject({ url });
+        expect(loadConfig({ ...minimalEnv(), DATABASE_URL: url }).database).toMatchObject({ url });
       },
     );
 
     it('does not need AWS_SESSION_TOKEN', () => {
-      expect(loadConfig({ JWKS_URL, DATABASE_URL }).database).not.toHaveProperty(
-        'secretsExtension',
-      );
+      expect(loadConfig(minimalEnv()).database).not.toHaveProperty('secretsExtension');
     });
   });
 });

@@ -476,7 +476,7 @@ describe('header parameters', () => {
     await expectInvalid(verify(token), 'ERR_JOSE_NOT_SUPPORTED');
   });
 
-  it('refuses an unencoded payload (b64: false, critical)', async () => {
+  it('refuses an unencoded payload (b64: false, critical): its payload is no base64url', async () => {
     const header = rsaHeader({ b64: false, crit: ['b64'] });
     // compact serialisation: the unencoded payload must not contain a '.'
     const payload = JSON.stringify(claims({ iss: 'portal-auth' }));
@@ -484,8 +484,22 @@ describe('header parameters', () => {
 
     expect(token.split('.')).toHaveLength(3);
 
-    // jose reads b64 but refuses an unencoded payload for a JWT.
-    await expectInvalid(verify(token), 'ERR_JWT_INVALID');
+    await expectInvalid(verify(token), JWS_INVALID);
+  });
+
+  it.each([false, 'false', 0, null])(
+    'refuses b64: %j without crit, which jose alone would ignore',
+    async (b64) => {
+      const token = handSigned(rsaHeader({ b64 }), JSON.stringify(claims()), rsa.nodeKey);
+
+      await expectInvalid(verify(token), JWS_INVALID);
+    },
+  );
+
+  it('accepts b64: true, the encoding every token has (control)', async () => {
+    const token = handSigned(rsaHeader({ b64: true }), JSON.stringify(claims()), rsa.nodeKey);
+
+    await expect(verify(token)).resolves.toMatchObject({ sub: 'owner-1' });
   });
 
   it.each([
@@ -554,4 +568,108 @@ describe('failures of our own', () => {
       expect(error.cause).toBe(lookalike);
     },
   );
+});
+
+describe('one spelling per token', () => {
+  /** The same bytes spelt otherwise: jose decodes each to the token it was made from. */
+  const respellings = (token: string): [string, string][] => {
+    const [header = '', payload = '', signature = ''] = token.split('.');
+    const last = signature.at(-1) ?? 'A';
+    // A 256-byte RSA signature is 342 characters: the last one's 4 low bits are unused.
+    const sibling = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.charAt(
+      'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.indexOf(last) ^ 1,
+    );
+    return [
+      ['padding after the signature (==)', `${token}==`],
+      ['padding after the signature (=)', `${token}=`],
+      ['padding in the header', `${header}=.${payload}.${signature}`],
+      ['padding in the payload', `${header}.${payload}==.${signature}`],
+      [
+        'unused bits set in the signature',
+        `${header}.${payload}.${signature.slice(0, -1)}${sibling}`,
+      ],
+      [
+        'standard base64 in the signature',
+        `${header}.${payload}.${Buffer.from(signature, 'base64url').toString('base64')}`,
+      ],
+      ['a fourth part', `${token}.`],
+    ];
+  };
+
+  it('refuses every other spelling of a valid token, which jose alone accepts, also once it is cached', async () => {
+    // Arrange: a valid RS256 token, verified once (so it is cached).
+    const token = handSigned(rsaHeader(), JSON.stringify(claims()), rsa.nodeKey);
+    await expect(verify(token)).resolves.toMatchObject({ sub: 'owner-1' });
+    const variants = respellings(token);
+    const { jwtVerify } = await import('jose');
+    const unusedBits = variants.find(([what]) => what.startsWith('unused'))?.[1] ?? '';
+    expect(Buffer.from(unusedBits.split('.')[2] ?? '', 'base64url')).toEqual(
+      Buffer.from(token.split('.')[2] ?? '', 'base64url'),
+    );
+    await expect(jwtVerify(`${token}==`, rsa.publicKey)).resolves.toBeDefined();
+
+    // Act & Assess
+    for (const [what, variant] of variants) {
+      expect({ what, differs: variant !== token }).toEqual({ what, differs: true });
+      await expectInvalid(verify(variant), JWS_INVALID);
+    }
+    await expect(verify(token)).resolves.toMatchObject({ sub: 'owner-1' });
+  });
+});
+
+describe('maximum token age (JWT_MAX_AGE)', () => {
+  const MAX_AGE = 600;
+  const aged = (now?: () => number) =>
+    createVerifier({
+      keySet,
+      issuer: ISSUER,
+      clockToleranceSeconds: TOLERANCE,
+      maxAgeSeconds: MAX_AGE,
+      ...(now === undefined ? {} : { now }),
+    });
+  const rsaToken = (overrides: Record<string, unknown>): Promise<string> =>
+    signed({ alg: 'RS256', kid: rsa.kid }, rsa.privateKey, claims(overrides));
+
+  it('accepts a token issued within the maximum age', async () => {
+    await expect(
+      aged()(await rsaToken({ iat: nowSeconds() - MAX_AGE + 60 })),
+    ).resolves.toMatchObject({ sub: 'owner-1' });
+  });
+
+  it('refuses a token issued longer ago as TOKEN_EXPIRED', async () => {
+    const error = await refusalOf(
+      aged()(await rsaToken({ iat: nowSeconds() - MAX_AGE - TOLERANCE - 60 })),
+    );
+
+    expect(error).toMatchObject(EXPIRED);
+    expect(error.cause).toMatchObject({ code: 'ERR_JWT_EXPIRED' });
+  });
+
+  it.each([
+    ['in the future beyond the tolerance', () => nowSeconds() + TOLERANCE + 60],
+    ['missing', () => undefined],
+  ])('refuses an iat %s as TOKEN_INVALID', async (_what, iat) => {
+    await expectInvalid(aged()(await rsaToken({ iat: iat() })), CLAIM_INVALID);
+  });
+
+  it('stops serving a cached token once it is older than the maximum age', async () => {
+    // Arrange: a token issued now, valid for an hour, verified at once (cached).
+    let clock = Date.now();
+    const verifyAt = aged(() => clock);
+    const token = await rsaToken({ iat: nowSeconds(), exp: nowSeconds() + 3600 });
+    await expect(verifyAt(token)).resolves.toMatchObject({ sub: 'owner-1' });
+
+    // Act: past the maximum age and the tolerance, long before exp.
+    clock += (MAX_AGE + TOLERANCE + 2) * 1000;
+    const error = await refusalOf(verifyAt(token));
+
+    // Assess
+    expect(error).toMatchObject(EXPIRED);
+  });
+
+  it.each([0, -1, 1.5])('refuses a maximum age of %s', (maxAgeSeconds) => {
+    expect(() =>
+      createVerifier({ keySet, clockToleranceSeconds: TOLERANCE, maxAgeSeconds }),
+    ).toThrow(/maxAgeSeconds/);
+  });
 });
