@@ -248,6 +248,37 @@ describe('alg none', () => {
   });
 });
 
+describe('another spelling of a genuine token', () => {
+  it.each([
+    ['two = after it', 'invalid', (token: string) => `${token}==`],
+    ['one = after it', 'invalid', (token: string) => `${token}=`],
+    // The bearer syntax (RFC 6750) allows = only at the end: the header itself is refused.
+    ['= padding its header', 'header', (token: string) => token.replace('.', '=.')],
+    [
+      'its signature in standard base64',
+      'invalid',
+      (token: string) => {
+        const [head, body, signature = ''] = token.split('.');
+        return `${head}.${body}.${Buffer.from(signature, 'base64url').toString('base64')}`;
+      },
+    ],
+  ] as const)(
+    'refuses a genuine token with %s, and still serves the token itself',
+    async (_what, refusal, respell) => {
+      // Arrange: the genuine token, served (and so cached) first.
+      const token = genuine();
+      expectServed(await send(token));
+
+      // Act
+      const variant = await send(respell(token));
+
+      // Assess
+      expectRefused(variant, refusal);
+      expectServed(await send(token));
+    },
+  );
+});
+
 describe('missing or borrowed signature', () => {
   it('refuses a genuine token whose signature was emptied', async () => {
     const [head, body] = genuine().split('.');
