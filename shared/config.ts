@@ -156,11 +156,6 @@ export const isLoopbackDatabase = (url: string): boolean => LOOPBACK.has(hostOf(
  * packaged function carries no named list but the file packaging wrote (shared/db/rds-cas.ts).
  */
 const databaseCa = (env: Env): DatabaseCa => {
-  if (env.DB_CA_FILE?.trim()) {
-    throw new ConfigError(
-      'DB_CA_FILE is no longer read: set DB_CA to the PEM file (or rds, rds-proxy, node)',
-    );
-  }
   const raw = env.DB_CA?.trim() || 'rds';
   if ((CA_NAMES as readonly string[]).includes(raw)) {
     if (raw !== 'node' && !carriesCaLists()) {

@@ -1,5 +1,5 @@
 /**
- * Faults / Database (issue 4): the report endpoint against a real PostgreSQL server
+ * Faults / Database: the report endpoint against a real PostgreSQL server
  * (TEST_DATABASE_URL) that is down at cold start, drops the connection mid-query, runs slower
  * than the statement timeout, or answers slower than the Lambda deadline. Each fault must end in
  * a 500 INTERNAL_ERROR with the spec body and the CORS header in bounded time, logged by name

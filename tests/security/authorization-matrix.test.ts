@@ -1,5 +1,5 @@
 /**
- * Authorization (issue 4): a generated matrix over every sample owner × every restaurant
+ * Authorization: a generated matrix over every sample owner × every restaurant
  * identifier of the sample data (brand ids and platform restaurantIds) × every platform × every
  * way of naming the platform — none, an empty header, X-Platform-Id in several casings, the same
  * value twice, two different values (one header repeated, or two spellings of it), the value in

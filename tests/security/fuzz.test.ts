@@ -1,5 +1,5 @@
 /**
- * Bad input, fuzzed (issue 4). Property-based tests (fast-check) that drive every handler of
+ * Bad input, fuzzed. Property-based tests (fast-check) that drive every handler of
  * the service — every endpoint of the catalogue through the real module its `handlerFile`
  * names, with the real database and key set of the global setup — with arbitrary methods,
  * paths, path parameters (malformed percent-encoding included), query strings (repeated,

@@ -1,5 +1,5 @@
 /**
- * Concurrency (issue 4): the key-set host is fetched once however many invocations wait, a flood
+ * Concurrency: the key-set host is fetched once however many invocations wait, a flood
  * of unknown kids cannot make the service hammer it, and a rotated key is picked up after at
  * most one refetch. A key-set server of our own on 127.0.0.1 serves the run issuer's public key
  * set and counts every GET; the chains are the real compositions of functions/ on fresh

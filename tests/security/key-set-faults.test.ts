@@ -1,5 +1,5 @@
 /**
- * Faults of the key-set host (issue 4), end to end through a report handler: the real chain
+ * Faults of the key-set host, end to end through a report handler: the real chain
  * (middleware/compose.ts reportEndpoint with the orders-per-day report), the real database of
  * the global setup and a real key-set host on 127.0.0.1 that each test breaks on purpose
  * (tests/support/fault-servers.ts): unreachable, slower than the 2 s timeout, HTTP 500, not

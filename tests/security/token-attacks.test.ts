@@ -1,5 +1,5 @@
 /**
- * Token attacks (issue 4). Every forged, tampered, mis-signed, oversized or misplaced token is
+ * Token attacks. Every forged, tampered, mis-signed, oversized or misplaced token is
  * sent as a client sends it — a REST API (v1) event for GET /v1/restaurants/R-1001/reports/
  * orders/day, a restaurant the token's owner does own — through the deployed handler
  * (functions/orders-per-day.ts, real key-set server, real database). Each must end in 401

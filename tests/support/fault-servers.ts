@@ -1,5 +1,5 @@
 /**
- * A key-set host that tests can break on purpose (issue 4, "Faults / Key-set host"): a real
+ * A key-set host that tests can break on purpose ("Faults / Key-set host"): a real
  * HTTP server on 127.0.0.1 that serves a JSON Web Key set at the spec's `v2` path and, when
  * told, fails the way a real host does — too slow, silent, HTTP 500, not JSON, oversized, redirecting,
  * an empty set — while counting every request it receives. Its key set can be swapped at any

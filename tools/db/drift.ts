@@ -1,5 +1,5 @@
 /**
- * The drift check of the daily rollups (issue 12, item 2; docs/data.md): the rows of
+ * The drift check of the daily rollups (docs/data.md): the rows of
  * report_daily_orders and report_daily_dishes compared with the same rows recomputed from
  * orders, order lines and restaurants, per restaurant, platform and range day, as
  * report_rollups_recompute() (migration 004) would write them; the repair recomputes the

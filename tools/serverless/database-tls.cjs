@@ -34,11 +34,6 @@ const settings = async (resolveVariable, stage) => {
   if (tls && !MODES.includes(tls)) {
     throw new Error(`DB_TLS is "${tls}": expected one of ${MODES.join(', ')}`);
   }
-  if ((await fromParamsOrEnv(resolveVariable, 'DB_CA_FILE')) !== '') {
-    throw new Error(
-      'DB_CA_FILE is no longer read: set DB_CA to the PEM file (or rds, rds-proxy, node)',
-    );
-  }
   if (UNVERIFIED_STAGES.includes(stage)) return { tls, ca };
   if (tls && tls !== 'verify-full') {
     throw new Error(

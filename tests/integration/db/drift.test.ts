@@ -1,5 +1,5 @@
 /**
- * The drift check and repair of the daily rollups (issue 12, item 2; tools/db/drift.ts,
+ * The drift check and repair of the daily rollups (tools/db/drift.ts,
  * npm run db:check = tools/db/check.ts; docs/data.md) on the run's database (the embedded
  * PGlite, or TEST_DATABASE_URL): a clean database exits 0; drift made on purpose in a committed
  * fixture restaurant of this test's own (a rollup row changed, one deleted, a bogus one

@@ -1,6 +1,6 @@
 /**
- * The database credential from a Secrets Manager secret, and its rotation (issue 10, item 2;
- * docs/database.md, "The database credential"). A PostgreSQL server of the test's own that
+ * The database credential from a Secrets Manager secret, and its rotation (docs/database.md,
+ * "The database credential"). A PostgreSQL server of the test's own that
  * checks passwords (scram-sha-256; the machine's shared one trusts every login), a local
  * Parameters and Secrets extension holding the secret in the RDS rotation shape, and a report
  * endpoint on dependencies built from configuration as on Lambda (DATABASE_SECRET_ARN, no

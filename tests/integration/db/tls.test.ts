@@ -1,5 +1,5 @@
 /**
- * Verified TLS to the database (issue 10, item 3; docs/database.md "TLS to the database").
+ * Verified TLS to the database (docs/database.md "TLS to the database").
  * Starts its own TLS-only PostgreSQL on this machine (initdb into a temporary directory, as the
  * postgres user): a CA generated here signs a certificate for localhost / 127.0.0.1, the server
  * has `ssl = on` and accepts only `hostssl` connections (with a password), and listens on
@@ -161,7 +161,6 @@ const endpoint = (env: Record<string, string>): Handler => {
       ...process.env,
       DB_TLS: '',
       DB_CA: '',
-      DB_CA_FILE: '',
       DB_CONNECT_TIMEOUT_SECONDS: '2',
       LOG_LEVEL: 'info',
       // The function's region: what DB_CA=rds trusts for a host that names none.
@@ -244,7 +243,6 @@ describeWithServer('TLS to the database', () => {
         ...process.env,
         DB_TLS: '',
         DB_CA: '',
-        DB_CA_FILE: '',
         DATABASE_URL: 'postgres://u@db.example/x',
         AWS_REGION: 'eu-west-1',
       }).database.tls,
@@ -321,7 +319,6 @@ const npmRun = (script: string, args: readonly string[], env: Record<string, str
     DATABASE_SECRET_ARN: '',
     DB_TLS: '',
     DB_CA: '',
-    DB_CA_FILE: '',
     DB_TLS_ALLOW_UNVERIFIED: '',
     AWS_REGION: 'eu-west-1',
     ...env,
@@ -564,7 +561,7 @@ describe('packaging check (tools/serverless/database-tls.cjs)', () => {
   type Settings = Readonly<Record<string, string>>;
   const resolve = resolverOf<{ tls: string; ca: string; patterns: string[] }>(
     'tools/serverless/database-tls.cjs',
-    ['DB_TLS', 'DB_CA', 'DB_CA_FILE'],
+    ['DB_TLS', 'DB_CA'],
   );
   /** The file packaging writes eu-west-1's RDS CAs to, DB_CA's value and the package's pattern. */
   const RDS_FILE = 'database-ca/rds-eu-west-1.pem';
@@ -645,12 +642,6 @@ describe('packaging check (tools/serverless/database-tls.cjs)', () => {
     await expect(check('dev', { DB_TLS: 'verify-ca' })).rejects.toThrow(/^DB_TLS is "verify-ca"/);
   });
 
-  it('fails on DB_CA_FILE, which is no longer read, naming DB_CA', async () => {
-    await expect(check('production', { DB_CA_FILE: '/tmp/ca.pem' })).rejects.toThrow(
-      /^DB_CA_FILE is no longer read: set DB_CA/,
-    );
-  });
-
   it("packages DB_TLS=verify-full and eu-west-1's RDS CAs into every function of a real `serverless package --stage production`", async () => {
     // Arrange
     const out = mkdtempSync(join(tmpdir(), 'portal-tls-package-'));
@@ -663,7 +654,6 @@ describe('packaging check (tools/serverless/database-tls.cjs)', () => {
           ...PRODUCTION_ENV,
           DB_TLS: '',
           DB_CA: '',
-          DB_CA_FILE: '',
           ESBUILD_WORK_FOLDER: workFolder,
         },
       );
@@ -687,7 +677,6 @@ describe('packaging check (tools/serverless/database-tls.cjs)', () => {
           tls: 'verify-full',
           ca: 'database-ca/rds-eu-west-1.pem',
         });
-        expect(Variables).not.toHaveProperty('DB_CA_FILE');
       }
       // The RDS CAs travel in the zip as data, not in the bundle: a line of the eu-west-1
       // RSA2048 G1 CA.

@@ -474,17 +474,17 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
     ['a number as bundleUrl', withBundleUrl(7), [badUrl]],
     ['plain http to a CDN', withBundleUrl('http://cdn.example.com/x.js'), [badUrl]],
     [
-      "a bundleUrl with a single quote (issue 9's attack)",
+      'a bundleUrl with a single quote (a known attack)',
       withBundleUrl("https://cdn.example.com/a.js'onload='x"),
       [badCharacters],
     ],
     [
-      'plain http to 127.1, 127.0.0.1 only once normalised (issue 9)',
+      'plain http to 127.1, 127.0.0.1 only once normalised',
       withBundleUrl('http://127.1/a.js'),
       [badUrl],
     ],
     [
-      'plain http to 2130706433, 127.0.0.1 only once normalised (issue 9)',
+      'plain http to 2130706433, 127.0.0.1 only once normalised',
       withBundleUrl('http://2130706433/a.js'),
       [badUrl],
     ],

@@ -1,5 +1,5 @@
 /**
- * The plans of the report queries (issue 5, goal 5) at a small scale: 20,000 orders of 50
+ * The plans of the report queries at a small scale: 20,000 orders of 50
  * restaurants over two years, ~2.5 lines each, written inside a transaction that is rolled back
  * (the seeded sample data stays as it was) and ANALYZEd there; the triggers of migration 003
  * fill the daily rollups as the rows arrive. EXPLAIN (FORMAT JSON) of the exact SQL each

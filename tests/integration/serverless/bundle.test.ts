@@ -1,5 +1,5 @@
 /**
- * The bundle `serverless package` ships (issue 13): serverless.yml's custom.esbuild names
+ * The bundle `serverless package` ships: serverless.yml's custom.esbuild names
  * tools/generators/esbuild/plugins.cjs, whose plugin turns `@middy/core`'s imports of `node:stream`,
  * `node:stream/promises` and `node:stream/web` into getters. The packaged orders/day bundle,
  * taken out of its zip, must not ask for those modules when it is required, and must still

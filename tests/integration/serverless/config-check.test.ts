@@ -1,5 +1,5 @@
 /**
- * Bad configuration is caught at packaging (issue 11, item 5): the issuer every deployed stage
+ * Bad configuration is caught at packaging: the issuer every deployed stage
  * must enforce (tools/serverless/issuer.cjs) and the functions' whole environment checked by
  * the validators they run at initialisation (tools/serverless/config-check.cjs →
  * shared/config.ts). Two real `serverless package` runs prove the failures reach the command

@@ -1,6 +1,6 @@
 /**
  * The database credential of staging and production comes from Secrets Manager, never from the
- * template (tools/serverless/database.cjs, issue 10 item 2). Through a real `serverless
+ * template (tools/serverless/database.cjs). Through a real `serverless
  * package --stage production` (offline): with production's DATABASE_SECRET_ARN, a KMS key and a VPC the
  * template and the service state hold no connection string and no password of the packaging
  * environment, every function gets the secret's ARN, its VPC and its reserved concurrency, and

@@ -329,12 +329,6 @@ describe('loadConfig', () => {
         'DB_CA holds no PEM certificate',
       );
     });
-
-    it('refuses DB_CA_FILE, which is no longer read, pointing to DB_CA', () => {
-      expect(configErrorOf({ ...minimalEnv(), DB_CA_FILE: join(dir, 'ca.pem') }).message).toMatch(
-        /^DB_CA_FILE is no longer read: set DB_CA/,
-      );
-    });
   });
 
   describe('DB_PREPARE', () => {

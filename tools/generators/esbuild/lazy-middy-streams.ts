@@ -1,6 +1,6 @@
 /**
  * An esbuild plugin of the deployed build (serverless.yml's custom.esbuild.plugins, through
- * tools/generators/esbuild/plugins.cjs; issue 13): `@middy/core` imports `node:stream`,
+ * tools/generators/esbuild/plugins.cjs): `@middy/core` imports `node:stream`,
  * `node:stream/promises` and `node:stream/web` at its top, for `streamifyResponse` only, which
  * no function of ours uses. In the bundle those three imports become objects whose getters
  * `require()` the module on the first read of an export, so a cold start does not load Node's

@@ -1,5 +1,5 @@
 /**
- * The verified-token cache (issue 5, goal 3): createTokenCache on its own (it stores the window
+ * The verified-token cache: createTokenCache on its own (it stores the window
  * it is given), then through createVerifier over a stand-in key set that counts its key
  * lookups (a lookup means the token was verified again) and can announce the removal of keys,
  * as a key-set refresh does. One fake clock drives the verifier and the cache, and jose's own
