@@ -88,15 +88,6 @@ export const runChild = (
     });
   });
 
-/** The child that times require() of a bundle (argv[2]) and exits. */
-export const EVAL_CHILD = `
-const t0 = process.hrtime.bigint();
-require(process.argv[2]);
-const evalMs = Number(process.hrtime.bigint() - t0) / 1e6;
-process.stdout.write('\\nBENCH ' + JSON.stringify({ evalMs }) + '\\n');
-process.exit(0);
-`;
-
 /**
  * The child that times require() of a bundle (argv[2]) and then its handler's first answer to
  * the event in file argv[3]; both from the same start, measured inside the process.
@@ -126,5 +117,3 @@ Promise.resolve(mod.handler(event, context)).then(
   },
 );
 `;
-
-export const fileSizeKb = (path: string): number => round(statSync(path).size / 1024, 1);
