@@ -1,5 +1,5 @@
 /**
- * An optional custom domain for the stage (docs/operations.md, "Custom domain"): a regional
+ * An optional custom domain for the stage (docs/deployment.md, "Custom domain"): a regional
  * API Gateway domain name with TLS 1.2 on the brand's ACM certificate, mapped to the stage at
  * its root, so the API's address outlives the stack. The brand's DNS points the name at the
  * regional domain name the outputs give.

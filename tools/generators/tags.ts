@@ -1,5 +1,5 @@
 /**
- * Tags on the stack and on every taggable resource of the template (docs/operations.md,
+ * Tags on the stack and on every taggable resource of the template (docs/deployment.md,
  * "Tags"): the service's own (`service`, `stage`) and the brand's from STACK_TAGS, for an
  * account whose tag policy requires them.
  */

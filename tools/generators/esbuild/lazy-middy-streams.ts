@@ -4,7 +4,7 @@
  * `node:stream/promises` and `node:stream/web` at its top, for `streamifyResponse` only, which
  * no function of ours uses. In the bundle those three imports become objects whose getters
  * `require()` the module on the first read of an export, so a cold start does not load Node's
- * web streams (BENCHMARKS.md, "Levers measured"). Middy itself still works unchanged: a streamed
+ * web streams (BENCHMARKS.md, "Why it is built this way"). Middy itself still works unchanged: a streamed
  * response reads `Readable`, `pipeline` or `ReadableStream` through the getters and loads the
  * modules then (tests/integration/serverless/bundle.test.ts). Imports of the same modules from
  * anywhere else are left alone.
