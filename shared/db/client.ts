@@ -2,12 +2,13 @@
  * One small PostgreSQL pool per warm container (postgres.js), reused across invocations, with
  * the TLS, timeout and reconnect behaviour the functions need. DATE values stay YYYY-MM-DD
  * strings and numerics stay decimal strings: nothing is shifted through a JavaScript Date or
- * rounded through a float on the way in. postgres.js's lookup of array types is off
- * (`fetch_types`), so the one array type the queries send, text[], is declared here.
+ * rounded through a float on the way in (shared/db/types.ts). Beside it: the CAs and TLS
+ * options (shared/db/tls.ts) and the workarounds for postgres.js (shared/db/postgres-workarounds.ts).
  */
-import { connect, Socket, type LookupFunction } from 'node:net';
 import postgres from 'postgres';
 import { urlHost } from './credentials';
+import { poolSocket } from './postgres-workarounds';
+import { keepText, textArray } from './types';
 import type { SilenceWatch } from './silence';
 import { tlsOptions, type DatabaseTls } from './tls';
 
@@ -55,187 +56,6 @@ export interface PoolOptions {
 /** A pool on a connection string (`url`), or on a server and a password source (`server`). */
 export type DatabaseOptions = PoolOptions &
   ({ readonly url: string } | { readonly server: DatabaseServer });
-
-const DATE_OID = 1082;
-const keepText = {
-  to: DATE_OID,
-  from: [DATE_OID],
-  serialize: (value: string) => value,
-  parse: (value: string) => value,
-};
-
-/**
- * text[] (the same OID in every PostgreSQL), for the `= any(${[...]})` lists of states and
- * platform ids. Declared here because postgres.js learns array types from a catalog query on
- * every new connection, which a cold start or a reconnect would wait for; any other array
- * type fails loudly (a TypeError here, or the server's "malformed array literal") until declared.
- */
-const TEXT_ARRAY_OID = 1009;
-
-/** A text[] value as a PostgreSQL array literal; every element quoted, so any text is safe. */
-export const serializeTextArray = (values: readonly (string | null)[]): string =>
-  `{${values
-    .map((value) => (value === null ? 'NULL' : `"${value.replace(/["\\]/g, '\\$&')}"`))
-    .join(',')}}`;
-
-/**
- * A one-dimensional text[] as PostgreSQL writes it: `{}`, bare elements, `NULL`, and quoted
- * elements with backslash escapes. Anything else (several dimensions, explicit bounds) is a
- * TypeError rather than a guess.
- */
-export const parseTextArray = (literal: string): (string | null)[] => {
-  const malformed = (): TypeError => new TypeError('not a one-dimensional text[] literal');
-  if (!literal.startsWith('{') || !literal.endsWith('}')) throw malformed();
-  const values: (string | null)[] = [];
-  const end = literal.length - 1;
-  if (end === 1) return values;
-  let i = 1;
-  for (;;) {
-    if (literal[i] === '"') {
-      let value = '';
-      i += 1;
-      while (i < end && literal[i] !== '"') {
-        if (literal[i] === '\\') i += 1;
-        value += literal[i] ?? '';
-        i += 1;
-      }
-      if (i >= end) throw malformed();
-      i += 1;
-      values.push(value);
-    } else {
-      let next = i;
-      while (next < end && literal[next] !== ',') next += 1;
-      const bare = literal.slice(i, next);
-      if (bare === '' || /["{}\\]/.test(bare)) throw malformed();
-      values.push(bare === 'NULL' ? null : bare);
-      i = next;
-    }
-    if (i === end) return values;
-    if (literal[i] !== ',') throw malformed();
-    i += 1;
-  }
-};
-
-const textArray = {
-  to: TEXT_ARRAY_OID,
-  from: [TEXT_ARRAY_OID],
-  serialize: serializeTextArray,
-  parse: parseTextArray,
-};
-
-/** A database that keeps accepting connections and closing them before it says anything. */
-export class DatabaseHangsUpError extends Error {
-  override readonly name = 'DatabaseHangsUpError';
-  readonly code = 'ERR_DATABASE_HANGS_UP';
-}
-
-/** What postgres.js hands a socket factory (its `socket` option, missing from its types). */
-interface SocketTarget {
-  readonly host: readonly string[];
-  readonly port: readonly number[];
-  readonly path?: string | false;
-}
-
-export const HANG_UP_LIMIT = 3;
-
-/**
- * postgres.js reconnects at once, without limit, when a connection closes before the server
- * answered while a query waits for it: against an endpoint that accepts and hangs up (a load
- * balancer without a healthy target) that is hundreds of connects a second and a query that
- * never settles. This factory opens the sockets itself: after HANG_UP_LIMIT such hang-ups in a
- * row it refuses the next connect, which fails the waiting query (a 500), and starts counting
- * afresh, so each invocation makes a few attempts at most and the next one recovers as soon as
- * the database answers. It also bounds the TCP connect, which postgres.js only times once the
- * socket exists.
- */
-export const guardedSocket = (
-  connectTimeoutMs: number,
-  { watch, lookup }: { readonly watch?: SilenceWatch; readonly lookup?: LookupFunction } = {},
-) => {
-  let hangUps = 0;
-  return (target: SocketTarget): Promise<Socket> => {
-    if (hangUps >= HANG_UP_LIMIT) {
-      hangUps = 0;
-      return Promise.reject(new DatabaseHangsUpError('the database closes every connection'));
-    }
-    return new Promise((resolve, reject) => {
-      // A host name is looked up again for every connection (Node keeps no DNS cache): after a
-      // failover moves the name, the next connection reaches the new server.
-      const socket = target.path
-        ? connect(target.path)
-        : connect({
-            port: target.port[0] ?? 5432,
-            host: target.host[0] ?? 'localhost',
-            ...(lookup === undefined ? {} : { lookup }),
-          });
-      watch?.opened(socket);
-      let connected = false;
-      let answered = false;
-      let closedByPeer = false;
-      const timer = setTimeout(() => {
-        socket.destroy();
-        reject(Object.assign(new Error('connect timeout'), { code: 'CONNECT_TIMEOUT' }));
-      }, connectTimeoutMs);
-      socket.once('data', () => {
-        answered = true;
-        hangUps = 0;
-      });
-      socket.once('end', () => {
-        closedByPeer = true;
-      });
-      // A hang-up is an accepted connection that the other side closed (or reset) before the
-      // server said a word. A refused connect, or one we gave up on (a connect timeout), fails
-      // its query at once and cannot make postgres.js loop: neither counts.
-      socket.once('close', (hadError) => {
-        if (connected && !answered && (closedByPeer || hadError)) hangUps += 1;
-      });
-      socket.once('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      socket.once('connect', () => {
-        connected = true;
-        clearTimeout(timer);
-        resolve(socket);
-      });
-    });
-  };
-};
-
-/**
- * A connection that failed before postgres.js had it, handed over as a socket that fails.
- *
- * postgres.js (3.4) handles a socket factory that rejects by failing the waiting query but
- * never marks the connection closed: that pool slot stays "connecting" for good, and once every
- * slot has failed a connect (the database restarting, a failover) each later query waits
- * forever. A socket that errors takes postgres.js's own path for a failed connect instead: the
- * query fails with this error, the slot is closed, and the next query connects again (at once:
- * an unconnected socket closes without `hadError`, so postgres.js adds no reconnect back-off —
- * a refused database answers 500s fast rather than after a growing wait). It errors just after postgres.js's first write (the startup
- * or SSL request), not before: postgres.js keeps a write pending until then, and a connection
- * that closed with one pending would never send its next startup message.
- */
-class FailedConnection extends Socket {
-  readonly #failure: Error;
-
-  constructor(failure: Error) {
-    super();
-    this.#failure = failure;
-  }
-
-  /** postgres.js's first write (it passes no callback there): fail once it is flushed. */
-  override write(..._ignored: unknown[]): boolean {
-    setImmediate(() => this.destroy(this.#failure));
-    return true;
-  }
-}
-
-/** The guard as postgres.js's `socket` option: its refusals become sockets that fail. */
-const poolSocket = (connectTimeoutMs: number, watch?: SilenceWatch) => {
-  const guarded = guardedSocket(connectTimeoutMs, watch === undefined ? {} : { watch });
-  return (target: SocketTarget): Promise<Socket> =>
-    guarded(target).catch((error: unknown) => new FailedConnection(error as Error));
-};
 
 /**
  * The longest wait, in seconds, before a connection that failed is opened again. postgres.js

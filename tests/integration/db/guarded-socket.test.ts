@@ -11,7 +11,11 @@ import {
   type Server,
   type Socket,
 } from 'node:net';
-import { DatabaseHangsUpError, guardedSocket, HANG_UP_LIMIT } from '../../../shared/db/client';
+import {
+  DatabaseHangsUpError,
+  guardedSocket,
+  HANG_UP_LIMIT,
+} from '../../../shared/db/postgres-workarounds';
 
 let server: Server;
 let mode: 'hang-up' | 'answer' = 'hang-up';

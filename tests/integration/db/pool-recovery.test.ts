@@ -6,7 +6,8 @@
  */
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { createSql, guardedSocket, HANG_UP_LIMIT, type Sql } from '../../../shared/db/client';
+import { createSql, type Sql } from '../../../shared/db/client';
+import { guardedSocket, HANG_UP_LIMIT } from '../../../shared/db/postgres-workarounds';
 import { startTcpProxy, type ProxyMode, type TcpProxy } from '../../support/tcp-proxy';
 
 const CONNECT_TIMEOUT_S = 1;

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { KeySetUnavailableError } from '../../../shared/auth/key-set';
-import { DatabaseHangsUpError } from '../../../shared/db/client';
+import { DatabaseHangsUpError } from '../../../shared/db/postgres-workarounds';
 import { SecretShapeError } from '../../../shared/db/credentials';
 import { SecretReadError } from '../../../shared/db/secrets-extension';
 import { createLogger } from '../../../shared/logger';

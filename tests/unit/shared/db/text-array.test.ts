@@ -4,7 +4,7 @@
  * tests/integration/db/text-array.test.ts.
  */
 import fc from 'fast-check';
-import { parseTextArray, serializeTextArray } from '../../../../shared/db/client';
+import { parseTextArray, serializeTextArray } from '../../../../shared/db/types';
 
 describe('serializeTextArray', () => {
   it('quotes every element and escapes quotes and backslashes', () => {
