@@ -11,7 +11,7 @@ export interface ReportScope {
 
 /**
  * The states an order counts in, in every report's orders and sales (the rollups'
- * report_counts() in migration 003 mirrors this list).
+ * report_counts() in migration 004 mirrors this list).
  */
 export const COUNTED_STATES = ['PLACED', 'ACCEPTED', 'DELIVERED'] as const;
 

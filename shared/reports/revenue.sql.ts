@@ -2,7 +2,7 @@
  * Revenue per month on PostgreSQL. Months are calendar months in the restaurant's time zone:
  * an order belongs to the month of its local day, and the range is every order placed from the
  * local midnight that opens the first month to the one that closes the last, read from the
- * daily rollup report_daily_orders (migration 003) as a range scan of its primary key
+ * daily rollup report_daily_orders (migration 004) as a range scan of its primary key
  * (restaurant_id, platform_id, day, local_day): one row per day, not every order. Counted
  * orders only (as every report); money summed as numeric and rounded half away from zero to
  * the currency's minor unit. Every month of the range has a row, zeros included.

@@ -1,6 +1,6 @@
 /**
  * SQL fragments the reports share: the restaurant's zone and currency, the counted totals of a
- * row, and the daily rollups (migration 003_report_rollups.sql, kept equal to the counted orders
+ * row, and the daily rollups (migration 004_report_rollups.sql, kept equal to the counted orders
  * and their lines by triggers). A report over a range of the restaurant's own calendar days
  * [from, to] (its IANA time zone) reads the rollup rows whose `day` lies in the range, a range
  * scan of the rollup's primary key (restaurant_id, platform_id, day, ...): one row per day (and

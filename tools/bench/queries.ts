@@ -98,7 +98,7 @@ const writeCopy = async (sql: Sql, copy: number) => {
   const platform = BUSY.platformId;
   const suffix = copy === 0 ? 'busy' : `busy-${copy + 1}`;
   await sql.begin(async (tx) => {
-    // The rollups are deferred and recomputed set-wise before commit (migration 007), as a
+    // The rollups are deferred and recomputed set-wise before commit (migration 004), as a
     // bulk import does: the per-statement line trigger plans its work per order.
     await tx`select report_rollups_defer()`;
     await tx`

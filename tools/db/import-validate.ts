@@ -10,7 +10,7 @@ import { COUNTED_STATES, CANCELLED_STATES } from '../../shared/reports/domain';
 export const ORDER_STATES = [...COUNTED_STATES, ...CANCELLED_STATES] as const;
 export type OrderState = (typeof ORDER_STATES)[number];
 
-/** Longest brand order id, restaurant id, platform id, platform restaurant id (migration 006). */
+/** Longest brand order id, restaurant id, platform id, platform restaurant id (migration 003). */
 export const MAX_ID_LENGTH = 100;
 export const MAX_NAME_LENGTH = 200;
 export const MAX_LINES = 32_767; // order_lines.line_no is a smallint

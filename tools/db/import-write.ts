@@ -2,7 +2,7 @@
  * The database side of npm run db:import (docs/import.md): what the database knows, the
  * staging of validated orders in temporary tables of the import's transaction, and the
  * set-based writes from there (a few statements for the whole file, so the rollup triggers of
- * migrations 003-005 do their work once per statement). Nothing here commits: the caller's
+ * migration 004 do their work once per statement). Nothing here commits: the caller's
  * transaction holds every write.
  */
 import type postgres from 'postgres';
@@ -520,7 +520,7 @@ export const beginBulkLoad = async (tx: Tx, lockTimeout = '5s'): Promise<BulkLoa
 };
 
 /**
- * The rollups of the days of these hours recomputed (report_rollups_refresh, migration 007).
+ * The rollups of the days of these hours recomputed (report_rollups_refresh, migration 004).
  * `hours` selects (restaurant_id, platform_id, hour): each order named by the first and last
  * instant of its UTC hour. A day boundary is crossed at most once in an hour and days are
  * consecutive ranges of instants, so the two days cover the order's, and a file of a million
@@ -588,7 +588,7 @@ export const writeStagedOrders = async (tx: Tx): Promise<Counts> => {
   // One transaction: a crash before its commit is flushed loses the whole import, never part.
   await tx`set local synchronous_commit = off`;
   // The rollups of the orders and lines written below are recomputed set-wise at the end
-  // (migration 007): the statement triggers' plans suit one order, not a file.
+  // (migration 004): the statement triggers' plans suit one order, not a file.
   await tx`select report_rollups_defer()`;
   await tx`analyze import_orders`;
   await tx`analyze import_lines`;

@@ -3,11 +3,12 @@
  * DATABASE_URL (or DATABASE_SECRET_ARN), over TLS as the functions connect
  * (tools/db/connection.ts). With --service-role, then sets that role's statement_timeout to
  * DB_STATEMENT_TIMEOUT_MS (default 5000): the limit the functions keep behind a proxy
- * (DB_STATEMENT_TIMEOUT_VIA=role). Exit status: 0 done, 1 failed, 2 bad arguments or settings,
- * 3 the database not reached.
+ * (DB_STATEMENT_TIMEOUT_VIA=role). Exit status: 0 done, 1 failed (a migration refused or a
+ * database that must be rebuilt, tools/db/migrate.ts), 2 bad arguments or settings, 3 the
+ * database not reached; each failure one line on stderr.
  */
 import { ConfigError, statementTimeoutMs } from '../../shared/config';
-import { exitOnToolError, hasDatabase, openToolDatabase } from './connection';
+import { exitOnToolError, hasDatabase, oneLine, openToolDatabase } from './connection';
 import { migrate } from './migrate';
 import { setRoleStatementTimeout, takeServiceRole } from './service-role';
 
@@ -45,6 +46,10 @@ try {
     await setRoleStatementTimeout(sql, args.role, timeoutMs);
     process.stdout.write(`service role ${args.role}: statement_timeout ${timeoutMs} ms\n`);
   }
+} catch (error) {
+  await sql.end({ timeout: 0 }).catch(() => undefined);
+  process.stderr.write(`${oneLine(error)}\n`);
+  process.exit(1);
 } finally {
   await sql.end();
 }

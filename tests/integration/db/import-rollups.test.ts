@@ -1,5 +1,5 @@
 /**
- * The deferred rollups of migration 007 (report_rollups_defer / report_rollups_refresh), which
+ * The deferred rollups of migration 004 (report_rollups_defer / report_rollups_refresh), which
  * npm run import uses (tools/db/import-write.ts), on the run's database (PGlite, or
  * TEST_DATABASE_URL): after imports mixing new orders, orders whose state, total, instant or
  * lines changed, and orders written by ordinary writers on the same days (in a zone whose DST
@@ -122,7 +122,7 @@ afterAll(async () => {
 const NIGHT_FIRST = '2026-11-01T04:30:00Z';
 const NIGHT_SECOND = '2026-11-01T05:30:00Z';
 
-describe('deferred rollups (migration 007)', () => {
+describe('deferred rollups (migration 004)', () => {
   it.each([
     ["the server's staging method", undefined],
     ['JSON batches', 'insert' as const],

@@ -1,5 +1,5 @@
 /**
- * The daily rollups under real PostgreSQL logical replication (migrations 005, 009, 010;
+ * The daily rollups under real PostgreSQL logical replication (migration 004;
  * docs/data.md). Starts its own PostgreSQL (initdb into a temporary directory, as the postgres
  * user, wal_level = logical, a free port) with two databases migrated by the project's
  * migrations: `publisher`, seeded with the sample data, and `subscriber`. The publisher

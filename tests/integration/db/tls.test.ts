@@ -433,6 +433,33 @@ describeWithServer('the tools over TLS (tools/db/connection.ts)', () => {
     });
   }, 60_000);
 
+  it('npm run db:migrate refuses a database that applied migrations no longer among the files, and leaves it as it was (exit 1, one line)', async () => {
+    // Arrange: a database migrated, then also recorded as having applied two files that are no
+    // longer there (as a database migrated before the files were squashed).
+    server?.createDatabase('tools_squashed');
+    const env = { ...caEnv(), DATABASE_URL: toolsUrl('127.0.0.1', 'tools_squashed') };
+    expect((await npmRun('db:migrate', [], env)).code).toBe(0);
+    server?.psql(
+      'tools_squashed',
+      "insert into schema_migrations (name) values ('010_gone.sql'), ('005_gone.sql')",
+    );
+    const recorded = () =>
+      server?.psql('tools_squashed', 'select name from schema_migrations order by name');
+    const before = recorded();
+
+    // Act
+    const result = await npmRun('db:migrate', [], env);
+
+    // Assess
+    expectOneLineFailure(
+      result,
+      1,
+      /^this database has applied migrations that are no longer migration files \(005_gone\.sql, 010_gone\.sql\): drop the database and create it again, then run npm run db:migrate \(npm start's embedded database .*\)\n$/,
+    );
+    expect(result.stdout).toBe('');
+    expect(recorded()).toBe(before);
+  }, 60_000);
+
   it('npm run db:check reaches the seeded database over verified TLS', async () => {
     const result = await npmRun('db:check', [], { ...caEnv(), DATABASE_URL: url('localhost') });
 

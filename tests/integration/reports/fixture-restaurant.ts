@@ -1,7 +1,7 @@
 /**
  * A fixture restaurant for the report SQL tests (shared/reports/<id>.sql.ts) on the run's real
  * database: its orders and lines written inside a transaction that is rolled back, so the
- * seeded sample data stays as it was. The triggers of migration 003 fill the daily rollups the
+ * seeded sample data stays as it was. The triggers of migration 004 fill the daily rollups the
  * report SQL reads as the rows arrive.
  */
 import postgres from 'postgres';

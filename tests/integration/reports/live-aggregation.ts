@@ -1,6 +1,6 @@
 /**
  * The oracle of the rollup tests: the report queries as they were before the daily rollups
- * (migration 003), aggregating orders and order lines straight from the source tables, and the
+ * (migration 004), aggregating orders and order lines straight from the source tables, and the
  * rollup rows recomputed from the same tables with an independent reading of the range day.
  * Test code only: production reads the rollups.
  */

@@ -1,7 +1,7 @@
 /**
  * The plans of the report queries at a small scale: 20,000 orders of 50
  * restaurants over two years, ~2.5 lines each, written inside a transaction that is rolled back
- * (the seeded sample data stays as it was) and ANALYZEd there; the triggers of migration 003
+ * (the seeded sample data stays as it was) and ANALYZEd there; the triggers of migration 004
  * fill the daily rollups as the rows arrive. EXPLAIN (FORMAT JSON) of the exact SQL each
  * report's SQL module (shared/reports/<id>.sql.ts) sends (caught through postgres.js' debug
  * hook) must range-scan the primary key of its rollup table (restaurant, platform, a range of

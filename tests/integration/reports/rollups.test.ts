@@ -1,5 +1,5 @@
 /**
- * The daily rollups (migration 003_report_rollups.sql) against the aggregation they replace.
+ * The daily rollups (migration 004_report_rollups.sql) against the aggregation they replace.
  * fast-check writes random histories into four restaurants whose zones change their clocks
  * around midnight or at night (Havana, Santiago, Berlin) or never (Dubai): orders inserted one
  * by one, in bulk, or with their lines in one statement; states, instants, totals,

@@ -5,10 +5,7 @@
 -- data, writers that have none) stay as they are, and NULLs are distinct in a unique constraint, so
 -- any number of them may share a restaurant and platform.
 --
--- The rollups of migrations 003-005 need nothing new: an upsert fires the statement trigger
--- on the orders it inserts (their transition table holds only those) and the row update
--- trigger on each order it updates, exactly as separate INSERT and UPDATE statements would.
--- The new constraint's index also serves the import's look-up of its orders by brand id.
+-- The constraint's index also serves the import's look-up of its orders by brand id.
 
 alter table orders
   add column external_id text
