@@ -12,24 +12,44 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
 import * as prettier from 'prettier';
 import ts from 'typescript';
 import { camelCase, catalogue } from '../shared/catalogue';
+import { argumentComplaint } from './argument-error';
 
 const ROOT = join(import.meta.dirname, '..');
 const TEMPLATES = join(import.meta.dirname, 'new-report');
 const CATALOGUE = 'shared/catalogue.ts';
 const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
+const USAGE = 'usage: npm run new:report -- <id>   (kebab-case, e.g. orders-by-state)';
+
 const fail = (message: string): never => {
-  process.stderr.write(
-    `${message}\nusage: npm run new:report -- <id>   (kebab-case, e.g. orders-by-state)\n`,
-  );
+  process.stderr.write(`${message}\n${USAGE}\n`);
   process.exit(2);
 };
 
-const id = process.argv[2] ?? fail('name the report');
-if (process.argv.length > 3 || !NAME.test(id)) fail(`"${id}" is not a kebab-case report name`);
+const parse = () =>
+  parseArgs({
+    options: { help: { type: 'boolean', short: 'h' } },
+    strict: true,
+    allowPositionals: true,
+  });
+
+let parsed: ReturnType<typeof parse>;
+try {
+  parsed = parse();
+} catch (error) {
+  parsed = fail(argumentComplaint(error));
+}
+if (parsed.values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const [id = fail('name the report'), ...others] = parsed.positionals;
+if (others.length > 0) fail(`one report at a time: ${[id, ...others].join(' ')}`);
+if (!NAME.test(id)) fail(`"${id}" is not a kebab-case report name`);
 
 const camel = camelCase(id);
 const pascal = `${camel.charAt(0).toUpperCase()}${camel.slice(1)}`;

@@ -6,14 +6,16 @@
  * drifted restaurants, one per transaction under the restaurant's row lock; the drift as one
  * CloudWatch Embedded Metric Format line. Used by tools/db/check.ts (npm run db:check).
  */
+import { parseArgs } from 'node:util';
 import type { IsoDate } from '../../shared/dates';
 import { parseIsoDate } from '../../shared/dates';
 import type postgres from 'postgres';
+import { argumentComplaint as complaint } from '../argument-error';
 
 type Sql = postgres.Sql;
 
 export interface DriftScope {
-  /** First and last range day compared (report_day of migration 003); absent: unbounded. */
+  /** First and last range day compared (report_day of migration 004); absent: unbounded. */
   readonly from?: IsoDate;
   readonly to?: IsoDate;
   /** One restaurant; absent: every restaurant. */
@@ -249,44 +251,61 @@ export interface CheckOptions extends DriftScope {
 export const CHECK_USAGE =
   'usage: npm run db:check -- [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--restaurant ID] [--repair] [--metrics] [--service-role NAME]';
 
-/** The command line of npm run db:check, or what is wrong with it. */
+const CHECK_OPTIONS = {
+  from: { type: 'string' },
+  to: { type: 'string' },
+  restaurant: { type: 'string' },
+  repair: { type: 'boolean' },
+  metrics: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** `--help`: the usage on standard output, and the process ends with exit code 0. */
+const printCheckUsage = (): never => {
+  process.stdout.write(`${CHECK_USAGE}\n`);
+  return process.exit(0);
+};
+
+/**
+ * The command line of npm run db:check (without --service-role, which tools/db/check.ts takes
+ * out first), or what is wrong with it: an unknown option, a positional argument, a missing
+ * value or a value for --repair or --metrics in parseArgs's words, an empty value, a date that
+ * is not one, or --from after --to. `--help` (`-h`) calls `help` instead, which by
+ * default prints the usage on standard output and ends the process with exit code 0.
+ */
 export const parseCheckArgs = (
   argv: readonly string[],
+  help: () => never = printCheckUsage,
 ): { readonly options: CheckOptions } | { readonly error: string } => {
-  let from: IsoDate | undefined;
-  let to: IsoDate | undefined;
-  let restaurantId: string | undefined;
-  let repair = false;
-  let metrics = false;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] ?? '';
-    const [name = '', inline] = arg.startsWith('--') ? arg.split(/=(.*)/s, 2) : [arg];
-    if (name === '--repair' || name === '--metrics') {
-      if (inline !== undefined) return { error: `${name} takes no value` };
-      if (name === '--repair') repair = true;
-      else metrics = true;
-      continue;
-    }
-    if (name !== '--from' && name !== '--to' && name !== '--restaurant') {
-      return { error: `unknown argument ${JSON.stringify(arg)}` };
-    }
-    const value = inline ?? argv[(i += 1)];
-    if (value === undefined || value === '' || (inline === undefined && value.startsWith('--'))) {
-      return { error: `${name} needs a value` };
-    }
-    if (name === '--restaurant') {
-      restaurantId = value;
-      continue;
-    }
-    const date = parseIsoDate(value);
-    if (date === undefined)
-      return { error: `${name} must be a date YYYY-MM-DD, not ${JSON.stringify(value)}` };
-    if (name === '--from') from = date;
-    else to = date;
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: CHECK_OPTIONS,
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    return { error: complaint(error) };
   }
+  if (values.help) help();
+  const empty = (['from', 'to', 'restaurant'] as const).find((name) => values[name] === '');
+  if (empty !== undefined) return { error: `--${empty} needs a value` };
+  const dates: { from?: IsoDate; to?: IsoDate } = {};
+  for (const name of ['from', 'to'] as const) {
+    const value = values[name];
+    if (value === undefined) continue;
+    const date = parseIsoDate(value);
+    if (date === undefined) {
+      return { error: `--${name} must be a date YYYY-MM-DD, not ${JSON.stringify(value)}` };
+    }
+    dates[name] = date;
+  }
+  const { from, to } = dates;
   if (from !== undefined && to !== undefined && from > to) {
     return { error: `--from ${from} is after --to ${to}` };
   }
+  const { restaurant: restaurantId, repair = false, metrics = false } = values;
   return { options: { from, to, restaurantId, repair, metrics } };
 };
 

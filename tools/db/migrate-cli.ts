@@ -1,5 +1,5 @@
 /**
- * npm run db:migrate [-- --service-role NAME] — applies the migrations to the database of
+ * npm run db:migrate [-- --service-role NAME | --help] — applies the migrations to the database of
  * DATABASE_URL (or DATABASE_SECRET_ARN), over TLS as the functions connect
  * (tools/db/connection.ts). With --service-role, then sets that role's statement_timeout to
  * DB_STATEMENT_TIMEOUT_MS (default 5000): the limit the functions keep behind a proxy
@@ -12,10 +12,15 @@ import { exitOnToolError, hasDatabase, oneLine, openToolDatabase } from './conne
 import { migrate } from './migrate';
 import { setRoleStatementTimeout, takeServiceRole } from './service-role';
 
+const USAGE = 'usage: npm run db:migrate [-- --service-role NAME]';
 const args = takeServiceRole(process.argv.slice(2));
+if (!('error' in args) && args.rest.length === 1 && ['--help', '-h'].includes(args.rest[0] ?? '')) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 if ('error' in args || args.rest.length > 0) {
   process.stderr.write(
-    `${'error' in args ? args.error : `unknown argument: ${args.rest[0] ?? ''}`}\nusage: npm run db:migrate [-- --service-role NAME]\n`,
+    `${'error' in args ? args.error : `unknown argument: ${args.rest[0] ?? ''}`}\n${USAGE}\n`,
   );
   process.exit(2);
 }

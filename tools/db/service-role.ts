@@ -5,6 +5,7 @@
  * `npm run db:migrate -- --service-role NAME` sets it; `npm run db:check -- --service-role NAME`
  * checks it.
  */
+import { parseArgs } from 'node:util';
 import type { Sql } from '../../shared/db/client';
 
 /** PostgreSQL's own name rules for a role the tools will name in DDL. */
@@ -66,17 +67,35 @@ export const toMilliseconds = (setting: string): number | undefined => {
   return Number(match[1]) * unit;
 };
 
-/** `--service-role NAME` taken out of a tool's arguments; the others are left for the tool. */
+/**
+ * `--service-role NAME` (or `--service-role=NAME`) taken out of a tool's arguments; the others,
+ * `--help` among them, are left in order for the tool, which refuses those it does not know
+ * (parseArgs is not `strict` here: the other options are the tool's to check). Everything after
+ * `--` is left as it is.
+ */
 export const takeServiceRole = (
   args: readonly string[],
 ): { readonly role?: string; readonly rest: readonly string[] } | { readonly error: string } => {
-  const at = args.indexOf('--service-role');
-  if (at === -1) return { rest: args };
-  const role = args[at + 1];
+  const { tokens } = parseArgs({
+    args: [...args],
+    options: { 'service-role': { type: 'string' } },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const taken = tokens.flatMap((token) =>
+    token.kind === 'option' && token.name === 'service-role' ? [token] : [],
+  );
+  const option = taken[0];
+  if (option === undefined) return { rest: args };
+  if (taken.length > 1) return { error: '--service-role is given twice' };
+  const role = option.value;
   if (role === undefined || !isRoleName(role)) {
     return { error: '--service-role needs the name of the role the functions log in as' };
   }
-  return { role, rest: [...args.slice(0, at), ...args.slice(at + 2)] };
+  // Two words (`--service-role NAME`) or one (`--service-role=NAME`).
+  const used = option.inlineValue ? [option.index] : [option.index, option.index + 1];
+  return { role, rest: args.filter((_arg, index) => !used.includes(index)) };
 };
 
 /** One line on `role`'s statement timeout: whether the functions behind a proxy are bounded. */

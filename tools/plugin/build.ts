@@ -8,9 +8,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { pluginConfig } from './reports';
+import { argumentComplaint } from '../argument-error';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DEFAULT_API_URL = 'http://localhost:3000';
@@ -61,33 +63,52 @@ export const buildReportsPlugin = async (options: BuildOptions): Promise<BuildRe
   return result;
 };
 
-const USAGE = 'usage: npm run build:plugin -- [--api-url <url>] [--out <dir>]';
+export const USAGE = 'usage: npm run build:plugin -- [--api-url <url>] [--out <dir>]';
 
-export const parseArguments = (args: readonly string[]): BuildOptions => {
-  let apiUrl = DEFAULT_API_URL;
-  let outDir = DEFAULT_OUT_DIR;
-  for (let index = 0; index < args.length; index += 2) {
-    const [flag, value] = [args[index], args[index + 1]];
-    if (value === undefined || value.startsWith('--')) throw new TypeError(USAGE);
-    if (flag === '--api-url') apiUrl = value;
-    else if (flag === '--out') outDir = value;
-    else throw new TypeError(USAGE);
+/**
+ * `help`, or the options (`--api-url` default http://localhost:3000, `--out` default
+ * dist/plugins/reports). A bad command line throws a TypeError: what is wrong, on one line,
+ * then the usage.
+ */
+export const parseArguments = (args: readonly string[]): BuildOptions | 'help' => {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        'api-url': { type: 'string', default: DEFAULT_API_URL },
+        out: { type: 'string', default: DEFAULT_OUT_DIR },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new TypeError(`${argumentComplaint(error)}\n${USAGE}`, { cause: error });
   }
+  if (values.help) return 'help';
+  const { 'api-url': apiUrl, out: outDir } = values;
   try {
     new URL(apiUrl);
   } catch {
     throw new TypeError(`--api-url: "${apiUrl}" is not a URL\n${USAGE}`);
   }
+  if (outDir === '') throw new TypeError(`--out needs a value\n${USAGE}`);
   return { apiUrl, outDir };
 };
 
+/** The command line; resolves to its exit code (0 built or --help, 2 bad arguments). */
 const main = async (): Promise<number> => {
-  let options: BuildOptions;
+  let options: BuildOptions | 'help';
   try {
     options = parseArguments(process.argv.slice(2));
   } catch (error) {
     console.error((error as Error).message);
     return 2;
+  }
+  if (options === 'help') {
+    console.log(USAGE);
+    return 0;
   }
   const { file, bytes, gzipBytes } = await buildReportsPlugin(options);
   console.log(`${file}: ${bytes} bytes, ${gzipBytes} gzipped (API ${options.apiUrl})`);

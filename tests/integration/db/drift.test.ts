@@ -5,12 +5,13 @@
  * fixture restaurant of this test's own (a rollup row changed, one deleted, a bogus one
  * inserted) is printed row by row with its exit code, scoped by range and restaurant, repaired,
  * and a second check is clean; a write that finds its rollup out of step succeeds (migration
- * 005), leaving drift the check finds. On PostgreSQL, the repair waits for the restaurant's
- * writer under way and holds no other restaurant's writers.
+ * 005), leaving drift the check finds. The command line answers --help and refuses an unknown
+ * option. On PostgreSQL, the repair waits for the restaurant's writer under way and holds no
+ * other restaurant's writers.
  */
 import { createRequire } from 'node:module';
 import postgres from 'postgres';
-import { runCheck, type CheckOptions } from '../../../tools/db/drift';
+import { CHECK_USAGE, runCheck, type CheckOptions } from '../../../tools/db/drift';
 import { run } from '../../support/processes';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
@@ -102,6 +103,29 @@ describe('npm run db:check', () => {
       stderr:
         '--from must be a date YYYY-MM-DD, not "2024-02-30"\n' +
         'usage: npm run db:check -- [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--restaurant ID] [--repair] [--metrics] [--service-role NAME]\n',
+    });
+  });
+
+  it('prints its usage on standard output for --help and -h and exits 0, checking nothing', async () => {
+    // Act
+    const long = await cli(['--restaurant', RESTAURANT, '--help']);
+    const short = await cli(['-h']);
+
+    // Assess
+    const help = { code: 0, stdout: `${CHECK_USAGE}\n`, stderr: '' };
+    expect(long).toEqual(help);
+    expect(short).toEqual(help);
+  });
+
+  it('refuses an unknown option (exit 2), naming it on one line before the usage', async () => {
+    // Act
+    const finished = await cli(['--restaurant', RESTAURANT, '--fix']);
+
+    // Assess
+    expect(finished).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `Unknown option '--fix'\n${CHECK_USAGE}\n`,
     });
   });
 

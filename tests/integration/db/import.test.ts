@@ -1,12 +1,13 @@
 /**
- * npm run import (tools/db/import*.ts, migration 006, docs/import.md) on the run's database
+ * npm run import (tools/db/import*.ts, migration 003, docs/import.md) on the run's database
  * (the embedded PGlite, where orders are staged by JSON batches, or TEST_DATABASE_URL, where
  * they are staged by COPY and, in one test, by the batches too): restaurants declared; a file
  * with one bad line writes nothing and names it; each refusal's message; a first import, a
  * re-import that writes nothing (xmin, xmax and ctid of every row unchanged), a re-sent order
  * with another state, total and lines updating its one row; --skip-invalid; standard input and
- * --states through the real command line. After every write the rollups equal a full recompute
- * (tools/db/drift.ts's comparison).
+ * --states through the real command line, which also answers --help and refuses an unknown
+ * option. After every write the rollups equal a full recompute (tools/db/drift.ts's
+ * comparison).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { findDrift } from '../../../tools/db/drift';
-import type { ImportOptions } from '../../../tools/db/import-args';
+import { IMPORT_USAGE, type ImportOptions } from '../../../tools/db/import-args';
 import type { StagingMethod } from '../../../tools/db/import-write';
 import { ROOT } from '../../support/processes';
 import { ndjsonFile, runImportWith, withoutTiming } from '../../support/import-files';
@@ -404,6 +405,39 @@ describe('npm run import', () => {
       stdout: '',
       stderr: `--states ${states}: "COMPLETED" maps to "DONE", which is not one of PLACED, ACCEPTED, DELIVERED, CANCELLED, REJECTED\n`,
     });
+  });
+
+  it('prints its usage on standard output for --help and -h, exits 0 and imports nothing', async () => {
+    // Arrange
+    const path = file('help.ndjson', [order('J-1')]);
+    const before = await ourOrders();
+
+    // Act
+    const long = await cli(['--file', path, '--help']);
+    const short = await cli(['-h']);
+
+    // Assess
+    const help = { code: 0, stdout: `${IMPORT_USAGE}\n`, stderr: '' };
+    expect(long).toEqual(help);
+    expect(short).toEqual(help);
+    expect(await ourOrders()).toBe(before);
+  });
+
+  it('refuses an unknown option (exit 2), naming it on one line before the usage, and imports nothing', async () => {
+    // Arrange
+    const path = file('unknown-option.ndjson', [order('J-2')]);
+    const before = await ourOrders();
+
+    // Act
+    const result = await cli(['--file', path, '--dry-run']);
+
+    // Assess
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `Unknown option '--dry-run'\n${IMPORT_USAGE}\n`,
+    });
+    expect(await ourOrders()).toBe(before);
   });
 
   if (POSTGRESQL) {

@@ -4,9 +4,10 @@
  * OpenAPI document follow; the new report passes the type check, the linter and its own tests
  * as created, and every suite that covers all endpoints (documents, declarations, the
  * generated functions, fuzz, authorisation matrix) finds it through the catalogue and passes
- * untouched.
+ * untouched. It answers --help, and refuses, writing nothing, an unknown option, a bad or taken
+ * id, and no id or two.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,18 @@ const inCopy = (args: readonly string[]) => {
     return { code: failed.status, output: `${failed.stdout}${failed.stderr}` };
   }
 };
+
+/** npm run new:report in the copy, its two streams apart. */
+const newReport = (args: readonly string[]) => {
+  const finished = spawnSync(
+    process.execPath,
+    ['node_modules/tsx/dist/cli.mjs', 'tools/new-report.ts', ...args],
+    { cwd: copy, encoding: 'utf8' },
+  );
+  return { code: finished.status, stdout: finished.stdout, stderr: finished.stderr };
+};
+
+const USAGE = 'usage: npm run new:report -- <id>   (kebab-case, e.g. orders-by-state)';
 
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'portal-new-report-'));
@@ -165,4 +178,51 @@ describe('npm run new:report', () => {
     expect(refused.output).toContain(message);
     expect(readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8')).toBe(before);
   });
+
+  it('answers --help and -h with its usage on standard output and exit 0, writing nothing', () => {
+    // Arrange
+    const before = readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8');
+
+    // Act
+    const long = newReport(['help-probe', '--help']);
+    const short = newReport(['-h']);
+
+    // Assess
+    const help = { code: 0, stdout: `${USAGE}\n`, stderr: '' };
+    expect(long).toEqual(help);
+    expect(short).toEqual(help);
+    expect(existsSync(join(copy, 'shared/reports/help-probe.ts'))).toBe(false);
+    expect(readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8')).toBe(before);
+  });
+
+  it.each([
+    ['an unknown option', ['unknown-probe', '--force'], "Unknown option '--force'."],
+    ['no id', [], 'name the report'],
+    [
+      'two ids',
+      ['unknown-probe', 'other-probe'],
+      'one report at a time: unknown-probe other-probe',
+    ],
+  ])(
+    'refuses %s with exit 2, one line before the usage, and writes nothing',
+    (_case, args, start) => {
+      // Arrange
+      const before = readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8');
+
+      // Act
+      const refused = newReport(args);
+
+      // Assess
+      const [line, usage, ...more] = refused.stderr.split('\n');
+      expect({ code: refused.code, stdout: refused.stdout, usage, more }).toEqual({
+        code: 2,
+        stdout: '',
+        usage: USAGE,
+        more: [''],
+      });
+      expect(line?.startsWith(start)).toBe(true);
+      expect(existsSync(join(copy, 'shared/reports/unknown-probe.ts'))).toBe(false);
+      expect(readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8')).toBe(before);
+    },
+  );
 });

@@ -1,11 +1,13 @@
 /**
  * The statement timeout on the functions' own role, for DB_STATEMENT_TIMEOUT_VIA=role behind a
  * proxy: `npm run db:migrate -- --service-role NAME` sets it to DB_STATEMENT_TIMEOUT_MS, and
- * `npm run db:check -- --service-role NAME` fails while the role has none. Both run as a user
- * runs them, against the run's database (the embedded PGlite, or TEST_DATABASE_URL).
+ * `npm run db:check -- --service-role NAME` fails while the role has none; beside the option,
+ * db:check answers --help and both refuse an option they do not know. Both run as a user runs
+ * them, against the run's database (the embedded PGlite, or TEST_DATABASE_URL).
  */
 import { createRequire } from 'node:module';
 import postgres from 'postgres';
+import { CHECK_USAGE } from '../../../tools/db/drift';
 import { run } from '../../support/processes';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
@@ -75,5 +77,53 @@ describe('the service role statement timeout', () => {
     });
     expect(unknownRole.code).toBe(1);
     expect(unknownRole.stdout).toContain('service role nobody_here: no such role');
+  });
+
+  it('db:check answers --help beside --service-role with its usage, which names the option, and exits 0', async () => {
+    // Act
+    const help = await tool('check.ts', ['--service-role', ROLE, '--help']);
+
+    // Assess
+    expect(help).toEqual({ code: 0, stdout: `${CHECK_USAGE}\n`, stderr: '' });
+    expect(CHECK_USAGE).toContain('[--service-role NAME]');
+  });
+
+  it('db:migrate answers --help with its usage and exits 0, migrating nothing', async () => {
+    // Act
+    const migrate = await tool('migrate-cli.ts', ['--help']);
+
+    // Assess
+    expect(migrate).toEqual({
+      code: 0,
+      stdout: 'usage: npm run db:migrate [-- --service-role NAME]\n',
+      stderr: '',
+    });
+  });
+
+  it('refuses an unknown option beside --service-role with exit 2, naming it on one line, and sets nothing', async () => {
+    // Arrange
+    const settings = () => sql<{ setconfig: string[] }[]>`
+      select s.setconfig from pg_db_role_setting s join pg_roles r on r.oid = s.setrole
+      where r.rolname = ${ROLE}`;
+    const before = await settings();
+
+    // Act
+    const check = await tool('check.ts', ['--service-role', ROLE, '--fix']);
+    const migrate = await tool('migrate-cli.ts', ['--service-role', ROLE, '--fix'], {
+      DB_STATEMENT_TIMEOUT_MS: '1234',
+    });
+
+    // Assess
+    expect(check).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `Unknown option '--fix'\n${CHECK_USAGE}\n`,
+    });
+    expect(migrate).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'unknown argument: --fix\nusage: npm run db:migrate [-- --service-role NAME]\n',
+    });
+    expect(await settings()).toEqual(before);
   });
 });

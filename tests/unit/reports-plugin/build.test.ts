@@ -1,15 +1,19 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { buildReportsPlugin, parseArguments } from '../../../tools/plugin/build';
+import { buildReportsPlugin, parseArguments, USAGE } from '../../../tools/plugin/build';
 import { currencyPath, pluginReports, probeRange } from '../../../tools/plugin/reports';
 import { catalogue } from '../../../shared/catalogue';
 import { MAX_RANGE_DAYS, parseDayRange } from '../../../shared/reports/parameters';
 import { MAX_RANGE_MONTHS, parseMonthRange } from '../../../shared/reports/revenue';
+import { run } from '../../support/processes';
+
+const TSX = createRequire(import.meta.url).resolve('tsx/cli');
 
 /** The size budget of the bundle (docs/plugin.md): Preact and the plugin, minified. */
 const BUDGET = { bytes: 40 * 1024, gzipBytes: 16 * 1024 };
@@ -144,8 +148,42 @@ describe('npm run build:plugin', () => {
       apiUrl: 'https://x.example',
       outDir: 'o',
     });
-    expect(() => parseArguments(['--api-url'])).toThrow(/usage/);
-    expect(() => parseArguments(['--api-url', 'nope'])).toThrow(/not a URL/);
-    expect(() => parseArguments(['--port', '1'])).toThrow(/usage/);
+    expect(parseArguments(['--api-url=https://x.example'])).toMatchObject({
+      apiUrl: 'https://x.example',
+    });
+    expect(parseArguments(['--help'])).toBe('help');
+    expect(parseArguments(['-h', '--api-url', 'nope'])).toBe('help');
+    expect(() => parseArguments(['--api-url'])).toThrow(
+      `Option '--api-url <value>' argument missing\n${USAGE}`,
+    );
+    expect(() => parseArguments(['--api-url', 'nope'])).toThrow(
+      `--api-url: "nope" is not a URL\n${USAGE}`,
+    );
+    expect(() => parseArguments(['--out='])).toThrow(`--out needs a value\n${USAGE}`);
+    expect(() => parseArguments(['--port', '1'])).toThrow(`Unknown option '--port'\n${USAGE}`);
+    expect(() => parseArguments(['dist'])).toThrow(/^Unexpected argument 'dist'/);
+  });
+
+  it('answers --help and -h with its usage on standard output and exit 0, building nothing', async () => {
+    // Arrange
+    const folder = join(out, 'help');
+
+    // Act
+    const long = await run([TSX, 'tools/plugin/build.ts', '--out', folder, '--help'], {});
+    const short = await run([TSX, 'tools/plugin/build.ts', '-h'], {});
+
+    // Assess
+    const help = { code: 0, stdout: `${USAGE}\n`, stderr: '' };
+    expect(long).toEqual(help);
+    expect(short).toEqual(help);
+    await expect(readdir(folder)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('refuses an unknown option with exit 2, naming it on one line before the usage', async () => {
+    // Act
+    const refused = await run([TSX, 'tools/plugin/build.ts', '--port', '1'], {});
+
+    // Assess
+    expect(refused).toEqual({ code: 2, stdout: '', stderr: `Unknown option '--port'\n${USAGE}\n` });
   });
 });

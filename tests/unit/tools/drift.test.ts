@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import type { IsoDate } from '../../../shared/dates';
 import {
   CHECK_USAGE,
@@ -82,15 +83,37 @@ describe('parseCheckArgs', () => {
     [['--from', '2024-02-30'], '--from must be a date YYYY-MM-DD, not "2024-02-30"'],
     [['--to=2024-1-5'], '--to must be a date YYYY-MM-DD, not "2024-1-5"'],
     [['--from', '2024-03-02', '--to', '2024-03-01'], '--from 2024-03-02 is after --to 2024-03-01'],
-    [['--restaurant'], '--restaurant needs a value'],
-    [['--restaurant', '--repair'], '--restaurant needs a value'],
+    [['--restaurant'], "Option '--restaurant <value>' argument missing"],
+    [
+      ['--restaurant', '--repair'],
+      "Option '--restaurant' argument is ambiguous. Did you forget to specify the option argument for '--restaurant'? To specify an option argument starting with a dash use '--restaurant=-XYZ'.",
+    ],
     [['--restaurant='], '--restaurant needs a value'],
-    [['--repair=yes'], '--repair takes no value'],
-    [['--fix'], 'unknown argument "--fix"'],
-    [['R-1001'], 'unknown argument "R-1001"'],
+    [['--from='], '--from needs a value'],
+    [['--repair=yes'], "Option '--repair' does not take an argument"],
+    [['--fix'], "Unknown option '--fix'"],
+    [['-x'], "Unknown option '-x'"],
+    [['R-1001'], "Unexpected argument 'R-1001'. This command does not take positional arguments"],
   ])('refuses %j: %s', (argv, error) => {
     expect(parseCheckArgs(argv)).toEqual({ error });
   });
+
+  it.each([[['--help']], [['-h']], [['--from', '2024-02-30', '--help']]])(
+    'answers %j with its help, before checking the other options',
+    (argv) => {
+      // Arrange
+      const help = jest.fn((): never => {
+        throw new Error('help');
+      });
+
+      // Act
+      const parse = () => parseCheckArgs(argv, help);
+
+      // Assess
+      expect(parse).toThrow('help');
+      expect(help).toHaveBeenCalledTimes(1);
+    },
+  );
 
   it('has one usage line naming every option', () => {
     expect(CHECK_USAGE).toBe(

@@ -3,6 +3,7 @@
  * validation of order and declaration lines with their exact messages, COPY's text escaping
  * and the progress output.
  */
+import { jest } from '@jest/globals';
 import { IMPORT_USAGE, parseImportArgs, readsOrders } from '../../../tools/db/import-args';
 import { createProgress, formatBar } from '../../../tools/db/import-progress';
 import {
@@ -269,16 +270,49 @@ describe('parseImportArgs', () => {
   });
 
   it.each([
-    [['--file'], '--file needs a value'],
-    [['--file', '--skip-invalid'], '--file needs a value'],
+    [['--file'], "Option '--file <value>' argument missing"],
+    [
+      ['--file', '--skip-invalid'],
+      "Option '--file' argument is ambiguous. Did you forget to specify the option argument for '--file'? To specify an option argument starting with a dash use '--file=-XYZ'.",
+    ],
+    [['--file='], '--file needs a value'],
     [['--file', 'a', '--file', 'b'], '--file is given twice'],
-    [['--skip-invalid=yes'], '--skip-invalid takes no value'],
-    [['orders.ndjson'], 'unknown argument "orders.ndjson"'],
+    [['--file=a', '--file', 'b'], '--file is given twice'],
+    [['--skip-invalid=yes'], "Option '--skip-invalid' does not take an argument"],
+    [
+      ['orders.ndjson'],
+      "Unexpected argument 'orders.ndjson'. This command does not take positional arguments",
+    ],
     [['--restaurants', '-'], 'only one of --file and --restaurants can read standard input'],
     [['--states', '-'], '--states needs a file'],
   ])('refuses %j', (argv, error) => {
     expect(parseImportArgs(argv)).toEqual({ error });
   });
+
+  it('refuses an unknown option, naming it on one line', () => {
+    // Act
+    const parsed = parseImportArgs(['--file', 'o.ndjson', '--dry-run']);
+
+    // Assess
+    expect(parsed).toEqual({ error: "Unknown option '--dry-run'" });
+  });
+
+  it.each([[['--help']], [['-h']], [['--restaurants', '-', '--help']]])(
+    'answers %j with its help, before checking the other options',
+    (argv) => {
+      // Arrange
+      const help = jest.fn((): never => {
+        throw new Error('help');
+      });
+
+      // Act
+      const parse = () => parseImportArgs(argv, help);
+
+      // Assess
+      expect(parse).toThrow('help');
+      expect(help).toHaveBeenCalledTimes(1);
+    },
+  );
 
   it('has a usage line', () => {
     expect(IMPORT_USAGE).toBe(

@@ -42,14 +42,46 @@ describe('the service role options and values', () => {
     expect(takeServiceRole(['--repair'])).toEqual({ rest: ['--repair'] });
   });
 
-  it.each([[['--service-role']], [['--service-role', 'a;b']]])(
-    'refuses --service-role without a role name: %j',
-    (args) => {
-      expect(takeServiceRole(args)).toEqual({
-        error: '--service-role needs the name of the role the functions log in as',
-      });
-    },
-  );
+  it('takes --service-role=NAME out as one word', () => {
+    // Act
+    const taken = takeServiceRole(['--repair', '--service-role=portal_api', '--metrics']);
+
+    // Assess
+    expect(taken).toEqual({ role: 'portal_api', rest: ['--repair', '--metrics'] });
+  });
+
+  it('leaves --help, -h, the options it does not know and all after -- to the tool, in order', () => {
+    // Arrange
+    const args = ['-h', '--fix', '--service-role', 'portal_api', '--help', '--', '--service-role'];
+
+    // Act
+    const taken = takeServiceRole(args);
+
+    // Assess
+    expect(taken).toEqual({
+      role: 'portal_api',
+      rest: ['-h', '--fix', '--help', '--', '--service-role'],
+    });
+  });
+
+  it('refuses --service-role given twice', () => {
+    // Act
+    const taken = takeServiceRole(['--service-role', 'a', '--service-role=b']);
+
+    // Assess
+    expect(taken).toEqual({ error: '--service-role is given twice' });
+  });
+
+  it.each([
+    [['--service-role']],
+    [['--service-role', 'a;b']],
+    [['--service-role=']],
+    [['--service-role', '--repair']],
+  ])('refuses --service-role without a role name: %j', (args) => {
+    expect(takeServiceRole(args)).toEqual({
+      error: '--service-role needs the name of the role the functions log in as',
+    });
+  });
 
   it('says whether the role bounds its statements', () => {
     expect(describeRoleTimeout('portal_api', 5000)).toEqual({
