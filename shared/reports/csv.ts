@@ -13,7 +13,7 @@
  * prints them (`-12.5`, `1e+21`) and never neutralised: a spreadsheet reads them as that number,
  * and a `'` would turn a negative amount into text that sums skip.
  */
-import Negotiator from 'negotiator';
+import preferredMediaTypes from 'negotiator/lib/mediaType';
 import { validationError } from '../errors';
 import type { GatewayResult } from '../http/event';
 import type { PropertyDefinition, ReportRow } from './report';
@@ -95,6 +95,5 @@ export const reportFormat = (
     ]);
   }
   const header = accept.length === 0 ? undefined : accept.join(', ');
-  const preferred = new Negotiator({ headers: { accept: header } }).mediaType(MEDIA_TYPES);
-  return preferred === 'text/csv' ? 'csv' : 'json';
+  return preferredMediaTypes(header, MEDIA_TYPES)[0] === 'text/csv' ? 'csv' : 'json';
 };
