@@ -1,11 +1,12 @@
 /**
- * One Jest configuration, five projects; JEST_PROJECTS (comma-separated, default `test`) picks
+ * One Jest configuration, six projects; JEST_PROJECTS (comma-separated, default `test`) picks
  * which run, as each npm script sets it:
  * - `test` (npm test): unit, security, handler and database integration suites, end to end;
  * - `slow` (npm run test:all): every-region packaging, the scaffold, TLS and PgBouncer servers;
  * - `faults`: database faults that need a real PostgreSQL (TEST_DATABASE_URL);
  * - `browser`: the API and the preview in Debian's chromium;
- * - `lambda`: the packaged functions booted by aws-lambda-ric.
+ * - `lambda`: the packaged functions booted by aws-lambda-ric;
+ * - `mutation`: the unit suites npm run test:mutation runs against each mutant.
  * Jest runs the TypeScript sources as native ES modules (Middy and jose ship ESM only): SWC
  * strips the types and keeps `import`/`export`; Node's VM modules load them.
  * @type {import('jest').Config}
@@ -52,6 +53,11 @@ const PROJECTS = [
   project('faults', ['<rootDir>/tests/faults/**/*.test.ts']),
   project('browser', ['<rootDir>/tests/browser/**/*.test.ts']),
   project('lambda', ['<rootDir>/tests/lambda-runtime/**/*.test.ts']),
+  // npm run test:mutation (stryker.config.mjs): the unit suites of what it mutates.
+  project('mutation', [
+    '<rootDir>/tests/unit/shared/auth/**/*.test.ts',
+    '<rootDir>/tests/unit/middleware/**/*.test.ts',
+  ]),
 ];
 const selected = (process.env.JEST_PROJECTS ?? 'test').split(',').map((name) => name.trim());
 const unknown = selected.filter((name) => !PROJECTS.some((p) => p.displayName === name));
