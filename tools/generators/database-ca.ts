@@ -8,6 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { databaseHost } from '../../shared/config';
 import { rdsCertificates, rdsProxyCertificates, rdsRegionOf } from '../../shared/db/rds-cas';
 
 /** The folder, under the service, that the files are written to and zipped from. */
@@ -29,22 +30,13 @@ export interface CaFileRequest {
 
 const SERVICE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** DATABASE_URL's host; '' when there is none (a URL config-check.cjs refuses, naming it). */
-const hostOf = (url: string): string => {
-  try {
-    return url ? new URL(url).hostname : '';
-  } catch {
-    return '';
-  }
-};
-
 /**
  * Writes the list's CAs and returns the file's path relative to the service: the DB_CA value
  * and the package pattern. One file per list and region, so packagings of several regions never
  * overwrite each other's.
  */
 export const writeCaFile = ({ list, url, region, root = SERVICE_ROOT }: CaFileRequest): string => {
-  const databaseRegion = rdsRegionOf(hostOf(url)) ?? region;
+  const databaseRegion = rdsRegionOf(databaseHost(url)) ?? region;
   const [name, certificates] =
     list === 'rds'
       ? [`rds-${databaseRegion}.pem`, rdsCertificates(databaseRegion)]
