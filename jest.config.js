@@ -57,6 +57,7 @@ const PROJECTS = [
   project('mutation', [
     '<rootDir>/tests/unit/shared/auth/**/*.test.ts',
     '<rootDir>/tests/unit/middleware/**/*.test.ts',
+    '<rootDir>/tests/unit/shared/reports/**/*.test.ts',
   ]),
 ];
 const selected = (process.env.JEST_PROJECTS ?? 'test').split(',').map((name) => name.trim());
@@ -66,7 +67,10 @@ if (unknown.length > 0) throw new Error(`JEST_PROJECTS: no project named ${unkno
 export default {
   projects: PROJECTS.filter((p) => selected.includes(p.displayName)),
   testTimeout: 30000,
-  globalSetup: '<rootDir>/tests/support/global-setup.ts',
+  // The mutation project's unit suites need no database: its setup serves only the key set.
+  globalSetup: selected.every((name) => name === 'mutation')
+    ? '<rootDir>/tests/support/global-setup-keys.ts'
+    : '<rootDir>/tests/support/global-setup.ts',
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
   collectCoverageFrom: [
     'functions/**/*.ts',

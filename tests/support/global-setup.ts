@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startLocalStack, type LocalStack } from '../../tools/local/stack';
 
 declare global {
-  var __portalStack: LocalStack | undefined;
+  var __portalStack: Pick<LocalStack, 'close'> | undefined;
 }
 
 export default async function globalSetup(): Promise<void> {
