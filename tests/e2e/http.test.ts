@@ -2,11 +2,12 @@
  * End to end over HTTP: `npm start` on a free port with its embedded defaults (no
  * DATABASE_URL, no JWKS_URL), then the requests a browser client of the portal sends.
  */
-import { createServer, type Server } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { addDays, todayIn } from '../../tools/dates';
 import { catalogue } from '../../shared/catalogue';
 import type { IsoDate } from '../../shared/dates';
 import { declaredParameters, sampleParameters } from '../support/declarations';
+import { browserPreflight, SPEC_CORS, specCorsOf } from '../support/handlers';
 import { run } from '../support/processes';
 import { freshEnv, startService, TSX, type RunningService } from '../support/service';
 
@@ -63,9 +64,8 @@ describe('npm start, over HTTP', () => {
   });
 
   it('prints a short banner, without the route table or a line per request', async () => {
-    // Prepare: one more answered request, which prints nothing by default
+    // One more answered request, which prints nothing by default.
     await fetch(curlUrl, { headers: { Authorization: `Bearer ${curlToken}` } });
-
     // Act
     const output = service.output();
 
@@ -79,27 +79,10 @@ describe('npm start, over HTTP', () => {
   });
 
   it('answers a browser preflight with 200 and the spec headers', async () => {
-    const response = await fetch(`${base}/v1/restaurants/R-1001/reports/dishes`, {
-      method: 'OPTIONS',
-      headers: {
-        Origin: 'https://portal.example.com',
-        'Access-Control-Request-Method': 'GET',
-        'Access-Control-Request-Headers': 'authorization',
-      },
-    });
+    const response = await browserPreflight(`${base}/v1/restaurants/R-1001/reports/dishes`);
 
     expect(response.status).toBe(200);
-    expect({
-      origin: response.headers.get('access-control-allow-origin'),
-      headers: response.headers.get('access-control-allow-headers'),
-      methods: response.headers.get('access-control-allow-methods'),
-      credentials: response.headers.get('access-control-allow-credentials'),
-    }).toEqual({
-      origin: '*',
-      headers: 'Content-Type,Authorization',
-      methods: 'OPTIONS,GET',
-      credentials: 'false',
-    });
+    expect(specCorsOf(response.headers)).toEqual(SPEC_CORS);
   });
 
   it('serves the dishes report to a token from `npm run token`', async () => {
@@ -195,31 +178,19 @@ describe('npm start, over HTTP', () => {
 });
 
 describe('npm start on a port something else holds', () => {
-  let holder: Server | undefined;
-
-  afterAll(async () => {
-    await new Promise<void>((resolve) => {
-      if (holder)
-        holder.close(() => {
-          resolve();
-        });
-      else resolve();
-    });
-  });
-
   it('exits before it is ready, saying so, rather than report the other server as itself', async () => {
-    // Prepare
-    holder = createServer();
-    await new Promise<void>((resolve) => holder?.listen(0, 'localhost', resolve));
-    const address = holder.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, 'localhost', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const started = startService('e2e-port-taken', { PORT: String(port) });
 
-    // Act
-    const started = startService('e2e-port-taken', { PORT: String(port) });
-
-    // Assess
-    await expect(started).rejects.toThrow(
-      new RegExp(`exited with 2 before it was ready:[\\s\\S]*Port ${port} is in use`),
-    );
+      // Prepare / Act / Assess
+      await expect(started).rejects.toThrow(
+        new RegExp(`exited with 2 before it was ready:[\\s\\S]*Port ${port} is in use`),
+      );
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   }, 60_000);
 });

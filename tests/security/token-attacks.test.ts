@@ -280,16 +280,13 @@ describe('another spelling of a genuine token', () => {
 });
 
 describe('missing or borrowed signature', () => {
-  it('refuses a genuine token whose signature was emptied', async () => {
+  it.each([
+    ['whose signature was emptied', '.'],
+    ['cut to its header and payload', ''],
+  ])('refuses a genuine token %s', async (_what, end) => {
     const [head, body] = genuine().split('.');
 
-    expectRefused(await send(`${head}.${body}.`), 'invalid');
-  });
-
-  it('refuses a genuine token cut to its header and payload', async () => {
-    const [head, body] = genuine().split('.');
-
-    expectRefused(await send(`${head}.${body}`), 'invalid');
+    expectRefused(await send(`${head}.${body}${end}`), 'invalid');
   });
 
   it('refuses a payload granting another owner’s restaurants under a signature of another token', async () => {

@@ -67,3 +67,15 @@ export const ndjsonFile = (
 /** An import's summary line without its run's time and rate. */
 export const withoutTiming = (line: string | undefined): string =>
   (line ?? '').replace(/ \(\d+\.\d s, \d+ orders\/s\)$/, '');
+
+/**
+ * Expects a clean import of `path`: exit code 0, one summary line with these `counts` (its time
+ * and rate left out), nothing on standard error.
+ */
+export const expectImported = (outcome: ImportOutcome, path: string, counts: string): void => {
+  expect({ ...outcome, out: outcome.out.map(withoutTiming) }).toEqual({
+    code: 0,
+    out: [`orders from ${path}: ${counts}`],
+    err: [],
+  });
+};

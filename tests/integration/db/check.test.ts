@@ -67,20 +67,18 @@ describe('Database.check', () => {
   });
 
   it('rejects within the statement timeout and its margin when the database goes silent', async () => {
-    // Prepare: a connection made, then every byte swallowed.
+    // A connection made, then every byte swallowed.
     const via = await proxy();
     const database = open(urlAt(via.port));
     await database.check();
     via.silenceAll();
 
-    // Act
     const started = performance.now();
     const outcome = await database.check().then(
       () => 'answered',
       (error: unknown) => error,
     );
 
-    // Assess
     expect(outcome).toBeInstanceOf(DatabaseTimeoutError);
     expect(performance.now() - started).toBeLessThan(
       STATEMENT_TIMEOUT_MS + SILENCE_MARGIN_MS + 1_000,

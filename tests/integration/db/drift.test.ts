@@ -1,13 +1,8 @@
 /**
- * The drift check and repair of the daily rollups (tools/db/drift.ts,
- * npm run db:check = tools/db/check.ts; docs/data.md) on the run's database (the embedded
- * PGlite, or TEST_DATABASE_URL): a clean database exits 0; drift made on purpose in a committed
- * fixture restaurant of this test's own (a rollup row changed, one deleted, a bogus one
- * inserted) is printed row by row with its exit code, scoped by range and restaurant, repaired,
- * and a second check is clean; a write that finds its rollup out of step succeeds (migration
- * 005), leaving drift the check finds. The command line answers --help and refuses an unknown
- * option. On PostgreSQL, the repair waits for the restaurant's writer under way and holds no
- * other restaurant's writers.
+ * The drift check and repair of the daily rollups (tools/db/drift.ts, npm run db:check =
+ * tools/db/check.ts; docs/data.md) on the run's database (the embedded PGlite, or
+ * TEST_DATABASE_URL), with drift made on purpose in a committed fixture restaurant of this
+ * test's own.
  */
 import { createRequire } from 'node:module';
 import postgres from 'postgres';
@@ -107,21 +102,17 @@ describe('npm run db:check', () => {
   });
 
   it('prints its usage on standard output for --help and -h and exits 0, checking nothing', async () => {
-    // Act
     const long = await cli(['--restaurant', RESTAURANT, '--help']);
     const short = await cli(['-h']);
 
-    // Assess
     const help = { code: 0, stdout: `${CHECK_USAGE}\n`, stderr: '' };
     expect(long).toEqual(help);
     expect(short).toEqual(help);
   });
 
   it('refuses an unknown option (exit 2), naming it on one line before the usage', async () => {
-    // Act
     const finished = await cli(['--restaurant', RESTAURANT, '--fix']);
 
-    // Assess
     expect(finished).toEqual({
       code: 2,
       stdout: '',

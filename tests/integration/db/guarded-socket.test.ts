@@ -1,7 +1,8 @@
 /**
  * The socket factory behind every database pool, against a local endpoint that accepts
- * connections and closes them at once (a load balancer without a healthy target), and a host
- * name that a failover moves from one address to another.
+ * connections and closes them at once (a load balancer without a healthy target), answers, or
+ * stays silent; a port where nothing listens; and a host name that a failover moves from one
+ * address to another.
  */
 import { once } from 'node:events';
 import {
@@ -16,22 +17,27 @@ import {
   guardedSocket,
   HANG_UP_LIMIT,
 } from '../../../shared/db/postgres-workarounds';
+import { freePort } from '../../support/processes';
 
 let server: Server;
-let mode: 'hang-up' | 'answer' = 'hang-up';
+let mode: 'hang-up' | 'answer' | 'silent' = 'hang-up';
 let accepted = 0;
+const open = new Set<Socket>();
 
 beforeAll(async () => {
   server = createServer((socket) => {
     accepted += 1;
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
     if (mode === 'hang-up') socket.destroy();
-    else socket.write('R');
+    else if (mode === 'answer') socket.write('R');
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
 });
 
 afterAll(async () => {
+  for (const socket of open) socket.destroy();
   server.close();
   await once(server, 'close');
 });
@@ -74,12 +80,38 @@ describe('guardedSocket', () => {
     await expect(connect(target())).rejects.toBeInstanceOf(DatabaseHangsUpError);
   });
 
-  it('rejects at once when nothing listens', async () => {
-    const connect = guardedSocket(1000);
+  it(`does not count refused connects: the ${HANG_UP_LIMIT + 1}th is still attempted`, async () => {
+    const nothing = { host: ['127.0.0.1'], port: [await freePort()] };
+    const connect = guardedSocket(1_000);
 
-    await expect(connect({ host: ['127.0.0.1'], port: [9] })).rejects.toMatchObject({
-      code: 'ECONNREFUSED',
-    });
+    const outcomes: unknown[] = [];
+    for (let i = 0; i <= HANG_UP_LIMIT; i += 1) {
+      outcomes.push(await connect(nothing).catch((error: unknown) => error));
+    }
+
+    const refused: unknown = expect.objectContaining({ code: 'ECONNREFUSED' });
+    expect(outcomes).toEqual(Array.from({ length: HANG_UP_LIMIT + 1 }, () => refused));
+  });
+
+  it('does not count connections this side gave up on (a connect timeout over a silent server)', async () => {
+    mode = 'silent';
+    const connect = guardedSocket(1_000);
+
+    for (let i = 0; i < HANG_UP_LIMIT; i += 1) {
+      const socket = await connect(target());
+      const closed = once(socket, 'close');
+      socket.destroy(); // as postgres.js does when its connect timeout fires
+      await closed;
+    }
+    const next = await connect(target()).then(
+      (socket) => {
+        socket.destroy();
+        return 'connected';
+      },
+      (error: unknown) => error,
+    );
+
+    expect(next).toBe('connected');
   });
 
   it('looks the host name up again for every connection, so a failover that moves the name is followed', async () => {

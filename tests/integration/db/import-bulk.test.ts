@@ -1,16 +1,11 @@
 /**
- * The bulk load of npm run import (tools/db/import-write.ts: beginBulkLoad, writeBulk) on a
- * real PostgreSQL, each test in a scratch database of its own (the run's shared database
- * already holds orders, so it never takes the bulk path): a migrated template with two
- * restaurants declared, copied per test. A first import into empty tables takes the bulk path
- * (its observables: every order's id is a constant plus its input line number, so a blank
- * line leaves a gap, and the secondary indexes are new relations) and leaves the indexes,
- * constraints and triggers of orders and order_lines exactly as migrated; the identity
- * sequence continues after the imported ids; a later import takes the regular path; a refused
- * file writes nothing and changes no index; a reader holding the table makes the import fall
- * back to the regular path after the lock timeout; a re-import changes nothing. After every
- * write the rollups equal a full recompute (tools/db/drift.ts).
- * Skipped on the embedded PGlite (no CREATE DATABASE, no second server connection).
+ * The bulk load of npm run import (tools/db/import-write.ts: beginBulkLoad, writeBulk), each
+ * test in a scratch database of its own copied from a migrated template with two restaurants
+ * declared (the run's shared database already holds orders, so it never takes the bulk path).
+ * The bulk path's observables: every order's id is a constant plus its input line number (a
+ * blank line leaves a gap), and the secondary indexes are new relations. After every write the
+ * rollups equal a full recompute (tools/db/drift.ts). Skipped on the embedded PGlite (no CREATE
+ * DATABASE, no second server connection).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,12 +14,7 @@ import postgres from 'postgres';
 import { findDrift } from '../../../tools/db/drift';
 import type { ImportOptions } from '../../../tools/db/import-args';
 import { migrate } from '../../../tools/db/migrate';
-import {
-  ndjsonFile,
-  runImportWith,
-  withoutTiming,
-  type ImportOutcome,
-} from '../../support/import-files';
+import { expectImported, ndjsonFile, runImportWith } from '../../support/import-files';
 import { signal } from '../../support/signals';
 
 const POSTGRESQL = process.env.TEST_DATABASE_KIND === 'postgresql';
@@ -57,16 +47,6 @@ const file = (name: string, lines: readonly (string | object)[]): string =>
 /** runImport in this process, as the command line runs it, on `db`. */
 const importWith = (db: postgres.Sql, options: Partial<ImportOptions>) =>
   runImportWith(db, options);
-
-const summary = withoutTiming;
-/** An import's outcome with its summary lines' time and rate left out. */
-const summarised = (outcome: ImportOutcome) => ({ ...outcome, out: outcome.out.map(summary) });
-/** A clean import of `path`: exit code 0, one summary line with these `counts`, nothing on stderr. */
-const cleanImport = (path: string, counts: string) => ({
-  code: 0,
-  out: [`orders from ${path}: ${counts}`],
-  err: [],
-});
 
 /** A fixture restaurant on both platforms (bulk-tb-kw and bulk-hs-kw for BULK-KW). */
 const declaration = (
@@ -289,9 +269,7 @@ maybe('npm run import: the bulk load of a first import into an empty database', 
     const path = file('first.ndjson', lines);
     const before = await indexOids(sql);
     const result = await importWith(sql, { file: path });
-    expect(summarised(result)).toEqual(
-      cleanImport(path, '50 inserted, 0 updated, 0 unchanged, 0 refused'),
-    );
+    expectImported(result, path, '50 inserted, 0 updated, 0 unchanged, 0 refused');
     return { list, lines, path, before };
   };
 
@@ -354,9 +332,7 @@ maybe('npm run import: the bulk load of a first import into an empty database', 
     const list = orders('B', 30);
     const path = file('second.ndjson', withBlank(list, 10));
     const result = await importWith(sql, { file: path });
-    expect(summarised(result)).toEqual(
-      cleanImport(path, '30 inserted, 0 updated, 0 unchanged, 0 refused'),
-    );
+    expectImported(result, path, '30 inserted, 0 updated, 0 unchanged, 0 refused');
     // The regular path: no index was dropped and rebuilt, the new ids follow the others.
     expect(await indexOids(sql)).toEqual(before);
     const ids = await orderIds(sql);
@@ -464,9 +440,7 @@ maybe('npm run import: the bulk load of a first import into an empty database', 
       mayCommit.give();
       await holding;
 
-      expect(summarised(result)).toEqual(
-        cleanImport(path, '50 inserted, 0 updated, 0 unchanged, 0 refused'),
-      );
+      expectImported(result, path, '50 inserted, 0 updated, 0 unchanged, 0 refused');
       expect(events).toEqual(['import returned', 'reader commits']);
       // It waited for the lock (5 s) and then gave up on it, not forever.
       expect(seconds).toBeGreaterThanOrEqual(4.9);
@@ -493,9 +467,7 @@ maybe('npm run import: the bulk load of a first import into an empty database', 
     const before = await rows();
     const oids = await indexOids(sql);
     const again = await importWith(sql, { file: path });
-    expect(summarised(again)).toEqual(
-      cleanImport(path, '0 inserted, 0 updated, 50 unchanged, 0 refused'),
-    );
+    expectImported(again, path, '0 inserted, 0 updated, 50 unchanged, 0 refused');
     expect(await rows()).toEqual(before);
     expect(await indexOids(sql)).toEqual(oids);
     expect(await structure(sql)).toEqual(migrated);

@@ -1,10 +1,7 @@
 /**
  * npm run import refuses what PostgreSQL would refuse before anything is written, and a COPY the
  * server refuses never leaves it waiting (tools/db/import-validate.ts, import-check.ts,
- * import-write.ts copyIn): a NUL character, a lone surrogate and bytes that are not UTF-8 are
- * each refused with the line and the field named, on this thread, on the worker thread (COPY
- * staging, PostgreSQL) and with --skip-invalid (the good line written); and rows the server
- * refuses in a COPY reject the staging at once, the transaction rolled back.
+ * import-write.ts copyIn).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

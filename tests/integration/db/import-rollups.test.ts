@@ -1,12 +1,8 @@
 /**
  * The deferred rollups of migration 004 (report_rollups_defer / report_rollups_refresh), which
  * npm run import uses (tools/db/import-write.ts), on the run's database (PGlite, or
- * TEST_DATABASE_URL): after imports mixing new orders, orders whose state, total, instant or
- * lines changed, and orders written by ordinary writers on the same days (in a zone whose DST
- * change is at midnight), the rollups equal a full recompute; only the transaction that
- * deferred is deferred; on PostgreSQL, the refresh waits for an ordinary writer of the same
- * restaurant under way, and a writer arriving after it waits for the import to commit, with
- * the rollups exact afterwards.
+ * TEST_DATABASE_URL), with ordinary writers on the days the imports touch, in a zone whose DST
+ * change is at midnight.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

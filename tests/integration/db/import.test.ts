@@ -1,13 +1,8 @@
 /**
  * npm run import (tools/db/import*.ts, migration 003, docs/import.md) on the run's database
  * (the embedded PGlite, where orders are staged by JSON batches, or TEST_DATABASE_URL, where
- * they are staged by COPY and, in one test, by the batches too): restaurants declared; a file
- * with one bad line writes nothing and names it; each refusal's message; a first import, a
- * re-import that writes nothing (xmin, xmax and ctid of every row unchanged), a re-sent order
- * with another state, total and lines updating its one row; --skip-invalid; standard input and
- * --states through the real command line, which also answers --help and refuses an unknown
- * option. After every write the rollups equal a full recompute (tools/db/drift.ts's
- * comparison).
+ * they are staged by COPY and, in one test, by the batches too). After every write the rollups
+ * equal a full recompute (tools/db/drift.ts's comparison).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,7 +14,12 @@ import { findDrift } from '../../../tools/db/drift';
 import { IMPORT_USAGE, type ImportOptions } from '../../../tools/db/import-args';
 import type { StagingMethod } from '../../../tools/db/import-write';
 import { ROOT } from '../../support/processes';
-import { ndjsonFile, runImportWith, withoutTiming } from '../../support/import-files';
+import {
+  expectImported,
+  ndjsonFile,
+  runImportWith,
+  withoutTiming,
+} from '../../support/import-files';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
 const TAG = `IMP${String(process.pid)}`;
@@ -63,8 +63,6 @@ const cli = (
     });
     child.stdin.end(input);
   });
-
-const summary = withoutTiming;
 
 const order = (
   orderId: string,
@@ -274,11 +272,7 @@ describe('npm run import', () => {
   it('imports a file once; importing it again writes nothing at all', async () => {
     const path = file('good.ndjson', GOOD);
     const first = await importWith({ file: path });
-    expect({ ...first, out: first.out.map(summary) }).toEqual({
-      code: 0,
-      out: [`orders from ${path}: 4 inserted, 0 updated, 0 unchanged, 0 refused`],
-      err: [],
-    });
+    expectImported(first, path, '4 inserted, 0 updated, 0 unchanged, 0 refused');
     expect(await ourOrders()).toBe(4);
     await expectExactRollups();
     const [days] = await sql`
@@ -288,11 +282,7 @@ describe('npm run import', () => {
 
     const before = await snapshot();
     const again = await importWith({ file: path });
-    expect({ ...again, out: again.out.map(summary) }).toEqual({
-      code: 0,
-      out: [`orders from ${path}: 0 inserted, 0 updated, 4 unchanged, 0 refused`],
-      err: [],
-    });
+    expectImported(again, path, '0 inserted, 0 updated, 4 unchanged, 0 refused');
     expect(await snapshot()).toEqual(before);
   });
 
@@ -309,11 +299,7 @@ describe('npm run import', () => {
       GOOD[2] ?? {},
     ]);
     const result = await importWith({ file: path });
-    expect({ ...result, out: result.out.map(summary) }).toEqual({
-      code: 0,
-      out: [`orders from ${path}: 0 inserted, 2 updated, 1 unchanged, 0 refused`],
-      err: [],
-    });
+    expectImported(result, path, '0 inserted, 2 updated, 1 unchanged, 0 refused');
     const rows = await sql`
       select id::text, state, total::text from orders
       where restaurant_id = ${KW} and external_id = 'A-1'`;
@@ -344,7 +330,7 @@ describe('npm run import', () => {
       order('F-3', { restaurantId: AE, total: '10.00', lines: [] }),
     ]);
     const result = await importWith({ file: path, skipInvalid: true });
-    expect({ ...result, out: result.out.map(summary) }).toEqual({
+    expect({ ...result, out: result.out.map(withoutTiming) }).toEqual({
       code: 1,
       out: [`orders from ${path}: 2 inserted, 0 updated, 0 unchanged, 1 refused`],
       err: [
@@ -365,11 +351,7 @@ describe('npm run import', () => {
       `\uFEFF${JSON.stringify(order('K-1'))}\r\n${JSON.stringify(order('K-2'))}\r\n`,
     );
     const result = await importWith({ file: path });
-    expect({ ...result, out: result.out.map(summary) }).toEqual({
-      code: 0,
-      out: [`orders from ${path}: 2 inserted, 0 updated, 0 unchanged, 0 refused`],
-      err: [],
-    });
+    expectImported(result, path, '2 inserted, 0 updated, 0 unchanged, 0 refused');
     await expectExactRollups();
   });
 
@@ -382,7 +364,7 @@ describe('npm run import', () => {
       .map((line) => JSON.stringify(line))
       .join('\n');
     const result = await cli(['--states', states], input);
-    expect({ ...result, stdout: summary(result.stdout.trimEnd()) }).toEqual({
+    expect({ ...result, stdout: withoutTiming(result.stdout.trimEnd()) }).toEqual({
       code: 0,
       stdout: 'orders from standard input: 2 inserted, 0 updated, 0 unchanged, 0 refused',
       stderr: '',
@@ -408,15 +390,12 @@ describe('npm run import', () => {
   });
 
   it('prints its usage on standard output for --help and -h, exits 0 and imports nothing', async () => {
-    // Arrange
     const path = file('help.ndjson', [order('J-1')]);
     const before = await ourOrders();
 
-    // Act
     const long = await cli(['--file', path, '--help']);
     const short = await cli(['-h']);
 
-    // Assess
     const help = { code: 0, stdout: `${IMPORT_USAGE}\n`, stderr: '' };
     expect(long).toEqual(help);
     expect(short).toEqual(help);
@@ -424,14 +403,11 @@ describe('npm run import', () => {
   });
 
   it('refuses an unknown option (exit 2), naming it on one line before the usage, and imports nothing', async () => {
-    // Arrange
     const path = file('unknown-option.ndjson', [order('J-2')]);
     const before = await ourOrders();
 
-    // Act
     const result = await cli(['--file', path, '--dry-run']);
 
-    // Assess
     expect(result).toEqual({
       code: 2,
       stdout: '',
@@ -447,14 +423,10 @@ describe('npm run import', () => {
         order('A-1', { state: 'REJECTED', total: '7.000' }),
       ]);
       const result = await importWith({ file: path }, 'insert');
-      expect({ ...result, out: result.out.map(summary) }).toEqual({
-        code: 0,
-        out: [`orders from ${path}: 1 inserted, 1 updated, 0 unchanged, 0 refused`],
-        err: [],
-      });
+      expectImported(result, path, '1 inserted, 1 updated, 0 unchanged, 0 refused');
       await expectExactRollups();
       const copied = await importWith({ file: path }, 'copy');
-      expect(copied.out.map(summary)).toEqual([
+      expect(copied.out.map(withoutTiming)).toEqual([
         `orders from ${path}: 0 inserted, 0 updated, 2 unchanged, 0 refused`,
       ]);
     });
@@ -492,11 +464,11 @@ describe('npm run import', () => {
     it('writes from a worker thread the rows this thread writes (--skip-invalid)', async () => {
       const path = file('worker-skip.ndjson', manyWithRefusals('X'));
       const worker = await importWith({ file: path, skipInvalid: true }, 'copy', true);
-      expect(worker.out.map(summary)).toEqual([
+      expect(worker.out.map(withoutTiming)).toEqual([
         `orders from ${path}: 4495 inserted, 0 updated, 0 unchanged, 4 refused`,
       ]);
       const here = await importWith({ file: path, skipInvalid: true }, 'copy', false);
-      expect(here.out.map(summary)).toEqual([
+      expect(here.out.map(withoutTiming)).toEqual([
         `orders from ${path}: 0 inserted, 0 updated, 4495 unchanged, 4 refused`,
       ]);
       await expectExactRollups();

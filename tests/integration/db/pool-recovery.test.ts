@@ -4,10 +4,7 @@
  * no failed connect may leave a pool slot stuck, however many fail in a row. Through a TCP
  * proxy (tests/support/tcp-proxy.ts) in front of the test database (PGlite or PostgreSQL).
  */
-import { once } from 'node:events';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createSql, type Sql } from '../../../shared/db/client';
-import { guardedSocket, HANG_UP_LIMIT } from '../../../shared/db/postgres-workarounds';
 import { startTcpProxy, type ProxyMode, type TcpProxy } from '../../support/tcp-proxy';
 
 const CONNECT_TIMEOUT_S = 1;
@@ -103,72 +100,5 @@ describe('createSql pool after failed connects', () => {
 
     expect(down.every((outcome) => 'ok' in outcome && !outcome.ok)).toBe(true);
     expect(back).toEqual([{ ok: true }, { ok: true }]);
-  });
-});
-
-describe('guardedSocket: what counts as a hang-up', () => {
-  const servers: Server[] = [];
-  const sockets = new Set<Socket>();
-
-  afterEach(async () => {
-    for (const socket of sockets) socket.destroy();
-    sockets.clear();
-    await Promise.all(
-      servers.splice(0).map(async (server) => {
-        server.close();
-        await once(server, 'close');
-      }),
-    );
-  });
-
-  const listening = async (onConnection: (socket: Socket) => void): Promise<number> => {
-    const server = createServer((socket) => {
-      sockets.add(socket);
-      onConnection(socket);
-    });
-    servers.push(server);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return (server.address() as AddressInfo).port;
-  };
-
-  const target = (port: number) => ({ host: ['127.0.0.1'], port: [port] });
-
-  it(`does not count refused connects: the ${HANG_UP_LIMIT + 1}th is still attempted`, async () => {
-    const port = await listening(() => undefined);
-    const [server] = servers as [Server];
-    server.close();
-    await once(server, 'close');
-    servers.length = 0;
-    const connect = guardedSocket(1_000);
-
-    const outcomes: unknown[] = [];
-    for (let i = 0; i <= HANG_UP_LIMIT; i += 1) {
-      outcomes.push(await connect(target(port)).catch((error: unknown) => error));
-    }
-
-    const refused: unknown = expect.objectContaining({ code: 'ECONNREFUSED' });
-    expect(outcomes).toEqual(Array.from({ length: HANG_UP_LIMIT + 1 }, () => refused));
-  });
-
-  it('does not count connections this side gave up on (a connect timeout over a silent server)', async () => {
-    const port = await listening(() => undefined); // accepts, never says a word
-    const connect = guardedSocket(1_000);
-
-    for (let i = 0; i < HANG_UP_LIMIT; i += 1) {
-      const socket = await connect(target(port));
-      const closed = once(socket, 'close');
-      socket.destroy(); // as postgres.js does when its connect timeout fires
-      await closed;
-    }
-    const next = await connect(target(port)).then(
-      (socket) => {
-        socket.destroy();
-        return 'connected';
-      },
-      (error: unknown) => error,
-    );
-
-    expect(next).toBe('connected');
   });
 });

@@ -93,10 +93,8 @@ describe('postgres.js, the version the workarounds were written for', () => {
 
 describe('porsager/postgres#1193: a server that closes before it answers', () => {
   it("leaves plain postgres.js's query unsettled while it reconnects without end", async () => {
-    // Arrange
     const sql = postgres({ ...plainOptions, host: '127.0.0.1', port: server.port });
 
-    // Act
     const query = sql`select 1`;
     const state = await stateAfter(query, WAIT_MS);
     const reconnects = server.accepted();
@@ -104,13 +102,12 @@ describe('porsager/postgres#1193: a server that closes before it answers', () =>
     await stateAfter(query, WAIT_MS);
     await stateAfter(sql.end({ timeout: 0 }), WAIT_MS);
 
-    // Assess: when this fails, postgres.js settles the query itself and the guard may go.
+    // When this fails, postgres.js settles the query itself and the guard may go.
     expect(state).toBe('pending');
     expect(reconnects).toBeGreaterThan(20);
   });
 
   it('fails the query at once through the guarded socket, after a few connects', async () => {
-    // Arrange
     const sql = createSql({
       url: `postgres://portal@127.0.0.1:${server.port}/reports`,
       poolMax: 1,
@@ -118,11 +115,9 @@ describe('porsager/postgres#1193: a server that closes before it answers', () =>
       connectTimeoutSeconds: 1,
     });
 
-    // Act
     const state = await stateAfter(sql`select 1`, WAIT_MS);
     await stateAfter(sql.end({ timeout: 0 }), WAIT_MS);
 
-    // Assess
     expect(state).toEqual({ rejected: expect.any(DatabaseHangsUpError) as unknown });
     expect(server.accepted()).toBeLessThan(10);
   });
@@ -133,7 +128,6 @@ describe('a socket factory that refuses (a connect that failed)', () => {
     Promise.reject(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }));
 
   it("strands plain postgres.js's connection: the next query never settles", async () => {
-    // Arrange
     const sql = postgres({
       ...plainOptions,
       host: '127.0.0.1',
@@ -141,12 +135,11 @@ describe('a socket factory that refuses (a connect that failed)', () => {
       socket: refused,
     } as never);
 
-    // Act
     const first = await stateAfter(sql`select 1`, WAIT_MS);
     const second = await stateAfter(sql`select 1`, WAIT_MS);
     await stateAfter(sql.end({ timeout: 0 }), WAIT_MS);
 
-    // Assess: when this fails, a rejected factory closes the slot and FailedConnection may go.
+    // When this fails, a rejected factory closes the slot and FailedConnection may go.
     expect(first).toEqual({
       rejected: expect.objectContaining({ code: 'ECONNREFUSED' }) as unknown,
     });
@@ -154,7 +147,7 @@ describe('a socket factory that refuses (a connect that failed)', () => {
   });
 
   it('fails every query at once when the refusal reaches postgres.js as a failed socket', async () => {
-    // Arrange: the pool's factory, its connects refused (nothing listens on port 9).
+    // The pool's factory, its connects refused (nothing listens on port 9).
     const sql = postgres({
       ...plainOptions,
       host: '127.0.0.1',
@@ -162,12 +155,10 @@ describe('a socket factory that refuses (a connect that failed)', () => {
       socket: poolSocket(1000),
     } as never);
 
-    // Act
     const first = await stateAfter(sql`select 1`, WAIT_MS);
     const second = await stateAfter(sql`select 1`, WAIT_MS);
     await sql.end({ timeout: 0 });
 
-    // Assess
     const refusal = { rejected: expect.objectContaining({ code: 'ECONNREFUSED' }) as unknown };
     expect([first, second]).toEqual([refusal, refusal]);
   });

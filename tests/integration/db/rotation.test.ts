@@ -1,23 +1,13 @@
 /**
  * The database credential from a Secrets Manager secret, and its rotation (docs/database.md,
- * "The database credential"). A PostgreSQL server of the test's own that
- * checks passwords (scram-sha-256; the machine's shared one trusts every login), a local
- * Parameters and Secrets extension holding the secret in the RDS rotation shape, and a report
- * endpoint on dependencies built from configuration as on Lambda (DATABASE_SECRET_ARN, no
- * DATABASE_URL), one warm container per test:
- * - the secret is read during initialisation, before any request, and the report answers 200;
- * - after a rotation of the password (ALTER ROLE … PASSWORD, then the secret) the open
- *   connections carry on, a new one is refused, the secret is read once more (once for all the
- *   requests refused together) and every request answers 200, with no redeploy;
- * - after a rotation to another user (the alternating-users strategy) a new pool logs in as it.
- * Each container's pool has more slots (DB_POOL_MAX=4) than the connections it opens at
- * initialisation (2); with those kept busy, requests after a rotation open new connections, as
- * a container does after an idle connection closes.
- * - a password the database keeps refusing is a logged 500, re-read at most once per interval;
- * - a secret the role may not read is a logged 500, and an extension that is not ready yet at
- *   initialisation only delays the first answer.
- * No password, user, host or port appears in any log line. Independent of the run's database
- * (PGlite or TEST_DATABASE_URL); skipped only where there is no initdb.
+ * "The database credential"), against a PostgreSQL of the test's own that checks passwords
+ * (the machine's shared one trusts every login) and a local Parameters and Secrets extension
+ * holding the secret in the RDS rotation shape; one warm container per test, configured as on
+ * Lambda (DATABASE_SECRET_ARN, no DATABASE_URL). Each container's pool has more slots
+ * (DB_POOL_MAX=4) than the connections it opens at initialisation (2); with those kept busy,
+ * requests after a rotation open new connections, as a container does after an idle connection
+ * closes. No password, user, host or port may appear in any log line. Skipped only where there
+ * is no initdb.
  */
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { reportEndpoint } from '../../../middleware/compose';
@@ -206,34 +196,40 @@ const expectNothingLeaked = (capture: LogCapture): void => {
 
 describeWithServer('the database credential from Secrets Manager', () => {
   it('reads the secret during initialisation, before any request, and answers 200', async () => {
-    // Act
     const { handler } = container();
     await until('the read at initialisation', () => extension.reads(ARN) === 1);
     const result = await report(handler);
 
-    // Assess
     expect(result.statusCode).toBe(200);
     expect(jsonBody(result)).toMatchObject({ data: expect.any(Array) as unknown });
     expect(extension.reads(ARN)).toBe(1);
   });
 
-  it('after a password rotation, reads the secret once more, once, and answers 200 (no redeploy)', async () => {
-    // Arrange: a warm container, then the rotation: database first, then the secret.
+  /**
+   * A warm container, settled; then `rotate`, and CONCURRENT requests at once while its open
+   * connections are busy.
+   */
+  const afterRotation = async (rotate: () => void) => {
     const { handler, deps } = container();
     expect((await report(handler)).statusCode).toBe(200);
     await settle(deps, USER);
     logs = captureLogs();
-    psql(`alter role ${USER} password '${SECOND}'`);
-    extension.put(ARN, secretFor(USER, SECOND));
+    rotate();
     const busy = occupyOpenConnections(deps, USER);
-
-    // Act
     const results = await Promise.all(Array.from({ length: CONCURRENT }, () => report(handler)));
     await busy;
-
-    // Assess
     logs.stop();
-    const lines = logs.lines().map((line) => JSON.parse(line) as LogLine);
+    return { deps, results, capture: logs };
+  };
+
+  it('after a password rotation, reads the secret once more, once, and answers 200 (no redeploy)', async () => {
+    // The rotation: database first, then the secret.
+    const { results, capture } = await afterRotation(() => {
+      psql(`alter role ${USER} password '${SECOND}'`);
+      extension.put(ARN, secretFor(USER, SECOND));
+    });
+
+    const lines = capture.lines().map((line) => JSON.parse(line) as LogLine);
     expect({
       statuses: results.map((result) => result.statusCode),
       errors: lines.filter((line) => line.level === 'error'),
@@ -245,23 +241,16 @@ describeWithServer('the database credential from Secrets Manager', () => {
         newServer: false,
       }),
     ]);
-    expectNothingLeaked(logs);
+    expectNothingLeaked(capture);
   });
 
   it('after a rotation to another user, logs in as that user on a new pool', async () => {
-    // Arrange: alternating users: the clone becomes current and the old user's password changes.
-    const { handler, deps } = container();
-    expect((await report(handler)).statusCode).toBe(200);
-    await settle(deps, USER);
-    extension.put(ARN, secretFor(CLONE, CLONE_PASSWORD));
-    psql(`alter role ${USER} password '${SECOND}'`);
-    const busy = occupyOpenConnections(deps, USER);
+    // Alternating users: the clone becomes current and the old user's password changes.
+    const { deps, results } = await afterRotation(() => {
+      extension.put(ARN, secretFor(CLONE, CLONE_PASSWORD));
+      psql(`alter role ${USER} password '${SECOND}'`);
+    });
 
-    // Act
-    const results = await Promise.all(Array.from({ length: CONCURRENT }, () => report(handler)));
-    await busy;
-
-    // Assess
     expect(results.map((result) => result.statusCode)).toEqual(Array(CONCURRENT).fill(200));
     expect(extension.reads(ARN)).toBe(2);
     const [row] = await deps.database.run(
@@ -272,16 +261,15 @@ describeWithServer('the database credential from Secrets Manager', () => {
   });
 
   it('answers a logged 500 when the database keeps refusing, re-reading at most once per interval', async () => {
-    // Arrange: the secret holds a password the database never accepts.
+    // The secret holds a password the database never accepts.
     extension.put(ARN, secretFor(USER, WRONG));
     logs = captureLogs();
     const { handler } = container();
 
-    // Act
     const first = await report(handler);
     const second = await report(handler);
 
-    // Assess: the read at initialisation, one more after the first refusal, then none.
+    // The read at initialisation, one more after the first refusal, then none.
     logs.stop();
     for (const result of [first, second]) {
       expect({ status: result.statusCode, body: jsonBody(result) }).toEqual({
@@ -298,15 +286,12 @@ describeWithServer('the database credential from Secrets Manager', () => {
   });
 
   it('answers a logged 500 when the role may not read the secret', async () => {
-    // Arrange
     extension.deny(ARN);
     logs = captureLogs();
     const { handler } = container();
 
-    // Act
     const result = await report(handler);
 
-    // Assess
     logs.stop();
     expect({ status: result.statusCode, body: jsonBody(result) }).toEqual({
       status: 500,
@@ -324,14 +309,11 @@ describeWithServer('the database credential from Secrets Manager', () => {
   });
 
   it('answers 200 when the extension is not ready yet at initialisation', async () => {
-    // Arrange
     extension.notReadyFor(4);
 
-    // Act
     const { handler } = container();
     const result = await report(handler);
 
-    // Assess
     expect(result.statusCode).toBe(200);
     expect(extension.reads(ARN)).toBe(1);
     expect(extension.refused).toBe(4);

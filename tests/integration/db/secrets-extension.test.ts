@@ -62,7 +62,7 @@ describe('secretsExtensionReader', () => {
   });
 
   it('waits for an extension that starts listening after the first attempt', async () => {
-    // Arrange: nothing listens on the port yet; the extension starts there 150 ms later.
+    // Nothing listens on the port yet; the extension starts there 150 ms later.
     const port = await freePort();
     const late = new Promise<LocalSecretsExtension>((resolve, reject) => {
       setTimeout(() => {
@@ -78,7 +78,6 @@ describe('secretsExtensionReader', () => {
       timeoutMs: 2_000,
     });
 
-    // Act
     const reading = read();
     const started = await late;
     let secret: string;
@@ -88,7 +87,6 @@ describe('secretsExtensionReader', () => {
       await started.close();
     }
 
-    // Assess
     expect(secret).toBe(SECRET);
     expect(started.reads(ARN)).toBe(1);
   });

@@ -15,12 +15,13 @@ import {
   seedPlugins,
 } from '../../../tools/db/seed-plugins';
 import { createIssuer } from '../../../tools/local/issuer';
+import type { ValidationEntry } from '../../../shared/errors';
 import { hashApiKey } from '../../../shared/plugins/api-keys';
 import { closeContainerDependencies } from '../../../shared/runtime';
 import { httpApiEvent, jsonBody, restEvent, type RequestSpec } from '../../support/events';
-import { invoke, owner1, owner2, PREFLIGHT } from '../../support/handlers';
+import { invoke, owner1, owner2, PREFLIGHT, SPEC_CORS } from '../../support/handlers';
 import { withDatabase } from '../../support/oracle';
-import { BODIES, emptyField } from '../../support/portal-errors';
+import { BODIES, emptyField, validation } from '../../support/portal-errors';
 import { tokenFor, tokenWithRestaurants } from '../../support/tokens';
 
 const LIST = '/v1/plugins';
@@ -35,21 +36,10 @@ const ORDERS_V2 = `${CDN}/orders/orders.v2.js`;
 const BETA_V2 = `${CDN}/beta/{bundle}`;
 const DASHBOARD_V1 = `${CDN}/dashboard/dashboard.js`;
 
-/** Every answer but a preflight: the spec's CORS headers (spec 4.3). */
-const CORS_HEADERS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Headers': 'Content-Type,Authorization',
-  'Access-Control-Allow-Methods': 'OPTIONS,GET',
-  'Access-Control-Allow-Credentials': 'false',
-};
-const LIST_HEADERS = {
+/** The headers of every answer but a preflight, listing and deployment alike (spec 4.3). */
+const HEADERS = {
   'Content-Type': 'application/json',
-  ...CORS_HEADERS,
-  'Access-Control-Expose-Headers': 'Content-Disposition',
-};
-const DEPLOY_HEADERS = {
-  'Content-Type': 'application/json',
-  ...CORS_HEADERS,
+  ...SPEC_CORS,
   'Access-Control-Expose-Headers': 'Content-Disposition',
 };
 
@@ -125,18 +115,13 @@ const deployEvent = (
   };
 };
 
-const ok = (body: unknown, headers: Record<string, string>) => ({
-  statusCode: 200,
-  headers,
+const ok = (body: unknown) => ({ statusCode: 200, headers: HEADERS, body: JSON.stringify(body) });
+
+const refused = (statusCode: number, body: object, extraHeaders: Record<string, string> = {}) => ({
+  statusCode,
+  headers: { ...HEADERS, ...extraHeaders },
   body: JSON.stringify(body),
 });
-
-const refused = (
-  statusCode: number,
-  body: object,
-  extraHeaders: Record<string, string> = {},
-  headers: Record<string, string> = DEPLOY_HEADERS,
-) => ({ statusCode, headers: { ...headers, ...extraHeaders }, body: JSON.stringify(body) });
 
 const reportsV1 = { code: 'reports', route: 'reports', bundleUrl: SAMPLE_PLUGIN_V1_BUNDLE_URL };
 const reportsV2 = { code: 'reports', route: 'reports', bundleUrl: SAMPLE_PLUGIN_V2_BUNDLE_URL };
@@ -146,68 +131,56 @@ const betaV2 = { code: 'beta', route: 'beta', bundleUrl: BETA_V2 };
 const dashboardV1 = { code: 'dashboard', route: 'dashboard', bundleUrl: DASHBOARD_V1 };
 
 describe('GET /v1/plugins (spec 2.1, 4.4)', () => {
-  it("answers the JSON array of Plugin Objects on the owner's platforms, v1 by default, by code", async () => {
-    // Prepare
-    const token = await tokenFor(owner1);
-
-    // Act
-    const result = await list(token);
-
-    // Assess
-    expect(result).toStrictEqual(ok([ordersV1, reportsV1], LIST_HEADERS));
-  });
-
-  it('answers the v2 portal its own bundles, and nothing that has only a v1 bundle', async () => {
-    // Prepare
-    const token = await tokenFor(owner1);
-
-    // Act
-    const result = await list(token, 'v2');
-
-    // Assess
-    expect(result).toStrictEqual(ok([betaV2, ordersV2, reportsV2], LIST_HEADERS));
-  });
-
-  it("answers another owner the plugins of that owner's platforms", async () => {
-    // Prepare
-    const token = await tokenFor(owner2);
-
-    // Act
-    const result = await list(token, 'v1');
-
-    // Assess
-    expect(result).toStrictEqual(ok([dashboardV1, reportsV1], LIST_HEADERS));
-  });
-
-  it('offers a plugin on any platform of the token, whichever restaurant carries it', async () => {
-    // Prepare
-    const token = await tokenWithRestaurants([
-      { id: 'R-9', platforms: [{ restaurantId: 'x-1', platformId: 'XX_ZZ' }] },
-      { id: 'R-10', platforms: [{ restaurantId: 'hs-1', platformId: 'HS_AE' }] },
-    ]);
-
-    // Act
-    const result = await list(token, 'v2');
-
-    // Assess
-    expect(result).toStrictEqual(ok([ordersV2, reportsV2], LIST_HEADERS));
-  });
-
-  it.each([
+  // Prepare
+  it.each<[string, () => Promise<string>, string | undefined, unknown[]]>([
     [
-      'no platform the registry knows',
-      [{ id: 'R-9', platforms: [{ restaurantId: 'x', platformId: 'XX_ZZ' }] }],
+      "answers the JSON array of Plugin Objects on the owner's platforms, v1 by default, by code",
+      () => tokenFor(owner1),
+      undefined,
+      [ordersV1, reportsV1],
     ],
-    ['no restaurants at all', []],
-  ])('answers an empty array to a token with %s', async (_case, restaurants) => {
-    // Prepare
-    const token = await tokenWithRestaurants(restaurants);
+    [
+      'answers the v2 portal its own bundles, and nothing that has only a v1 bundle',
+      () => tokenFor(owner1),
+      'v2',
+      [betaV2, ordersV2, reportsV2],
+    ],
+    [
+      "answers another owner the plugins of that owner's platforms",
+      () => tokenFor(owner2),
+      'v1',
+      [dashboardV1, reportsV1],
+    ],
+    [
+      'offers a plugin on any platform of the token, whichever restaurant carries it',
+      () =>
+        tokenWithRestaurants([
+          { id: 'R-9', platforms: [{ restaurantId: 'x-1', platformId: 'XX_ZZ' }] },
+          { id: 'R-10', platforms: [{ restaurantId: 'hs-1', platformId: 'HS_AE' }] },
+        ]),
+      'v2',
+      [ordersV2, reportsV2],
+    ],
+    [
+      'answers an empty array to a token with no platform the registry knows',
+      () =>
+        tokenWithRestaurants([
+          { id: 'R-9', platforms: [{ restaurantId: 'x', platformId: 'XX_ZZ' }] },
+        ]),
+      undefined,
+      [],
+    ],
+    [
+      'answers an empty array to a token with no restaurants at all',
+      () => tokenWithRestaurants([]),
+      undefined,
+      [],
+    ],
+  ])('%s', async (_behaviour, token, portalVersion, plugins) => {
+    const result = await list(await token(), portalVersion);
 
-    // Act
-    const result = await list(token);
-
-    // Assess
-    expect(result).toStrictEqual(ok([], LIST_HEADERS));
+    // Act / Assess / Prepare
+    expect(result).toStrictEqual(ok(plugins));
   });
 
   it('passes a bundle placeholder through untouched', async () => {
@@ -255,7 +228,7 @@ describe('GET /v1/plugins: the contract tests', () => {
 
     // Assess
     expect(result).toStrictEqual(
-      refused(401, BODIES.bearerMissing, { 'WWW-Authenticate': 'Bearer' }, LIST_HEADERS),
+      refused(401, BODIES.bearerMissing, { 'WWW-Authenticate': 'Bearer' }),
     );
   });
 
@@ -269,12 +242,7 @@ describe('GET /v1/plugins: the contract tests', () => {
 
     // Assess
     expect(result).toStrictEqual(
-      refused(
-        401,
-        BODIES.unverifiable,
-        { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
-        LIST_HEADERS,
-      ),
+      refused(401, BODIES.unverifiable, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }),
     );
   });
 
@@ -282,7 +250,7 @@ describe('GET /v1/plugins: the contract tests', () => {
     ['v3', ['v3'], 'INVALID_VALUE', 'portalVersion must be v1 or v2'],
     ['devnext', ['devnext'], 'INVALID_VALUE', 'portalVersion must be v1 or v2'],
     ['repeated', ['v1', 'v2'], 'FIELD_REPEATED', 'portalVersion must be given once'],
-  ])(
+  ] as const)(
     '400 VALIDATION_ERROR with CORS for portalVersion %s',
     async (_case, values, code, message) => {
       // Prepare
@@ -291,22 +259,12 @@ describe('GET /v1/plugins: the contract tests', () => {
       // Act
       const result = await invoke(
         listHandler,
-        restEvent(listRequest(token, { portalVersion: values })),
+        restEvent(listRequest(token, { portalVersion: [...values] })),
       );
 
       // Assess
       expect(result).toStrictEqual(
-        refused(
-          400,
-          {
-            state: 'ERROR',
-            code: 'VALIDATION_ERROR',
-            message: 'Error',
-            errors: [{ field: 'portalVersion', code, message }],
-          },
-          {},
-          LIST_HEADERS,
-        ),
+        refused(400, validation({ field: 'portalVersion', code, message })),
       );
     },
   );
@@ -325,9 +283,7 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
     );
 
     // Assess
-    expect(result).toStrictEqual(
-      ok({ data: { code: 'reports', portalVersion: 'v2', bundleUrl } }, DEPLOY_HEADERS),
-    );
+    expect(result).toStrictEqual(ok({ data: { code: 'reports', portalVersion: 'v2', bundleUrl } }));
     expect(jsonBody(await list(token, 'v2'))).toEqual([
       betaV2,
       ordersV2,
@@ -350,7 +306,7 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
 
     // Assess
     expect(result).toStrictEqual(
-      ok({ data: { code: 'reports', portalVersion: 'v1', bundleUrl: second } }, DEPLOY_HEADERS),
+      ok({ data: { code: 'reports', portalVersion: 'v1', bundleUrl: second } }),
     );
     expect(await versionRows()).toEqual([
       { code: 'beta', version: 'v2', url: BETA_V2 },
@@ -378,9 +334,7 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
     );
 
     // Assess
-    expect(result).toStrictEqual(
-      ok({ data: { code: 'orders', portalVersion: 'v2', bundleUrl } }, DEPLOY_HEADERS),
-    );
+    expect(result).toStrictEqual(ok({ data: { code: 'orders', portalVersion: 'v2', bundleUrl } }));
   });
 
   it('answers OPTIONS 200 with the spec headers, no key needed', async () => {
@@ -432,14 +386,14 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
     expect(await versionRows()).toEqual(before);
   });
 
-  const badUrl = {
+  const badUrl: ValidationEntry = {
     field: 'bundleUrl',
     code: 'INVALID_VALUE',
     message:
       'bundleUrl must be an absolute https URL (http only for localhost) of at most 2048 characters',
   };
 
-  const badCharacters = {
+  const badCharacters: ValidationEntry = {
     field: 'bundleUrl',
     code: 'INVALID_VALUE',
     message:
@@ -449,7 +403,7 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
   /** A valid body but for its bundleUrl. */
   const withBundleUrl = (bundleUrl: unknown) => deployEvent('reports', { ...valid, bundleUrl });
 
-  it.each<[string, APIGatewayProxyEvent, unknown[]]>([
+  it.each<[string, APIGatewayProxyEvent, ValidationEntry[]]>([
     [
       'an empty body',
       deployEvent('reports', null, undefined, { raw: true }),
@@ -525,9 +479,7 @@ describe('PUT /v1/plugins/{code}: the deployment call (spec 4.6, 9)', () => {
     const result = await invoke(deployHandler, event);
 
     // Assess
-    expect(result).toStrictEqual(
-      refused(400, { state: 'ERROR', code: 'VALIDATION_ERROR', message: 'Error', errors }),
-    );
+    expect(result).toStrictEqual(refused(400, validation(...errors)));
     expect(await versionRows()).toEqual(before);
   });
 

@@ -409,38 +409,36 @@ describe('the pre-traffic hook', () => {
     ]);
   });
 
+  const ORDERS_PER_DAY_ARN =
+    'arn:aws:lambda:eu-west-1:123456789012:function:portal-service-api-test-ordersPerDay';
+  /** PRE_TRAFFIC_TARGETS of one entry for ordersPerDay (version 1, GET), with these changes. */
+  const entry = (changes: Record<string, string | undefined>) =>
+    JSON.stringify([
+      {
+        function: 'ordersPerDay',
+        version: `${ORDERS_PER_DAY_ARN}:1`,
+        method: 'GET',
+        path: '/v1/plugins',
+        ...changes,
+      },
+    ]);
+
   it.each([
     ['not JSON', '[{"function":', 'PRE_TRAFFIC_TARGETS is not JSON'],
     ['an empty array', '[]', 'PRE_TRAFFIC_TARGETS is not a non-empty JSON array'],
     [
       'an entry without a version',
-      JSON.stringify([{ function: 'ordersPerDay', method: 'GET', path: '/v1/plugins' }]),
+      entry({ version: undefined }),
       'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "version" is not a qualified version ARN',
     ],
     [
       'the alias, not a version',
-      JSON.stringify([
-        {
-          function: 'ordersPerDay',
-          version:
-            'arn:aws:lambda:eu-west-1:123456789012:function:portal-service-api-test-ordersPerDay:live',
-          method: 'GET',
-          path: '/v1/plugins',
-        },
-      ]),
+      entry({ version: `${ORDERS_PER_DAY_ARN}:live` }),
       'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "version" is not a qualified version ARN',
     ],
     [
       'an unknown method',
-      JSON.stringify([
-        {
-          function: 'ordersPerDay',
-          version:
-            'arn:aws:lambda:eu-west-1:123456789012:function:portal-service-api-test-ordersPerDay:1',
-          method: 'DELETE',
-          path: '/v1/plugins',
-        },
-      ]),
+      entry({ method: 'DELETE' }),
       'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "method" is not one of GET, PUT',
     ],
   ])(

@@ -4,7 +4,6 @@
  * global setup. Report figures are checked against an independent reading of the raw orders
  * (tests/support/oracle.ts).
  */
-import { createLogger } from '../../../shared/logger';
 import { handler as dishesHandler } from '../../../functions/dishes';
 import { handler as ordersDayHandler } from '../../../functions/orders-per-day';
 import { reportEndpoint } from '../../../middleware/compose';
@@ -359,24 +358,6 @@ describe('spec section 7, as a client meets each row', () => {
     const result = await getReport(ORDERS_DAY, id, token, week(), headers);
 
     expectError(result, 403, BODIES.forbidden);
-  });
-
-  it('500 INTERNAL_ERROR, logged, when the key-set host is unreachable and nothing is cached', async () => {
-    const lines: string[] = [];
-    const endpoint = ordersDayEndpoint(
-      loadConfig({ ...process.env, JWKS_URL: 'http://127.0.0.1:9/v2/jwks.json' }),
-      createLogger('info', (line) => lines.push(line)),
-    );
-    const token = await tokenFor(owner1);
-
-    const result = await invoke(
-      endpoint,
-      restEvent(reportRequest(ORDERS_DAY, 'R-1001', token, week())),
-    );
-
-    expectError(result, 500, BODIES.internal);
-    expect(lines.join('')).toContain('"message":"key set fetch failed"');
-    expect(lines.join('')).not.toContain(token);
   });
 
   it('500 INTERNAL_ERROR when the database cannot be reached', async () => {

@@ -538,6 +538,12 @@ describe('days and months around DST changes, on a restaurant inside a rolled-ba
     quantities,
   });
 
+  /** The placedAt of every order today lists on the fixture, newest first. */
+  const placedTimes = (of: Fixture) =>
+    withFixture(of, async (sql) =>
+      (await ordersToday.rows(ordersTodayQueries(sql), SCOPE, {})).map((row) => row.data.placedAt),
+    );
+
   it('lists the 25 hours of the autumn DST day in Berlin, each order with the offset of its instant', async () => {
     // Prepare
     const orders = [
@@ -558,44 +564,15 @@ describe('days and months around DST changes, on a restaurant inside a rolled-ba
       }),
     );
 
+    const row = (i: number, placedAt: string, state: string, itemCount: number, total: number) => ({
+      data: { id: ids[i], placedAt, state, itemCount, total },
+    });
     // Assess
     expect(rows).toEqual([
-      {
-        data: {
-          id: ids[4],
-          placedAt: '2026-10-25T23:59:00+01:00',
-          state: 'PLACED',
-          itemCount: 3,
-          total: 7,
-        },
-      },
-      {
-        data: {
-          id: ids[3],
-          placedAt: '2026-10-25T02:30:00+01:00',
-          state: 'REJECTED',
-          itemCount: 4,
-          total: 10,
-        },
-      },
-      {
-        data: {
-          id: ids[2],
-          placedAt: '2026-10-25T02:30:00+02:00',
-          state: 'CANCELLED',
-          itemCount: 1,
-          total: 0.01,
-        },
-      },
-      {
-        data: {
-          id: ids[1],
-          placedAt: '2026-10-25T00:00:00+02:00',
-          state: 'DELIVERED',
-          itemCount: 3,
-          total: 12.35,
-        },
-      },
+      row(4, '2026-10-25T23:59:00+01:00', 'PLACED', 3, 7),
+      row(3, '2026-10-25T02:30:00+01:00', 'REJECTED', 4, 10),
+      row(2, '2026-10-25T02:30:00+02:00', 'CANCELLED', 1, 0.01),
+      row(1, '2026-10-25T00:00:00+02:00', 'DELIVERED', 3, 12.35),
     ]);
   });
 
@@ -611,13 +588,7 @@ describe('days and months around DST changes, on a restaurant inside a rolled-ba
     ];
 
     // Act
-    const placed = await withFixture(
-      fixture('Europe/Berlin', orders, '2026-03-29T10:00:00Z'),
-      async (sql) =>
-        (await ordersToday.rows(ordersTodayQueries(sql), SCOPE, {})).map(
-          (row) => row.data.placedAt,
-        ),
-    );
+    const placed = await placedTimes(fixture('Europe/Berlin', orders, '2026-03-29T10:00:00Z'));
 
     // Assess
     expect(placed).toEqual([
@@ -639,12 +610,8 @@ describe('days and months around DST changes, on a restaurant inside a rolled-ba
       const before = new Date(Date.parse(midnight) - 60_000).toISOString();
 
       // Act
-      const placed = await withFixture(
+      const placed = await placedTimes(
         fixture(timeZone, [order(before), order(midnight)], '2026-07-01T12:00:00Z'),
-        async (sql) =>
-          (await ordersToday.rows(ordersTodayQueries(sql), SCOPE, {})).map(
-            (row) => row.data.placedAt,
-          ),
       );
 
       // Assess

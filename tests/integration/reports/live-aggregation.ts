@@ -89,11 +89,7 @@ export const liveRevenuePerMonth = async (
   { from, to }: DateRange,
 ): Promise<MonthTotals[]> => {
   const rows = await sql`
-    with restaurant as (
-      select r.time_zone, c.minor_units
-      from restaurants r join currencies c on c.code = r.currency
-      where r.id = ${restaurantId}
-    ),
+    with ${restaurantOf(sql, restaurantId)},
     totals as (
       select date_trunc('month', o.placed_at at time zone restaurant.time_zone)::date as month,
              count(*) as orders,

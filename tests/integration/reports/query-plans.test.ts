@@ -15,6 +15,7 @@ import type { IsoDate } from '../../../shared/dates';
 import { dishesQueries } from '../../../shared/reports/dishes.sql';
 import { ordersPerDayQueries } from '../../../shared/reports/orders-per-day.sql';
 import { revenueQueries } from '../../../shared/reports/revenue.sql';
+import { rolledBack } from './fixture-restaurant';
 
 const DAYS_INDEX = 'report_daily_orders_pkey';
 const DISHES_INDEX = 'report_daily_dishes_pkey';
@@ -23,8 +24,6 @@ const ORDERS = 20_000;
 const scope = { restaurantId: 'PLAN-0007', platformId: 'PL_AE' };
 const range = { from: '2024-05-01' as IsoDate, to: '2024-05-31' as IsoDate };
 const months = { from: '2023-06-01' as IsoDate, to: '2024-05-01' as IsoDate };
-
-class Rollback extends Error {}
 
 interface PlanNode {
   readonly 'Node Type': string;
@@ -45,65 +44,56 @@ interface Captured {
 const plansOf = async (run: (sql: Sql) => Promise<unknown>): Promise<PlanNode[]> => {
   let captured: Captured | undefined;
   let capturing = false;
-  const sql = postgres(process.env.DATABASE_URL ?? '', {
-    max: 1,
-    onnotice: () => undefined,
-    debug: (_connection, string, parameters) => {
-      if (capturing) captured = { string, parameters: [...(parameters as unknown[])] };
-    },
-  });
   let nodes: PlanNode[] = [];
-  try {
-    await sql
-      .begin(async (tx) => {
-        await tx`insert into currencies (code, minor_units) values ('AED', 2) on conflict (code) do nothing`;
-        await tx`
-          insert into restaurants (id, name, time_zone, currency)
-          select 'PLAN-' || lpad(i::text, 4, '0'), 'Plan ' || i, 'Asia/Dubai', 'AED'
-          from generate_series(1, ${RESTAURANTS}) as i`;
-        await tx`
-          insert into restaurant_platforms (restaurant_id, platform_id, platform_restaurant_id)
-          select id, 'PL_AE', lower(id) from restaurants where id like 'PLAN-%'`;
-        await tx`
-          insert into orders (restaurant_id, platform_id, placed_at, state, total)
-          select 'PLAN-' || lpad((1 + g % ${RESTAURANTS})::text, 4, '0'), 'PL_AE',
-                 timestamptz '2023-01-01 00:00:00+00' + (g * 3167 % 63072000) * interval '1 second',
-                 case when g % 20 = 0 then 'CANCELLED' else 'DELIVERED' end,
-                 (g % 97 + 3)::numeric
-          from generate_series(1, ${ORDERS}) as g
-          order by 3`;
-        await tx`
-          insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
-          select o.id, n, 'Dish ' || ((o.id + n) % 12), 1 + n % 2, 4.5
-          from orders o
-          cross join lateral generate_series(1, 1 + (o.id % 4)::int) as n
-          where o.restaurant_id like 'PLAN-%'`;
-        await tx`analyze orders`;
-        await tx`analyze order_lines`;
-        await tx`analyze restaurants`;
-        await tx`analyze report_daily_orders`;
-        await tx`analyze report_daily_dishes`;
-        capturing = true;
-        await run(tx as unknown as Sql);
-        capturing = false;
-        if (!captured) throw new Error('no query captured');
-        const [row] = await tx.unsafe<{ 'QUERY PLAN': unknown }[]>(
-          `explain (format json) ${captured.string}`,
-          captured.parameters as postgres.ParameterOrJSON<never>[],
-        );
-        const json = row?.['QUERY PLAN'];
-        const parsed = (typeof json === 'string' ? JSON.parse(json) : json) as {
-          Plan: PlanNode;
-        }[];
-        nodes = parsed.flatMap((entry) => nodesOf(entry.Plan));
-        throw new Rollback();
-      })
-      .catch((error: unknown) => {
-        if (!(error instanceof Rollback)) throw error;
-      });
-  } finally {
-    await sql.end();
-  }
+  await rolledBack(
+    async (tx) => {
+      await tx`insert into currencies (code, minor_units) values ('AED', 2) on conflict (code) do nothing`;
+      await tx`
+        insert into restaurants (id, name, time_zone, currency)
+        select 'PLAN-' || lpad(i::text, 4, '0'), 'Plan ' || i, 'Asia/Dubai', 'AED'
+        from generate_series(1, ${RESTAURANTS}) as i`;
+      await tx`
+        insert into restaurant_platforms (restaurant_id, platform_id, platform_restaurant_id)
+        select id, 'PL_AE', lower(id) from restaurants where id like 'PLAN-%'`;
+      await tx`
+        insert into orders (restaurant_id, platform_id, placed_at, state, total)
+        select 'PLAN-' || lpad((1 + g % ${RESTAURANTS})::text, 4, '0'), 'PL_AE',
+               timestamptz '2023-01-01 00:00:00+00' + (g * 3167 % 63072000) * interval '1 second',
+               case when g % 20 = 0 then 'CANCELLED' else 'DELIVERED' end,
+               (g % 97 + 3)::numeric
+        from generate_series(1, ${ORDERS}) as g
+        order by 3`;
+      await tx`
+        insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
+        select o.id, n, 'Dish ' || ((o.id + n) % 12), 1 + n % 2, 4.5
+        from orders o
+        cross join lateral generate_series(1, 1 + (o.id % 4)::int) as n
+        where o.restaurant_id like 'PLAN-%'`;
+      await tx`analyze orders`;
+      await tx`analyze order_lines`;
+      await tx`analyze restaurants`;
+      await tx`analyze report_daily_orders`;
+      await tx`analyze report_daily_dishes`;
+      capturing = true;
+      await run(tx as unknown as Sql);
+      capturing = false;
+      if (!captured) throw new Error('no query captured');
+      const [row] = await tx.unsafe<{ 'QUERY PLAN': unknown }[]>(
+        `explain (format json) ${captured.string}`,
+        captured.parameters as postgres.ParameterOrJSON<never>[],
+      );
+      const json = row?.['QUERY PLAN'];
+      const parsed = (typeof json === 'string' ? JSON.parse(json) : json) as {
+        Plan: PlanNode;
+      }[];
+      nodes = parsed.flatMap((entry) => nodesOf(entry.Plan));
+    },
+    {
+      debug: (_connection, string, parameters) => {
+        if (capturing) captured = { string, parameters: [...(parameters as unknown[])] };
+      },
+    },
+  );
   return nodes;
 };
 

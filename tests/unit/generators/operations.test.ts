@@ -165,6 +165,11 @@ const compiledTemplate = (functions: readonly string[] = ['ordersPerDay', 'dishe
   return { AWSTemplateFormatVersion: '2010-09-09', Resources: resources, Outputs: {} };
 };
 
+/** The compiled template with what `settings` adds to it. */
+const operated = (settings: OperationsSettings) =>
+  withOperations(compiledTemplate(), settings, CONTEXT);
+const resourcesFor = (settings: OperationsSettings) => operated(settings).Resources;
+
 const ofType = (resources: Record<string, Resource>, type: string) =>
   Object.fromEntries(Object.entries(resources).filter(([, r]) => r.Type === type));
 
@@ -177,11 +182,8 @@ describe('operationsSettings', () => {
   ])(
     '%s: alarms %s, throttled at %d/s with a burst of %d, tracing on, by default',
     (stage, on, rate, burst) => {
-      // Act
-      const settings = settingsFor(stage);
-
-      // Assess
-      expect(settings).toEqual({
+      // Act / Assess
+      expect(settingsFor(stage)).toEqual({
         stage,
         region: 'eu-west-1',
         alarms: {
@@ -237,7 +239,6 @@ describe('operationsSettings', () => {
       API_GATEWAY_CLOUDWATCH_ROLE: 'create',
       METRICS_NAMESPACE: 'Brand/Portal',
     });
-
     // Assess
     expect(settings).toEqual({
       stage: 'dev',
@@ -269,11 +270,8 @@ describe('operationsSettings', () => {
   });
 
   it('refuses production without an alarm topic, naming its own variables, unless none-unsafe says so', () => {
-    // Act
-    const refusal = () => settingsFor('production', { ALARM_TOPIC_ARN: '' });
-
-    // Assess
-    expect(refusal).toThrow(
+    // Act / Assess
+    expect(() => settingsFor('production', { ALARM_TOPIC_ARN: '' })).toThrow(
       new TypeError(
         'ALARM_TOPIC_ARN is not set: stage "production"\'s alarms would notify nobody; set ALARM_TOPIC_ARN_PRODUCTION_EU_WEST_1 (or ALARM_TOPIC_ARN_PRODUCTION) to an SNS topic of eu-west-1, or to none-unsafe to package without one (a trial account only)',
       ),
@@ -373,11 +371,10 @@ describe('operationsSettings', () => {
       API_THROTTLE_RATE: { variable: 'API_THROTTLE_RATE_EU_WEST_1', value: 'fast' },
     };
 
-    // Act
-    const read = () => operationsSettings(settings, { stage: 'production', region: 'eu-west-1' });
-
-    // Assess
-    expect(read).toThrow('API_THROTTLE_RATE_EU_WEST_1 is "fast"');
+    // Act / Assess
+    expect(() =>
+      operationsSettings(settings, { stage: 'production', region: 'eu-west-1' }),
+    ).toThrow('API_THROTTLE_RATE_EU_WEST_1 is "fast"');
   });
 });
 
@@ -490,11 +487,10 @@ describe('liveAliases', () => {
     const template = compiledTemplate(['dishes']);
     const { DishesLambdaVersionAbC123: _version, ...resources } = template.Resources;
 
-    // Act
-    const add = () => liveAliases({ ...template, Resources: resources });
-
-    // Assess
-    expect(add).toThrow('DishesLambdaFunction has no AWS::Lambda::Version');
+    // Act / Assess
+    expect(() => liveAliases({ ...template, Resources: resources })).toThrow(
+      'DishesLambdaFunction has no AWS::Lambda::Version',
+    );
   });
 });
 
@@ -970,9 +966,6 @@ describe('withOperations', () => {
 });
 
 describe('the web ACL', () => {
-  const resourcesFor = (settings: OperationsSettings) =>
-    withOperations(compiledTemplate(), settings, CONTEXT).Resources;
-
   it('production: a regional web ACL on the stage, blocking a client IP over the limit in 5 minutes with the 429 body', () => {
     // Act
     const resources = resourcesFor(settingsFor('production', { WAF_RATE_LIMIT: '600' }));
@@ -1051,8 +1044,8 @@ describe('the web ACL', () => {
 describe('guarded stages', () => {
   it('production keeps every log group when the stack goes; staging does not', () => {
     // Act
-    const production = withOperations(compiledTemplate(), settingsFor('production'), CONTEXT);
-    const staging = withOperations(compiledTemplate(), settingsFor('staging'), CONTEXT);
+    const production = operated(settingsFor('production'));
+    const staging = operated(settingsFor('staging'));
 
     // Assess
     const groups = (template: Template) =>
@@ -1066,9 +1059,6 @@ describe('guarded stages', () => {
 });
 
 describe('the gradual release', () => {
-  const resourcesFor = (settings: OperationsSettings) =>
-    withOperations(compiledTemplate(), settings, CONTEXT).Resources;
-
   it('production: a CodeDeploy deployment group per function shifts its live alias by the canary, rolled back by its new version’s alarm only', () => {
     // Act
     const resources = resourcesFor(settingsFor('production'));
@@ -1181,13 +1171,11 @@ describe('the custom domain', () => {
 
   it('maps a regional TLS 1.2 domain on the brand’s certificate to the stage, with the outputs for its DNS record', () => {
     // Act
-    const result = withOperations(
-      compiledTemplate(),
+    const result = operated(
       settingsFor('production', {
         DOMAIN_NAME: 'portal-api.brand.example',
         DOMAIN_CERTIFICATE_ARN: CERTIFICATE,
       }),
-      CONTEXT,
     );
 
     // Assess
@@ -1201,7 +1189,7 @@ describe('the custom domain', () => {
   });
 
   it('adds nothing without the settings', () => {
-    const result = withOperations(compiledTemplate(), settingsFor('production'), CONTEXT);
+    const result = operated(settingsFor('production'));
     expect(result.Resources).not.toHaveProperty('ApiGatewayDomainName');
     expect(result.Resources).not.toHaveProperty('ApiGatewayBasePathMapping');
     expect(result.Outputs).toEqual({});
@@ -1396,8 +1384,7 @@ describe('the pre-traffic check', () => {
     expect(statements).toContain('"codedeploy:PutLifecycleEventHookExecutionStatus"');
     expect(statements).toContain('deploymentgroup:${CodeDeployApplication}/*');
     // CodeDeploy may invoke the hook, and only it beyond what moves the aliases.
-    const codeDeploy = JSON.stringify(resources.CodeDeployServiceRole?.Properties);
-    expect(codeDeploy).toContain(
+    expect(JSON.stringify(resources.CodeDeployServiceRole?.Properties)).toContain(
       '{"Effect":"Allow","Action":["lambda:InvokeFunction"],"Resource":[{"Fn::GetAtt":["PreTrafficLambdaFunction","Arn"]}]}',
     );
     // Every alias names the hook; the hook itself has no alias.

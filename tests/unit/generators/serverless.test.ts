@@ -116,11 +116,8 @@ describe('connectionBudget', () => {
   const functions = catalogue.map((endpoint) => endpoint.function);
 
   it('gives every function 10 reserved concurrency and 2 connections per container by default', () => {
-    // Act
-    const budget = connectionBudget({});
-
-    // Assess
-    expect(budget).toEqual({
+    // Act / Assess
+    expect(connectionBudget({})).toEqual({
       reservedConcurrency: Object.fromEntries(functions.map((fn) => [fn, 10])),
       poolMax: 2,
       connections: functions.length * 10 * 2,
@@ -207,11 +204,8 @@ describe('connectionBudget', () => {
     ['DB_MAX_CONNECTIONS', '0', 1, 1000000],
     ['DB_MAX_CONNECTIONS', '-5', 1, 1000000],
   ] as const)('refuses %s=%s, naming the variable and its range', (name, value, min, max) => {
-    // Act
-    const check = () => connectionBudget({ [name]: value });
-
-    // Assess
-    expect(check).toThrow(
+    // Act / Assess
+    expect(() => connectionBudget({ [name]: value })).toThrow(
       new TypeError(`${name} must be a whole number from ${min} to ${max}, not "${value}"`),
     );
   });

@@ -89,11 +89,9 @@ describe('routeThrottles', () => {
           );
           const throttles = routeThrottles(template, durationMs);
           expect(throttles).toHaveLength(k);
-          const needed = throttles.reduce(
-            (sum, { burst, rate }) => sum + burst + (rate * durationMs) / 1000,
-            0,
-          );
-          expect(needed).toBeLessThanOrEqual(reserved + 1e-9);
+          expect(
+            throttles.reduce((sum, { burst, rate }) => sum + burst + (rate * durationMs) / 1000, 0),
+          ).toBeLessThanOrEqual(reserved + 1e-9);
           for (const { burst, rate } of throttles) {
             expect(burst).toBeGreaterThanOrEqual(1);
             expect(rate).toBeGreaterThan(0);

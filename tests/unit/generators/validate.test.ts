@@ -55,27 +55,23 @@ const failureOf = (list: readonly Endpoint[], root?: string): [boolean, string] 
 
 describe('the catalogue', () => {
   it('validates: no problem at all', () => {
-    // Act
-    const problems = catalogueProblems(catalogue);
-
-    // Assess
-    expect(problems).toEqual([]);
+    // Act / Assess
+    expect(catalogueProblems(catalogue)).toEqual([]);
     expect(() => {
       validateCatalogue(catalogue);
     }).not.toThrow();
   });
 
   it('names every endpoint by its kebab-case id: its function the id in camelCase, its handler functions/<id>.ts, which exists', () => {
-    // Act
-    const names = catalogue.map((endpoint) => ({
-      id: endpoint.id,
-      function: endpoint.function,
-      handlerFile: endpoint.handlerFile,
-      exists: existsSync(join(ROOT, endpoint.handlerFile)),
-    }));
-
-    // Assess
-    expect(names).toEqual(
+    // Act / Assess
+    expect(
+      catalogue.map((endpoint) => ({
+        id: endpoint.id,
+        function: endpoint.function,
+        handlerFile: endpoint.handlerFile,
+        exists: existsSync(join(ROOT, endpoint.handlerFile)),
+      })),
+    ).toEqual(
       catalogue.map(({ id }) => ({
         id,
         function: camelCase(id),
@@ -87,18 +83,17 @@ describe('the catalogue', () => {
   });
 
   it('takes its ids from what each endpoint answers', () => {
-    // Act
-    const ids = catalogue.map(({ id, answers }) => [
-      id,
-      answers.kind === 'report'
-        ? answers.report.id
-        : answers.kind === 'service'
-          ? answers.service.id
-          : answers.id,
-    ]);
-
-    // Assess
-    expect(ids).toEqual(catalogue.map(({ id }) => [id, id]));
+    // Act / Assess
+    expect(
+      catalogue.map(({ id, answers }) => [
+        id,
+        answers.kind === 'report'
+          ? answers.report.id
+          : answers.kind === 'service'
+            ? answers.service.id
+            : answers.id,
+      ]),
+    ).toEqual(catalogue.map(({ id }) => [id, id]));
   });
 });
 
@@ -109,21 +104,15 @@ describe('camelCase', () => {
     ['deploy-plugin', 'deployPlugin'],
     ['top-10-dishes', 'top10Dishes'],
   ])('turns %s into %s', (id, name) => {
-    // Act
-    const camel = camelCase(id);
-
-    // Assess
-    expect(camel).toBe(name);
+    // Act / Assess
+    expect(camelCase(id)).toBe(name);
   });
 });
 
 describe('validateCatalogue', () => {
   it('accepts an endpoint whose declaration is complete', () => {
-    // Act
-    const failure = failureOf([madeUp('monthly-test')]);
-
-    // Assess
-    expect(failure).toEqual([false, 'did not throw']);
+    // Act / Assess
+    expect(failureOf([madeUp('monthly-test')])).toEqual([false, 'did not throw']);
   });
 
   it.each([
@@ -137,11 +126,8 @@ describe('validateCatalogue', () => {
     ['a space', 'monthly test'],
     ['nothing at all', ''],
   ])('refuses an id with %s, naming it', (_case, id) => {
-    // Act
-    const failure = failureOf([madeUp(id)]);
-
-    // Assess
-    expect(failure).toEqual([true, `Endpoint id "${id}" is not kebab-case`]);
+    // Act / Assess
+    expect(failureOf([madeUp(id)])).toEqual([true, `Endpoint id "${id}" is not kebab-case`]);
   });
 
   it('refuses an endpoint whose handler file does not exist, naming the function and the file', () => {
@@ -167,11 +153,8 @@ describe('validateCatalogue', () => {
     const empty = mkdtempSync(join(tmpdir(), 'portal-validate-'));
 
     try {
-      // Act
-      const failure = failureOf(catalogue, empty);
-
-      // Assess
-      expect(failure).toEqual([
+      // Act / Assess
+      expect(failureOf(catalogue, empty)).toEqual([
         true,
         catalogue
           .map(
@@ -189,19 +172,19 @@ describe('validateCatalogue', () => {
     ['only whitespace', ' \n\t '],
     ["longer than Lambda's 256 characters", 'x'.repeat(257)],
   ])('refuses a description that is %s', (_case, description) => {
-    // Act
-    const failure = failureOf([madeUp('monthly-test', { description })]);
-
-    // Assess
-    expect(failure).toEqual([true, 'monthlyTest: its description must have 1 to 256 characters']);
+    // Act / Assess
+    expect(failureOf([madeUp('monthly-test', { description })])).toEqual([
+      true,
+      'monthlyTest: its description must have 1 to 256 characters',
+    ]);
   });
 
   it('accepts a description of exactly 256 characters', () => {
-    // Act
-    const failure = failureOf([madeUp('monthly-test', { description: 'x'.repeat(256) })]);
-
-    // Assess
-    expect(failure).toEqual([false, 'did not throw']);
+    // Act / Assess
+    expect(failureOf([madeUp('monthly-test', { description: 'x'.repeat(256) })])).toEqual([
+      false,
+      'did not throw',
+    ]);
   });
 
   it('checks the description of services and of endpoints with a body of their own too', () => {
@@ -238,11 +221,8 @@ describe('validateCatalogue', () => {
       },
     ];
 
-    // Act
-    const failure = failureOf(endpoints);
-
-    // Assess
-    expect(failure).toEqual([
+    // Act / Assess
+    expect(failureOf(endpoints)).toEqual([
       true,
       [
         'serviceTest: its description must have 1 to 256 characters',
@@ -260,11 +240,11 @@ describe('validateCatalogue', () => {
       paths: ['/v1/restaurants/{id}/reports/monthly-test-again'] as const,
     };
 
-    // Act
-    const failure = failureOf([first, second]);
-
-    // Assess
-    expect(failure).toEqual([true, 'Two endpoints answer the id "monthly-test"']);
+    // Act / Assess
+    expect(failureOf([first, second])).toEqual([
+      true,
+      'Two endpoints answer the id "monthly-test"',
+    ]);
   });
 
   it('names every problem of the catalogue, then of each endpoint, at once', () => {
@@ -275,11 +255,8 @@ describe('validateCatalogue', () => {
       function: first!.function,
     };
 
-    // Act
-    const failure = failureOf([first!, twice]);
-
-    // Assess
-    expect(failure).toEqual([
+    // Act / Assess
+    expect(failureOf([first!, twice])).toEqual([
       true,
       [
         `Function "${first!.function}" is catalogued twice`,
@@ -297,11 +274,8 @@ describe('catalogueProblems', () => {
     // Prepare
     const endpoint = report(definition('Monthly_Test', ''), '/v1/restaurants/{id}/reports/x');
 
-    // Act
-    const problems = catalogueProblems([endpoint]);
-
-    // Assess
-    expect(problems).toEqual([]);
+    // Act / Assess
+    expect(catalogueProblems([endpoint])).toEqual([]);
   });
 
   it('refuses an alias that does not take the parameters of its /v1 path', () => {
@@ -311,11 +285,8 @@ describe('catalogueProblems', () => {
       paths: ['/v1/restaurants/{id}/x', '/res/{code}/x'],
     } as const;
 
-    // Act
-    const problems = catalogueProblems([endpoint]);
-
-    // Assess
-    expect(problems).toEqual([
+    // Act / Assess
+    expect(catalogueProblems([endpoint])).toEqual([
       'monthlyTest: /res/{code}/x does not take the parameters of its /v1 path',
     ]);
   });

@@ -180,10 +180,11 @@ describe('npm run build:plugin', () => {
   });
 
   it('refuses an unknown option with exit 2, naming it on one line before the usage', async () => {
-    // Act
-    const refused = await run([TSX, 'tools/plugin/build.ts', '--port', '1'], {});
-
-    // Assess
-    expect(refused).toEqual({ code: 2, stdout: '', stderr: `Unknown option '--port'\n${USAGE}\n` });
+    // Act / Assess
+    expect(await run([TSX, 'tools/plugin/build.ts', '--port', '1'], {})).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `Unknown option '--port'\n${USAGE}\n`,
+    });
   });
 });

@@ -128,11 +128,8 @@ describe('error factories (spec section 7)', () => {
   });
 
   it('gives a VALIDATION_ERROR without entries an empty errors[]', () => {
-    // Act
-    const body = validationError([]).toBody();
-
-    // Assess
-    expect(body).toEqual({
+    // Act / Assess
+    expect(validationError([]).toBody()).toEqual({
       state: 'ERROR',
       code: 'VALIDATION_ERROR',
       message: 'Error',
@@ -144,11 +141,8 @@ describe('error factories (spec section 7)', () => {
     // Prepare
     const error = new PortalError(400, 'VALIDATION_ERROR', MESSAGES.validation);
 
-    // Act
-    const body = error.toBody();
-
-    // Assess
-    expect(body).toEqual({
+    // Act / Assess
+    expect(error.toBody()).toEqual({
       state: 'ERROR',
       code: 'VALIDATION_ERROR',
       message: 'Error',
@@ -160,11 +154,8 @@ describe('error factories (spec section 7)', () => {
     // Prepare
     const error = new PortalError(400, 'OUT_OF_RANGE', MESSAGES.outOfRange, [cannotBeEmpty('id')]);
 
-    // Act
-    const body = error.toBody();
-
-    // Assess
-    expect(body).toEqual({
+    // Act / Assess
+    expect(error.toBody()).toEqual({
       state: 'ERROR',
       code: 'OUT_OF_RANGE',
       message: 'Only 31 days can be selected',
@@ -204,11 +195,8 @@ describe('cannotBeEmpty', () => {
   it.each(['id', 'from', 'to'])(
     'names the empty field %s as "<field> cannot be empty"',
     (field) => {
-      // Act
-      const entry = cannotBeEmpty(field);
-
-      // Assess
-      expect(entry).toEqual({
+      // Act / Assess
+      expect(cannotBeEmpty(field)).toEqual({
         field,
         code: 'FIELD_CANNOT_BE_EMPTY',
         message: `${field} cannot be empty`,

@@ -10,11 +10,8 @@ describe('toAmount', () => {
     ['-3.25', -3.25],
     ['99999999.99', 99999999.99],
   ])('reads the decimal string %j as the number %d', (decimal, expected) => {
-    // Act
-    const amount = toAmount(decimal);
-
-    // Assess
-    expect(amount).toBe(expected);
+    // Act / Assess
+    expect(toAmount(decimal)).toBe(expected);
   });
 
   it.each(['', '   ', 'NaN', 'abc', '12,50', 'Infinity', '-Infinity', '1e400'])(

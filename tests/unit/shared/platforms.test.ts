@@ -17,66 +17,47 @@ const withSunset: LegacyPlatformKeys = {
 
 describe('resolvePlatformId', () => {
   it('passes a platformId that is not a legacy key through unchanged', () => {
-    // Act
-    const resolved = resolvePlatformId('TB_AE', withSunset, d('2030-01-01'));
-
-    // Assess
-    expect(resolved).toBe('TB_AE');
+    // Act / Assess
+    expect(resolvePlatformId('TB_AE', withSunset, d('2030-01-01'))).toBe('TB_AE');
   });
 
   it('passes the current platformId of the legacy platform through, even after the sunset', () => {
-    // Act
-    const resolved = resolvePlatformId('TB_KW', withSunset, d('2030-01-01'));
-
-    // Assess
-    expect(resolved).toBe('TB_KW');
+    // Act / Assess
+    expect(resolvePlatformId('TB_KW', withSunset, d('2030-01-01'))).toBe('TB_KW');
   });
 
   it('maps a legacy key to its platformId before the sunset', () => {
-    // Act
-    const resolved = resolvePlatformId(LEGACY_KEY, withSunset, d('2026-06-29'));
-
-    // Assess
-    expect(resolved).toBe('TB_KW');
+    // Act / Assess
+    expect(resolvePlatformId(LEGACY_KEY, withSunset, d('2026-06-29'))).toBe('TB_KW');
   });
 
   it('still accepts a legacy key on the sunset day itself', () => {
-    // Act
-    const resolved = resolvePlatformId(LEGACY_KEY, withSunset, SUNSET);
-
-    // Assess
-    expect(resolved).toBe('TB_KW');
+    // Act / Assess
+    expect(resolvePlatformId(LEGACY_KEY, withSunset, SUNSET)).toBe('TB_KW');
   });
 
   it('refuses a legacy key the day after its sunset', () => {
-    // Act
-    const resolved = resolvePlatformId(LEGACY_KEY, withSunset, d('2026-07-01'));
-
-    // Assess
-    expect(resolved).toBeUndefined();
+    // Act / Assess
+    expect(resolvePlatformId(LEGACY_KEY, withSunset, d('2026-07-01'))).toBeUndefined();
   });
 
   it('accepts a legacy key on any day while no sunset is set', () => {
     // Prepare
     const noSunset: LegacyPlatformKeys = { aliases: new Map([[LEGACY_KEY, 'TB_KW']]) };
 
-    // Act
-    const resolved = ['2000-01-01', '2026-07-01', '9999-12-31'].map((today) =>
-      resolvePlatformId(LEGACY_KEY, noSunset, d(today)),
-    );
-
-    // Assess
-    expect(resolved).toEqual(['TB_KW', 'TB_KW', 'TB_KW']);
+    // Act / Assess
+    expect(
+      ['2000-01-01', '2026-07-01', '9999-12-31'].map((today) =>
+        resolvePlatformId(LEGACY_KEY, noSunset, d(today)),
+      ),
+    ).toEqual(['TB_KW', 'TB_KW', 'TB_KW']);
   });
 });
 
 describe('parseLegacyAliases', () => {
   it('reads a list of LEGACY_KEY=PLATFORM_ID pairs, trimming spaces', () => {
-    // Act
-    const aliases = parseLegacyAliases(' TBLEGACY_KW = TB_KW , OLDHS_SA=HS_SA ');
-
-    // Assess
-    expect(aliases).toEqual(
+    // Act / Assess
+    expect(parseLegacyAliases(' TBLEGACY_KW = TB_KW , OLDHS_SA=HS_SA ')).toEqual(
       new Map([
         ['TBLEGACY_KW', 'TB_KW'],
         ['OLDHS_SA', 'HS_SA'],
@@ -85,27 +66,22 @@ describe('parseLegacyAliases', () => {
   });
 
   it('accepts a platformId whose prefix has several parts', () => {
-    // Act
-    const aliases = parseLegacyAliases('legacy-key=FOOD_PANDA_SG');
-
-    // Assess
-    expect(aliases).toEqual(new Map([['legacy-key', 'FOOD_PANDA_SG']]));
+    // Act / Assess
+    expect(parseLegacyAliases('legacy-key=FOOD_PANDA_SG')).toEqual(
+      new Map([['legacy-key', 'FOOD_PANDA_SG']]),
+    );
   });
 
   it.each(['', '   ', ',', ' , ,'])('gives no aliases for the blank list %j', (spec) => {
-    // Act
-    const aliases = parseLegacyAliases(spec);
-
-    // Assess
-    expect(aliases).toEqual(new Map());
+    // Act / Assess
+    expect(parseLegacyAliases(spec)).toEqual(new Map());
   });
 
   it('ignores blank entries between pairs', () => {
-    // Act
-    const aliases = parseLegacyAliases(',TBLEGACY_KW=TB_KW,, ,');
-
-    // Assess
-    expect(aliases).toEqual(new Map([['TBLEGACY_KW', 'TB_KW']]));
+    // Act / Assess
+    expect(parseLegacyAliases(',TBLEGACY_KW=TB_KW,, ,')).toEqual(
+      new Map([['TBLEGACY_KW', 'TB_KW']]),
+    );
   });
 
   it.each([

@@ -16,11 +16,8 @@ const FACTS: BannerFacts = {
 
 describe("npm start's banner (tools/local/banner.ts)", () => {
   it('says where everything runs, gives the first request as a curl and ends with the preview', () => {
-    // Act
-    const text = banner(FACTS);
-
-    // Assess
-    expect(text).toBe(
+    // Act / Assess
+    expect(banner(FACTS)).toBe(
       [
         'portal-service-api is up at http://localhost:3000',
         '  database: embedded PGlite with the sample data',
@@ -60,11 +57,8 @@ describe("npm start's banner (tools/local/banner.ts)", () => {
   });
 
   it('says what it logs when verbose', () => {
-    // Act
-    const text = banner({ ...FACTS, verbose: true, logLevel: 'debug' });
-
-    // Assess
-    expect(text).toContain(
+    // Act / Assess
+    expect(banner({ ...FACTS, verbose: true, logLevel: 'debug' })).toContain(
       "  logs:     routes, every request, the functions' lines from debug up\n",
     );
   });

@@ -30,13 +30,12 @@ describe('tools/dates: day arithmetic', () => {
   it('keeps each time zone its own date when zones and instants alternate', () => {
     const evening = new Date('2024-06-30T21:30:00Z');
     const morning = new Date('2024-07-01T05:00:00Z');
-    const asked = [
+    expect([
       todayIn('Asia/Dubai', evening),
       todayIn('America/Mexico_City', morning),
       todayIn('Asia/Dubai', morning),
       todayIn('America/Mexico_City', evening),
-    ];
-    expect(asked).toEqual(['2024-07-01', '2024-06-30', '2024-07-01', '2024-06-30']);
+    ]).toEqual(['2024-07-01', '2024-06-30', '2024-07-01', '2024-06-30']);
   });
 
   it('refuses an unknown time zone every time it is asked', () => {

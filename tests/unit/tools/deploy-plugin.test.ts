@@ -40,7 +40,6 @@ const testIo = (answer: Fetch = () => Promise.resolve(new Response('{"data":{}}'
 
 describe('parseDeployArguments', () => {
   it('reads --file, --region and --portal-version (v1 by default)', () => {
-    // Act / Assess
     expect(parseDeployArguments(ARGS)).toEqual({
       file: 'dist/main.3f9a.js',
       region: 'eu',
@@ -59,7 +58,6 @@ describe('parseDeployArguments', () => {
   });
 
   it('answers --help', () => {
-    // Act / Assess
     expect(parseDeployArguments(['--help'])).toBe('help');
   });
 
@@ -84,7 +82,6 @@ describe('parseDeployArguments', () => {
 
 describe('readDeployEnvironment', () => {
   it('reads the three variables', () => {
-    // Act / Assess
     expect(readDeployEnvironment(ENV)).toEqual({
       updateUrl: 'https://registry.example.com/v1/plugins/reports',
       apiKey: KEY,
@@ -121,11 +118,8 @@ describe('readDeployEnvironment', () => {
       'PLUGIN_CDN_URL must have no query or fragment',
     ],
   ])('refuses %p: %s', (change, message) => {
-    // Act
-    const read = () => readDeployEnvironment({ ...ENV, ...change });
-
-    // Assess
-    expect(read).toThrow(new UsageError(message));
+    // Act / Assess
+    expect(() => readDeployEnvironment({ ...ENV, ...change })).toThrow(new UsageError(message));
   });
 
   it('allows plain http to localhost only', () => {
@@ -162,7 +156,6 @@ describe('bundleUrlFor: <cdn_url>/<region>/reports/<filename> (spec 4.6)', () =>
       'https://cdn.example.com/eu/reports/my%20bundle%231.js',
     ],
   ])('%s + %s + %s → %s', (cdn, region, file, expected) => {
-    // Act / Assess
     expect(bundleUrlFor(cdn, region, file)).toBe(expected);
   });
 });
@@ -172,15 +165,11 @@ describe('maskSecret', () => {
     // Prepare
     const echoed = `key ${KEY}, ${encodeURIComponent(KEY)}, ${JSON.stringify({ KEY: 'a"b' + KEY })}`;
 
-    // Act
-    const masked = maskSecret(echoed, KEY);
-
-    // Assess
-    expect(masked).toBe('key ***, ***, {"KEY":"a\\"b***"}');
+    // Act / Assess
+    expect(maskSecret(echoed, KEY)).toBe('key ***, ***, {"KEY":"a\\"b***"}');
   });
 
   it('leaves text alone when there is no key', () => {
-    // Act / Assess
     expect(maskSecret('nothing to hide', '')).toBe('nothing to hide');
   });
 });
@@ -191,11 +180,8 @@ describe('runDeploy', () => {
     const answer = '{"data":{"code":"reports","portalVersion":"v2","bundleUrl":"x"}}';
     const { io, output, fetchSpy } = testIo(() => Promise.resolve(new Response(answer)));
 
-    // Act
-    const code = await runDeploy([...ARGS, '--portal-version', 'v2'], ENV, io);
-
-    // Assess
-    expect(code).toBe(0);
+    // Act / Assess
+    expect(await runDeploy([...ARGS, '--portal-version', 'v2'], ENV, io)).toBe(0);
     expect(fetchSpy).toHaveBeenCalledTimes(1);
     const [url, init] = fetchSpy.mock.calls[0]!;
     expect({ ...init, signal: undefined }).toEqual({
@@ -222,15 +208,14 @@ describe('runDeploy', () => {
     // Prepare
     const { io, fetchSpy } = testIo();
 
-    // Act
-    const code = await runDeploy(
-      ['--file', 'main.3f9a.js', '--region', 'eu'],
-      { ...ENV, INIT_CWD: '/work/app/dist' },
-      io,
-    );
-
-    // Assess
-    expect(code).toBe(0);
+    // Act / Assess
+    expect(
+      await runDeploy(
+        ['--file', 'main.3f9a.js', '--region', 'eu'],
+        { ...ENV, INIT_CWD: '/work/app/dist' },
+        io,
+      ),
+    ).toBe(0);
     expect(fetchSpy).toHaveBeenCalledTimes(1);
   });
 
@@ -262,11 +247,8 @@ describe('runDeploy', () => {
       ),
     );
 
-    // Act
-    const code = await runDeploy(ARGS, ENV, io);
-
-    // Assess
-    expect(code).toBe(1);
+    // Act / Assess
+    expect(await runDeploy(ARGS, ENV, io)).toBe(1);
     expect(output.stderr).toBe(`deploy:plugin: PUT ${ENV.PLUGIN_UPDATE_URL} -> HTTP 307\n\n`);
   });
 
@@ -280,11 +262,8 @@ describe('runDeploy', () => {
       ),
     );
 
-    // Act
-    const code = await runDeploy(ARGS, ENV, io);
-
-    // Assess
-    expect(code).toBe(1);
+    // Act / Assess
+    expect(await runDeploy(ARGS, ENV, io)).toBe(1);
     expect(output.stderr).toBe(
       `deploy:plugin: PUT ${ENV.PLUGIN_UPDATE_URL} failed: fetch failed (ECONNREFUSED)\n`,
     );
@@ -301,11 +280,8 @@ describe('runDeploy', () => {
         }),
     );
 
-    // Act
-    const code = await runDeploy(ARGS, ENV, { ...io, timeoutMs: 20 });
-
-    // Assess
-    expect(code).toBe(1);
+    // Act / Assess
+    expect(await runDeploy(ARGS, ENV, { ...io, timeoutMs: 20 })).toBe(1);
     expect(output.stderr).toBe(
       `deploy:plugin: PUT ${ENV.PLUGIN_UPDATE_URL} failed: no answer within 0.02 s\n`,
     );
@@ -329,11 +305,8 @@ describe('runDeploy', () => {
     // Prepare
     const { io, output, fetchSpy } = testIo();
 
-    // Act
-    const code = await runDeploy(args, env, io);
-
-    // Assess
-    expect(code).toBe(2);
+    // Act / Assess
+    expect(await runDeploy(args, env, io)).toBe(2);
     expect(fetchSpy).not.toHaveBeenCalled();
     expect(output).toEqual({ stdout: '', stderr: `deploy:plugin: ${message}\n${USAGE}\n` });
   });
@@ -342,11 +315,8 @@ describe('runDeploy', () => {
     // Prepare
     const { io, output } = testIo();
 
-    // Act
-    const code = await runDeploy(['--help'], {}, io);
-
-    // Assess
-    expect(code).toBe(0);
+    // Act / Assess
+    expect(await runDeploy(['--help'], {}, io)).toBe(0);
     expect(output).toEqual({ stdout: `${USAGE}\n`, stderr: '' });
   });
 

@@ -106,11 +106,8 @@ describe('parseCheckArgs', () => {
         throw new Error('help');
       });
 
-      // Act
-      const parse = () => parseCheckArgs(argv, help);
-
-      // Assess
-      expect(parse).toThrow('help');
+      // Act / Assess
+      expect(() => parseCheckArgs(argv, help)).toThrow('help');
       expect(help).toHaveBeenCalledTimes(1);
     },
   );

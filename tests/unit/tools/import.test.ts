@@ -290,11 +290,10 @@ describe('parseImportArgs', () => {
   });
 
   it('refuses an unknown option, naming it on one line', () => {
-    // Act
-    const parsed = parseImportArgs(['--file', 'o.ndjson', '--dry-run']);
-
-    // Assess
-    expect(parsed).toEqual({ error: "Unknown option '--dry-run'" });
+    // Act / Assess
+    expect(parseImportArgs(['--file', 'o.ndjson', '--dry-run'])).toEqual({
+      error: "Unknown option '--dry-run'",
+    });
   });
 
   it.each([[['--help']], [['-h']], [['--restaurants', '-', '--help']]])(
@@ -305,11 +304,8 @@ describe('parseImportArgs', () => {
         throw new Error('help');
       });
 
-      // Act
-      const parse = () => parseImportArgs(argv, help);
-
-      // Assess
-      expect(parse).toThrow('help');
+      // Act / Assess
+      expect(() => parseImportArgs(argv, help)).toThrow('help');
       expect(help).toHaveBeenCalledTimes(1);
     },
   );

@@ -43,33 +43,29 @@ describe('the service role options and values', () => {
   });
 
   it('takes --service-role=NAME out as one word', () => {
-    // Act
-    const taken = takeServiceRole(['--repair', '--service-role=portal_api', '--metrics']);
-
-    // Assess
-    expect(taken).toEqual({ role: 'portal_api', rest: ['--repair', '--metrics'] });
+    // Act / Assess
+    expect(takeServiceRole(['--repair', '--service-role=portal_api', '--metrics'])).toEqual({
+      role: 'portal_api',
+      rest: ['--repair', '--metrics'],
+    });
   });
 
   it('leaves --help, -h, the options it does not know and all after -- to the tool, in order', () => {
     // Arrange
     const args = ['-h', '--fix', '--service-role', 'portal_api', '--help', '--', '--service-role'];
 
-    // Act
-    const taken = takeServiceRole(args);
-
-    // Assess
-    expect(taken).toEqual({
+    // Act / Assess
+    expect(takeServiceRole(args)).toEqual({
       role: 'portal_api',
       rest: ['-h', '--fix', '--help', '--', '--service-role'],
     });
   });
 
   it('refuses --service-role given twice', () => {
-    // Act
-    const taken = takeServiceRole(['--service-role', 'a', '--service-role=b']);
-
-    // Assess
-    expect(taken).toEqual({ error: '--service-role is given twice' });
+    // Act / Assess
+    expect(takeServiceRole(['--service-role', 'a', '--service-role=b'])).toEqual({
+      error: '--service-role is given twice',
+    });
   });
 
   it.each([

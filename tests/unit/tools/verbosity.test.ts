@@ -22,19 +22,15 @@ describe('npm start: quiet unless asked (tools/local/verbosity.ts)', () => {
     [[], { LOG_LEVEL: 'warn' }, false],
     [['--verbose'], { LOG_LEVEL: 'error' }, true],
   ])('argv %j with %j is verbose: %s', (argv, env, verbose) => {
-    // Act
-    const options = startOptions(argv, env);
-
-    // Assess
-    expect(options).toEqual({ verbose });
+    // Act / Assess
+    expect(startOptions(argv, env)).toEqual({ verbose });
   });
 
   it('refuses an argument it does not take, naming it', () => {
-    // Act
-    const options = startOptions(['--verbose', '--quiet'], {});
-
-    // Assess
-    expect(options).toEqual(new Error('unknown argument --quiet'));
+    // Act / Assess
+    expect(startOptions(['--verbose', '--quiet'], {})).toEqual(
+      new Error('unknown argument --quiet'),
+    );
   });
 
   it.each([
@@ -43,22 +39,16 @@ describe('npm start: quiet unless asked (tools/local/verbosity.ts)', () => {
     [VERBOSE, { LOG_LEVEL: 'debug' }, { LOG_LEVEL: 'debug', SLS_LOG_LEVEL: 'notice' }],
     [QUIET, { LOG_LEVEL: 'error' }, { LOG_LEVEL: 'error', SLS_LOG_LEVEL: 'warning' }],
   ])('%j with %j: the levels %j', (options, env, expected) => {
-    // Act
-    const levels = offlineLogEnv(options, env);
-
-    // Assess
-    expect(levels).toEqual(expected);
+    // Act / Assess
+    expect(offlineLogEnv(options, env)).toEqual(expected);
   });
 
   it('drops the route table and its margin lines, and keeps every other line', () => {
     // Prepare
     const filter = hideRouteTable();
 
-    // Act
-    const kept = filter.push(`${LINE}${ROUTE_TABLE}${LINE}`) + filter.end();
-
-    // Assess
-    expect(kept).toBe(`${LINE}${LINE}`);
+    // Act / Assess
+    expect(filter.push(`${LINE}${ROUTE_TABLE}${LINE}`) + filter.end()).toBe(`${LINE}${LINE}`);
   });
 
   it('drops the route table however the pipe splits it, and keeps a blank line away from it', () => {
@@ -79,10 +69,7 @@ describe('npm start: quiet unless asked (tools/local/verbosity.ts)', () => {
     // Prepare
     const filter = hideRouteTable();
 
-    // Act
-    const kept = filter.push('{"level":"warn"') + filter.end();
-
-    // Assess
-    expect(kept).toBe('{"level":"warn"');
+    // Act / Assess
+    expect(filter.push('{"level":"warn"') + filter.end()).toBe('{"level":"warn"');
   });
 });

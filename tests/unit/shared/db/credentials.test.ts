@@ -49,11 +49,8 @@ describe('parseSecretCredentials', () => {
       engine: 'postgres',
     });
 
-    // Act
-    const credentials = parseSecretCredentials(secret);
-
-    // Assess
-    expect(credentials).toEqual(
+    // Act / Assess
+    expect(parseSecretCredentials(secret)).toEqual(
       resolved({ host: 'db.internal', port: 5432, database: 'reports_db' }, 'reports'),
     );
   });
@@ -62,11 +59,10 @@ describe('parseSecretCredentials', () => {
     // Prepare
     const secret = secretOf({ username: 'master', password: PASSWORD });
 
-    // Act
-    const credentials = parseSecretCredentials(secret, { ...PROXY, database: 'reports' });
-
-    // Assess
-    expect(credentials).toEqual(resolved({ ...PROXY, database: 'reports' }, 'master'));
+    // Act / Assess
+    expect(parseSecretCredentials(secret, { ...PROXY, database: 'reports' })).toEqual(
+      resolved({ ...PROXY, database: 'reports' }, 'master'),
+    );
   });
 
   it('defaults the port to 5432 and the database to the user name', () => {
@@ -95,22 +91,20 @@ describe('parseSecretCredentials', () => {
       dbname: 'from_secret',
     });
 
-    // Act
-    const credentials = parseSecretCredentials(secret, { ...PROXY, database: 'from_url' });
-
-    // Assess
-    expect(credentials).toEqual(resolved({ ...PROXY, database: 'from_url' }, 'reports'));
+    // Act / Assess
+    expect(parseSecretCredentials(secret, { ...PROXY, database: 'from_url' })).toEqual(
+      resolved({ ...PROXY, database: 'from_url' }, 'reports'),
+    );
   });
 
   it("keeps the secret's port and dbname when the location gives only a host", () => {
-    // Act
-    const credentials = parseSecretCredentials(
-      secretOf({ username: 'u', password: PASSWORD, host: 'a', port: '6000', dbname: 'd' }),
-      { host: 'b' },
-    );
-
-    // Assess
-    expect(credentials).toMatchObject({ host: 'b', port: 6000, database: 'd' });
+    // Act / Assess
+    expect(
+      parseSecretCredentials(
+        secretOf({ username: 'u', password: PASSWORD, host: 'a', port: '6000', dbname: 'd' }),
+        { host: 'b' },
+      ),
+    ).toMatchObject({ host: 'b', port: 6000, database: 'd' });
   });
 
   it.each([

@@ -56,6 +56,9 @@ describe('createDatabase', () => {
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((database) => database.end()));
   });
+  /** A tracked database on `source` that logs nowhere the test reads. */
+  const open = (source: Parameters<typeof createDatabase>[0], rereadIntervalMs?: number) =>
+    track(createDatabase(source, poolOptions, capturedLogger().logger, rereadIntervalMs));
 
   describe('bind', () => {
     it('is not a thenable, so awaiting the bound queries does not hang', async () => {
@@ -75,7 +78,7 @@ describe('createDatabase', () => {
 
     it('has no symbol properties', () => {
       // Prepare
-      const database = track(createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger));
+      const database = open(URL_SOURCE);
 
       // Act
       const bound = database.bind(() => ({ a: () => Promise.resolve(1) })) as unknown as Record<
@@ -92,7 +95,7 @@ describe('createDatabase', () => {
 
     it('runs a named method on the pool, building the queries once per pool (and once to name them)', async () => {
       // Prepare
-      const database = track(createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger));
+      const database = open(URL_SOURCE);
       const make = jest.fn((sql: Sql) => ({ a: (n: number) => Promise.resolve([typeof sql, n]) }));
       const bound = database.bind(make);
 
@@ -110,7 +113,7 @@ describe('createDatabase', () => {
 
     it('has exactly the query methods: serialising it runs nothing', () => {
       // Prepare
-      const database = track(createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger));
+      const database = open(URL_SOURCE);
       const run = jest.spyOn(database, 'run');
 
       // Act
@@ -124,7 +127,7 @@ describe('createDatabase', () => {
 
     it('refuses queries that run while they are being bound', () => {
       // Prepare
-      const database = track(createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger));
+      const database = open(URL_SOURCE);
 
       // Act
       const binding = () =>
@@ -142,7 +145,7 @@ describe('createDatabase', () => {
     it('rejects with a SecretShapeError on a malformed secret, and reads it again next time', async () => {
       // Prepare
       const readSecret = jest.fn(() => Promise.resolve(`{"username":"u","password":"${PASSWORD}"`));
-      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+      const database = open({ readSecret });
       const work = jest.fn(() => Promise.resolve(1));
 
       // Act
@@ -162,17 +165,15 @@ describe('createDatabase', () => {
         .fn<() => Promise<string>>()
         .mockRejectedValueOnce(new Error('extension not ready'))
         .mockResolvedValue(GOOD_SECRET);
-      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+      const database = open({ readSecret });
 
       // Act
       await expect(database.run(() => Promise.resolve(1))).rejects.toThrow('extension not ready');
-      const results = [
+      expect([
         await database.run(() => Promise.resolve(2)),
         await database.run(() => Promise.resolve(3)),
-      ];
-
-      // Assess
-      expect(results).toEqual([2, 3]);
+        // Assess
+      ]).toEqual([2, 3]);
       expect(readSecret).toHaveBeenCalledTimes(2);
     });
 
@@ -185,7 +186,7 @@ describe('createDatabase', () => {
             answer = resolve;
           }),
       );
-      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+      const database = open({ readSecret });
 
       // Act
       const runs = [
@@ -203,13 +204,10 @@ describe('createDatabase', () => {
       // Prepare
       const failure = new Error('the secrets extension refused the read');
       const readSecret = jest.fn((): Promise<string> => Promise.reject(failure));
-      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+      const database = open({ readSecret });
 
-      // Act
-      const outcome = await database.warmUp(2);
-
-      // Assess
-      expect(outcome).toBe(failure);
+      // Act / Assess
+      expect(await database.warmUp(2)).toBe(failure);
     });
 
     it("lets a query that waited for the warm-up's secret read, which failed, read the secret once more itself", async () => {
@@ -222,7 +220,7 @@ describe('createDatabase', () => {
             })
           : Promise.resolve(GOOD_SECRET),
       );
-      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+      const database = open({ readSecret });
 
       // Act
       const warming = database.warmUp(1);
@@ -239,7 +237,7 @@ describe('createDatabase', () => {
       // Prepare
       const failure = new Error('the secrets extension refused the read');
       const readSecret = jest.fn((): Promise<string> => Promise.reject(failure));
-      const database = track(createDatabase({ readSecret }, poolOptions, capturedLogger().logger));
+      const database = open({ readSecret });
 
       // Act
       const query = database.run(() => Promise.resolve('answered'));
@@ -251,19 +249,10 @@ describe('createDatabase', () => {
 
     it('resolves warmUp with the SecretShapeError of a malformed secret', async () => {
       // Prepare
-      const database = track(
-        createDatabase(
-          { readSecret: () => Promise.resolve('[]') },
-          poolOptions,
-          capturedLogger().logger,
-        ),
-      );
+      const database = open({ readSecret: () => Promise.resolve('[]') });
 
-      // Act
-      const outcome = await database.warmUp(1);
-
-      // Assess
-      expect(outcome).toBeInstanceOf(SecretShapeError);
+      // Act / Assess
+      expect(await database.warmUp(1)).toBeInstanceOf(SecretShapeError);
     });
 
     it('reads the secret again after a refused login and retries on the same pool when only the password changed', async () => {
@@ -274,14 +263,13 @@ describe('createDatabase', () => {
       const pools: Sql[] = [];
       let refusals = 1;
 
-      // Act
-      const result = await database.run((sql) => {
-        pools.push(sql);
-        return refusals-- > 0 ? Promise.reject(refusedLogin()) : Promise.resolve('ran');
-      });
-
-      // Assess
-      expect(result).toBe('ran');
+      // Act / Assess
+      expect(
+        await database.run((sql) => {
+          pools.push(sql);
+          return refusals-- > 0 ? Promise.reject(refusedLogin()) : Promise.resolve('ran');
+        }),
+      ).toBe('ran');
       expect(readSecret).toHaveBeenCalledTimes(2);
       expect(pools).toHaveLength(2);
       expect(pools[1]).toBe(pools[0]);
@@ -294,9 +282,7 @@ describe('createDatabase', () => {
     it('reads the secret again at each later rotation of the password, on the same pool', async () => {
       // Prepare: three versions of the password, each refused once its successor is current.
       const readSecret = rotatingSecret({ password: 'second' }, { password: 'third' });
-      const database = track(
-        createDatabase({ readSecret }, poolOptions, capturedLogger().logger, 0),
-      );
+      const database = open({ readSecret }, 0);
       const refuseOnce = () => {
         let refused = false;
         return () => {
@@ -341,9 +327,7 @@ describe('createDatabase', () => {
     it('rethrows the refusal when the secret has not changed', async () => {
       // Prepare
       const readSecret = jest.fn(() => Promise.resolve(GOOD_SECRET));
-      const database = track(
-        createDatabase({ readSecret }, poolOptions, capturedLogger().logger, 0),
-      );
+      const database = open({ readSecret }, 0);
       const refusal = refusedLogin();
       const work = jest.fn((): Promise<never> => Promise.reject(refusal));
 
@@ -359,9 +343,7 @@ describe('createDatabase', () => {
     it('reads at most once per interval after refused logins', async () => {
       // Prepare
       const readSecret = jest.fn(() => Promise.resolve(GOOD_SECRET));
-      const database = track(
-        createDatabase({ readSecret }, poolOptions, capturedLogger().logger, 60_000),
-      );
+      const database = open({ readSecret }, 60_000);
       const refuse = (): Promise<never> => Promise.reject(refusedLogin());
 
       // Act
@@ -376,9 +358,7 @@ describe('createDatabase', () => {
     it('does not read the secret again for a failure other than a refused login', async () => {
       // Prepare
       const readSecret = jest.fn(() => Promise.resolve(GOOD_SECRET));
-      const database = track(
-        createDatabase({ readSecret }, poolOptions, capturedLogger().logger, 0),
-      );
+      const database = open({ readSecret }, 0);
       const failure = Object.assign(new Error('canceling statement'), { code: '57014' });
 
       // Act
@@ -393,7 +373,7 @@ describe('createDatabase', () => {
   describe('warmUp on a connection string', () => {
     it('resolves with the connection failure when nothing listens, never rejecting', async () => {
       // Prepare
-      const database = track(createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger));
+      const database = open(URL_SOURCE);
 
       // Act
       const outcome = await database.warmUp(1);

@@ -87,12 +87,12 @@ describe('createSilenceWatch', () => {
     });
     watch.opened(await client(port));
 
-    const result = await watch.bound(async () => {
-      await sleep(SILENCE_MS * 4);
-      return 'answered';
-    });
-
-    expect(result).toBe('answered');
+    expect(
+      await watch.bound(async () => {
+        await sleep(SILENCE_MS * 4);
+        return 'answered';
+      }),
+    ).toBe('answered');
     expect(silences()).toBe(0);
   });
 
@@ -100,12 +100,12 @@ describe('createSilenceWatch', () => {
     const { watch, silences } = watchWith();
     watch.opened(await client(await peer(SAY_NOTHING), false));
 
-    const result = await watch.bound(async () => {
-      await sleep(SILENCE_MS * 3);
-      return 'still waiting for the connect timeout';
-    });
-
-    expect(result).toBe('still waiting for the connect timeout');
+    expect(
+      await watch.bound(async () => {
+        await sleep(SILENCE_MS * 3);
+        return 'still waiting for the connect timeout';
+      }),
+    ).toBe('still waiting for the connect timeout');
     expect(silences()).toBe(0);
   });
 

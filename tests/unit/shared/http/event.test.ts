@@ -47,11 +47,8 @@ describe('headerValues', () => {
           multiValueHeaders: { 'x-PlatForm-id': ['TB_AE'] },
         });
 
-        // Act
-        const values = headerValues(event, asked);
-
-        // Assess
-        expect(values).toEqual(['TB_AE']);
+        // Act / Assess
+        expect(headerValues(event, asked)).toEqual(['TB_AE']);
       },
     );
 
@@ -62,11 +59,8 @@ describe('headerValues', () => {
         multiValueHeaders: { 'X-Platform-Id': ['TB_AE', 'TB_KW'] },
       });
 
-      // Act
-      const values = headerValues(event, 'x-platform-id');
-
-      // Assess
-      expect(values).toEqual(['TB_AE', 'TB_KW']);
+      // Act / Assess
+      expect(headerValues(event, 'x-platform-id')).toEqual(['TB_AE', 'TB_KW']);
     });
 
     it('keeps the values of two case-variants of a name in multiValueHeaders', () => {
@@ -76,11 +70,8 @@ describe('headerValues', () => {
         multiValueHeaders: { 'X-Platform-Id': ['TB_AE'], 'x-platform-id': ['TB_KW'] },
       });
 
-      // Act
-      const values = headerValues(event, 'X-Platform-Id');
-
-      // Assess
-      expect(values).toEqual(['TB_AE', 'TB_KW']);
+      // Act / Assess
+      expect(headerValues(event, 'X-Platform-Id')).toEqual(['TB_AE', 'TB_KW']);
     });
 
     it('keeps the values of two case-variants of a name when only headers is given', () => {
@@ -90,11 +81,8 @@ describe('headerValues', () => {
         multiValueHeaders: {},
       });
 
-      // Act
-      const values = headerValues(event, 'Authorization');
-
-      // Assess
-      expect(values).toEqual(['Bearer a.b.c', 'Bearer d.e.f']);
+      // Act / Assess
+      expect(headerValues(event, 'Authorization')).toEqual(['Bearer a.b.c', 'Bearer d.e.f']);
     });
 
     it('falls back to headers when multiValueHeaders is null', () => {
@@ -104,11 +92,8 @@ describe('headerValues', () => {
         multiValueHeaders: null as unknown as APIGatewayProxyEvent['multiValueHeaders'],
       });
 
-      // Act
-      const values = headerValues(event, 'authorization');
-
-      // Assess
-      expect(values).toEqual(['Bearer a.b.c']);
+      // Act / Assess
+      expect(headerValues(event, 'authorization')).toEqual(['Bearer a.b.c']);
     });
 
     it('tolerates `headers: null`, as API Gateway sends for a request without headers', () => {
@@ -118,11 +103,8 @@ describe('headerValues', () => {
         multiValueHeaders: null as unknown as APIGatewayProxyEvent['multiValueHeaders'],
       });
 
-      // Act
-      const values = headerValues(event, 'authorization');
-
-      // Assess
-      expect(values).toEqual([]);
+      // Act / Assess
+      expect(headerValues(event, 'authorization')).toEqual([]);
     });
 
     it('gives no values for a header that was not sent', () => {
@@ -132,11 +114,8 @@ describe('headerValues', () => {
         multiValueHeaders: { Accept: ['application/json'] },
       });
 
-      // Act
-      const values = headerValues(event, 'X-Platform-Id');
-
-      // Assess
-      expect(values).toEqual([]);
+      // Act / Assess
+      expect(headerValues(event, 'X-Platform-Id')).toEqual([]);
     });
   });
 
@@ -145,13 +124,12 @@ describe('headerValues', () => {
       // Prepare
       const event = httpApi({ headers: { 'x-platform-id': 'TB_AE' } });
 
-      // Act
-      const values = ['X-Platform-Id', 'x-platform-id', 'X-PLATFORM-ID'].map((name) =>
-        headerValues(event, name),
-      );
-
-      // Assess
-      expect(values).toEqual([['TB_AE'], ['TB_AE'], ['TB_AE']]);
+      // Act / Assess
+      expect(
+        ['X-Platform-Id', 'x-platform-id', 'X-PLATFORM-ID'].map((name) =>
+          headerValues(event, name),
+        ),
+      ).toEqual([['TB_AE'], ['TB_AE'], ['TB_AE']]);
     });
 
     it('keeps a comma-joined repeated header as the one value API Gateway passed', () => {
@@ -173,11 +151,8 @@ describe('headerValues', () => {
       // Prepare
       const event = httpApi({ headers: null as unknown as APIGatewayProxyEventV2['headers'] });
 
-      // Act
-      const values = headerValues(event, 'authorization');
-
-      // Assess
-      expect(values).toEqual([]);
+      // Act / Assess
+      expect(headerValues(event, 'authorization')).toEqual([]);
     });
   });
 });
@@ -191,11 +166,8 @@ describe('queryStringValues', () => {
         multiValueQueryStringParameters: { from: ['2024-01-01', '2024-01-02'] },
       });
 
-      // Act
-      const values = queryStringValues(event, 'from');
-
-      // Assess
-      expect(values).toEqual(['2024-01-01', '2024-01-02']);
+      // Act / Assess
+      expect(queryStringValues(event, 'from')).toEqual(['2024-01-01', '2024-01-02']);
     });
 
     it('falls back to queryStringParameters when the name has no multi-value entry', () => {
@@ -205,11 +177,8 @@ describe('queryStringValues', () => {
         multiValueQueryStringParameters: null,
       });
 
-      // Act
-      const values = queryStringValues(event, 'compare[from]');
-
-      // Assess
-      expect(values).toEqual(['2023-12-01']);
+      // Act / Assess
+      expect(queryStringValues(event, 'compare[from]')).toEqual(['2023-12-01']);
     });
 
     it('keeps an empty value as one empty string', () => {
@@ -219,11 +188,8 @@ describe('queryStringValues', () => {
         multiValueQueryStringParameters: { from: [''] },
       });
 
-      // Act
-      const values = queryStringValues(event, 'from');
-
-      // Assess
-      expect(values).toEqual(['']);
+      // Act / Assess
+      expect(queryStringValues(event, 'from')).toEqual(['']);
     });
 
     it('gives no values for a parameter that was not sent', () => {
@@ -234,11 +200,11 @@ describe('queryStringValues', () => {
       });
       const withNone = rest({ queryStringParameters: null, multiValueQueryStringParameters: null });
 
-      // Act
-      const values = [queryStringValues(withOthers, 'from'), queryStringValues(withNone, 'from')];
-
-      // Assess
-      expect(values).toEqual([[], []]);
+      // Act / Assess
+      expect([queryStringValues(withOthers, 'from'), queryStringValues(withNone, 'from')]).toEqual([
+        [],
+        [],
+      ]);
     });
   });
 
@@ -250,13 +216,12 @@ describe('queryStringValues', () => {
           'from=2024-01-08&to=2024-01-14&compare%5Bfrom%5D=2024-01-01&compare%5Bto%5D=2024-01-07',
       });
 
-      // Act
-      const values = ['from', 'to', 'compare[from]', 'compare[to]'].map((name) =>
-        queryStringValues(event, name),
-      );
-
-      // Assess
-      expect(values).toEqual([['2024-01-08'], ['2024-01-14'], ['2024-01-01'], ['2024-01-07']]);
+      // Act / Assess
+      expect(
+        ['from', 'to', 'compare[from]', 'compare[to]'].map((name) =>
+          queryStringValues(event, name),
+        ),
+      ).toEqual([['2024-01-08'], ['2024-01-14'], ['2024-01-01'], ['2024-01-07']]);
     });
 
     it('keeps every value of a repeated key in the order sent', () => {
@@ -266,11 +231,8 @@ describe('queryStringValues', () => {
         queryStringParameters: { from: '2024-01-02,2024-01-01', to: '2024-01-31' },
       });
 
-      // Act
-      const values = queryStringValues(event, 'from');
-
-      // Assess
-      expect(values).toEqual(['2024-01-02', '2024-01-01']);
+      // Act / Assess
+      expect(queryStringValues(event, 'from')).toEqual(['2024-01-02', '2024-01-01']);
     });
 
     it('does not split a value containing a comma when rawQueryString is there', () => {
@@ -280,22 +242,16 @@ describe('queryStringValues', () => {
         queryStringParameters: { from: '2024-01-01,2024-01-02' },
       });
 
-      // Act
-      const values = queryStringValues(event, 'from');
-
-      // Assess
-      expect(values).toEqual(['2024-01-01,2024-01-02']);
+      // Act / Assess
+      expect(queryStringValues(event, 'from')).toEqual(['2024-01-01,2024-01-02']);
     });
 
     it('gives no values for a parameter missing from rawQueryString', () => {
       // Prepare
       const event = httpApi({ rawQueryString: '' });
 
-      // Act
-      const values = queryStringValues(event, 'from');
-
-      // Assess
-      expect(values).toEqual([]);
+      // Act / Assess
+      expect(queryStringValues(event, 'from')).toEqual([]);
     });
 
     it('splits the comma-joined parameters when rawQueryString is missing', () => {
@@ -305,11 +261,10 @@ describe('queryStringValues', () => {
         to: '2024-01-31',
       });
 
-      // Act
-      const values = ['compare[from]', 'to', 'from'].map((name) => queryStringValues(event, name));
-
-      // Assess
-      expect(values).toEqual([['2024-01-01', '2024-01-02'], ['2024-01-31'], []]);
+      // Act / Assess
+      expect(['compare[from]', 'to', 'from'].map((name) => queryStringValues(event, name))).toEqual(
+        [['2024-01-01', '2024-01-02'], ['2024-01-31'], []],
+      );
     });
   });
 });
@@ -319,11 +274,8 @@ describe('httpMethod', () => {
     // Prepare
     const event = rest({ httpMethod: 'options' });
 
-    // Act
-    const method = httpMethod(event);
-
-    // Assess
-    expect(method).toBe('OPTIONS');
+    // Act / Assess
+    expect(httpMethod(event)).toBe('OPTIONS');
   });
 
   it('reads the method of an HTTP API event from requestContext.http, upper-cased', () => {
@@ -336,11 +288,8 @@ describe('httpMethod', () => {
       },
     });
 
-    // Act
-    const method = httpMethod(event);
-
-    // Assess
-    expect(method).toBe('GET');
+    // Act / Assess
+    expect(httpMethod(event)).toBe('GET');
   });
 });
 
@@ -375,15 +324,14 @@ describe('requestIdOf and pathParameter', () => {
     // Prepare
     const events = [rest(), httpApi()];
 
-    // Act
-    const read = events.map((event) => ({
-      requestId: requestIdOf(event),
-      id: pathParameter(event, 'id'),
-      other: pathParameter(event, 'platformId'),
-    }));
-
-    // Assess
-    expect(read).toEqual(
+    // Act / Assess
+    expect(
+      events.map((event) => ({
+        requestId: requestIdOf(event),
+        id: pathParameter(event, 'id'),
+        other: pathParameter(event, 'platformId'),
+      })),
+    ).toEqual(
       events.map((event) => ({
         requestId: event.requestContext.requestId,
         id: 'R-1001',
@@ -396,21 +344,15 @@ describe('requestIdOf and pathParameter', () => {
     // Prepare
     const events = [rest({ pathParameters: null }), httpApiEvent({ resource: '/v1/health' })];
 
-    // Act
-    const ids = events.map((event) => pathParameter(event, 'id'));
-
-    // Assess
-    expect(ids).toEqual([undefined, undefined]);
+    // Act / Assess
+    expect(events.map((event) => pathParameter(event, 'id'))).toEqual([undefined, undefined]);
   });
 });
 
 describe('jsonResult', () => {
   it('renders a JSON body with a JSON content type', () => {
-    // Act
-    const result = jsonResult(200, { data: [{ data: { name: 'Falafel', orderCount: 2 } }] });
-
-    // Assess
-    expect(result).toEqual({
+    // Act / Assess
+    expect(jsonResult(200, { data: [{ data: { name: 'Falafel', orderCount: 2 } }] })).toEqual({
       statusCode: 200,
       headers: { 'Content-Type': 'application/json' },
       body: '{"data":[{"data":{"name":"Falafel","orderCount":2}}]}',
@@ -418,15 +360,10 @@ describe('jsonResult', () => {
   });
 
   it('adds the headers it is given beside the content type', () => {
-    // Act
-    const result = jsonResult(
-      401,
-      { state: 'ERROR' },
-      { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
-    );
-
-    // Assess
-    expect(result).toEqual({
+    // Act / Assess
+    expect(
+      jsonResult(401, { state: 'ERROR' }, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }),
+    ).toEqual({
       statusCode: 401,
       headers: {
         'Content-Type': 'application/json',

@@ -11,11 +11,8 @@ const ABC_SHA256 = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f200
 
 describe('hashApiKey', () => {
   it('is the SHA-256 of the key, as 64 lowercase hex digits', () => {
-    // Act
-    const hash = hashApiKey('abc');
-
-    // Assess
-    expect(hash).toBe(ABC_SHA256);
+    // Act / Assess
+    expect(hashApiKey('abc')).toBe(ABC_SHA256);
   });
 
   it('hashes the UTF-8 bytes of the key, not Latin-1', () => {
@@ -29,7 +26,6 @@ describe('hashApiKey', () => {
 
 describe('hashesMatch: a constant-time comparison of two hashes', () => {
   it('matches equal hashes', () => {
-    // Act / Assess
     expect(hashesMatch(ABC_SHA256, hashApiKey('abc'))).toBe(true);
   });
 
@@ -41,7 +37,6 @@ describe('hashesMatch: a constant-time comparison of two hashes', () => {
     ['an empty value', ''],
     ['non-hex digits', `${ABC_SHA256.slice(0, 63)}g`],
   ])('does not match %s (and never throws)', (_name, stored) => {
-    // Act / Assess
     expect(hashesMatch(ABC_SHA256, stored)).toBe(false);
     expect(hashesMatch(stored, ABC_SHA256)).toBe(false);
   });
@@ -52,12 +47,10 @@ describe('matchesAny', () => {
     // Prepare
     const stored = ['one', 'two', 'three'].map(hashApiKey);
 
-    // Act / Assess
     expect(stored.map((hash) => matchesAny(hash, stored))).toEqual([true, true, true]);
   });
 
   it('does not match an unknown hash or an empty list', () => {
-    // Act / Assess
     expect(matchesAny(hashApiKey('four'), ['one', 'two'].map(hashApiKey))).toBe(false);
     expect(matchesAny(hashApiKey('four'), [])).toBe(false);
   });

@@ -66,22 +66,22 @@ const NOT_JSON_TYPE: ValidationEntry = {
 
 describe('parseDeploymentRequest: a valid body (spec 4.6)', () => {
   it.each(['v1', 'v2'])('reads bundleUrl and portalVersion %s', (portalVersion) => {
-    // Act
-    const parsed = parseDeploymentRequest(json({ bundleUrl: BUNDLE, portalVersion }));
-
-    // Assess
-    expect(parsed).toEqual({ bundleUrl: BUNDLE, portalVersion });
+    // Act / Assess
+    expect(parseDeploymentRequest(json({ bundleUrl: BUNDLE, portalVersion }))).toEqual({
+      bundleUrl: BUNDLE,
+      portalVersion,
+    });
   });
 
   it('keeps a bundle placeholder exactly as sent, not percent-encoded', () => {
     // Prepare
     const bundleUrl = 'https://cdn.example.com/eu/reports/{bundle}?v={bundle}';
 
-    // Act
-    const parsed = parseDeploymentRequest(json({ bundleUrl, portalVersion: 'v2' }));
-
-    // Assess
-    expect(parsed).toEqual({ bundleUrl, portalVersion: 'v2' });
+    // Act / Assess
+    expect(parseDeploymentRequest(json({ bundleUrl, portalVersion: 'v2' }))).toEqual({
+      bundleUrl,
+      portalVersion: 'v2',
+    });
   });
 
   it('reads a base64-encoded body', () => {
@@ -90,11 +90,11 @@ describe('parseDeploymentRequest: a valid body (spec 4.6)', () => {
       'base64',
     );
 
-    // Act
-    const parsed = parseDeploymentRequest(raw(body, { isBase64Encoded: true }));
-
-    // Assess
-    expect(parsed).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
+    // Act / Assess
+    expect(parseDeploymentRequest(raw(body, { isBase64Encoded: true }))).toEqual({
+      bundleUrl: BUNDLE,
+      portalVersion: 'v1',
+    });
   });
 
   it.each([
@@ -103,25 +103,23 @@ describe('parseDeploymentRequest: a valid body (spec 4.6)', () => {
     'application/json; charset=utf-8',
     'application/json;charset="UTF-8"',
   ])('accepts Content-Type %p', (contentType) => {
-    // Act
-    const parsed = parseDeploymentRequest(
-      raw(JSON.stringify({ bundleUrl: BUNDLE, portalVersion: 'v1' }), {
-        contentTypes: [contentType],
-      }),
-    );
-
-    // Assess
-    expect(parsed).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
+    // Act / Assess
+    expect(
+      parseDeploymentRequest(
+        raw(JSON.stringify({ bundleUrl: BUNDLE, portalVersion: 'v1' }), {
+          contentTypes: [contentType],
+        }),
+      ),
+    ).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
   });
 
   it('ignores fields it does not know', () => {
-    // Act
-    const parsed = parseDeploymentRequest(
-      json({ bundleUrl: BUNDLE, portalVersion: 'v1', region: 'eu', apiKey: 'x' }),
-    );
-
-    // Assess
-    expect(parsed).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
+    // Act / Assess
+    expect(
+      parseDeploymentRequest(
+        json({ bundleUrl: BUNDLE, portalVersion: 'v1', region: 'eu', apiKey: 'x' }),
+      ),
+    ).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
   });
 
   it(`accepts a body of exactly ${MAX_BODY_BYTES} bytes`, () => {
@@ -179,7 +177,6 @@ describe('parseDeploymentRequest: missing, empty or wrong fields are 400 VALIDAT
       [BAD_CHARACTERS, BAD_VERSION],
     ],
   ])('refuses %s', (_name, body, expected) => {
-    // Act / Assess
     expect(entriesOf(body)).toEqual(expected);
   });
 
@@ -195,7 +192,6 @@ describe('parseDeploymentRequest: missing, empty or wrong fields are 400 VALIDAT
     ],
     ['a base64 body read as text', raw(Buffer.from('{}').toString('base64'))],
   ])('refuses %s as not a JSON object', (_name, body) => {
-    // Act / Assess
     expect(entriesOf(body)).toEqual([NOT_AN_OBJECT]);
   });
 
@@ -207,7 +203,6 @@ describe('parseDeploymentRequest: missing, empty or wrong fields are 400 VALIDAT
       pad: 'é'.repeat(MAX_BODY_BYTES / 2),
     });
 
-    // Act / Assess
     expect(entriesOf(body)).toEqual([
       {
         field: 'body',
@@ -225,14 +220,12 @@ describe('parseDeploymentRequest: missing, empty or wrong fields are 400 VALIDAT
     ['a non-UTF-8 charset', ['application/json; charset=latin1']],
     ['two Content-Type headers', ['application/json', 'application/json']],
   ])('refuses %s', (_name, contentTypes) => {
-    // Act / Assess
     expect(
       entriesOf(raw(JSON.stringify({ bundleUrl: BUNDLE, portalVersion: 'v1' }), { contentTypes })),
     ).toEqual([NOT_JSON_TYPE]);
   });
 
   it('never fails other than with a validation error, whatever the body (fuzz)', () => {
-    // Act / Assess
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.json()), fc.boolean(), (body, isBase64Encoded) => {
         try {
@@ -265,7 +258,6 @@ describe('bundleUrlProblem', () => {
     'http://localhost',
     `https://cdn.example.com/${'a'.repeat(2048 - 'https://cdn.example.com/'.length)}`,
   ])('accepts %s', (url) => {
-    // Act / Assess
     expect(bundleUrlProblem(url)).toBeUndefined();
     expect(bundleUrlProblem(url) === undefined).toBe(true);
   });
@@ -294,7 +286,6 @@ describe('bundleUrlProblem', () => {
       `https://cdn.example.com/${'a'.repeat(2049 - 'https://cdn.example.com/'.length)}`,
     ],
   ])('refuses %s as not an allowed URL', (_name, url) => {
-    // Act / Assess
     expect(bundleUrlProblem(url)).toBe(BAD_URL.message);
     expect(bundleUrlProblem(url) === undefined).toBe(false);
   });
@@ -312,7 +303,6 @@ describe('bundleUrlProblem', () => {
   ])(
     'refuses plain http to %s: the host as written must be localhost, 127.0.0.1 or [::1]',
     (_name, url) => {
-      // Act / Assess
       expect(bundleUrlProblem(url)).toBe(BAD_URL.message);
     },
   );
@@ -347,7 +337,6 @@ describe('bundleUrlProblem', () => {
     ['&QUOT;', 'https://cdn.example.com/a.js?&QUOT;'],
     ['a template-literal substitution', 'https://cdn.example.com/${alert(1)}.js'],
   ])('refuses %s as a character that can end an attribute or a string', (_name, url) => {
-    // Act / Assess
     expect(bundleUrlProblem(url)).toBe(BAD_CHARACTERS.message);
     expect(bundleUrlProblem(url) === undefined).toBe(false);
   });

@@ -15,21 +15,15 @@ describe('parsePluginParameters: portalVersion (spec 9)', () => {
     ['v1', { portalVersion: ['v1'] }, 'v1'],
     ['v2', { portalVersion: ['v2'] }, 'v2'],
   ] as const)('reads %s as %s', (_name, query, expected) => {
-    // Act
-    const parsed = parsePluginParameters(readerOf(query));
-
-    // Assess
-    expect(parsed).toEqual({ portalVersion: expected });
+    // Act / Assess
+    expect(parsePluginParameters(readerOf(query))).toEqual({ portalVersion: expected });
   });
 
   it.each(['v3', 'V2', ' v2', 'v2 ', '2', 'devnext', 'v1,v2'])(
     'refuses %p with 400 VALIDATION_ERROR / INVALID_VALUE',
     (value) => {
-      // Act
-      const refused = refusal({ portalVersion: [value] });
-
-      // Assess
-      expect(refused).toEqual({
+      // Act / Assess
+      expect(refusal({ portalVersion: [value] })).toEqual({
         status: 400,
         body: validation({
           field: 'portalVersion',
@@ -44,18 +38,17 @@ describe('parsePluginParameters: portalVersion (spec 9)', () => {
     ['two different values', ['v1', 'v2']],
     ['the same value twice', ['v2', 'v2']],
   ])('refuses %s with FIELD_REPEATED', (_name, values) => {
-    // Act
-    const refused = refusal({ portalVersion: values });
-
-    // Assess
-    expect(refused).toEqual({ status: 400, body: validation(repeatedField('portalVersion')) });
+    // Act / Assess
+    expect(refusal({ portalVersion: values })).toEqual({
+      status: 400,
+      body: validation(repeatedField('portalVersion')),
+    });
   });
 
   it('ignores other parameters', () => {
-    // Act
-    const parsed = parsePluginParameters(readerOf({ portalversion: ['v2'], version: ['v2'] }));
-
-    // Assess
-    expect(parsed).toEqual({ portalVersion: 'v1' });
+    // Act / Assess
+    expect(parsePluginParameters(readerOf({ portalversion: ['v2'], version: ['v2'] }))).toEqual({
+      portalVersion: 'v1',
+    });
   });
 });
