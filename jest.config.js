@@ -58,6 +58,8 @@ const PROJECTS = [
     '<rootDir>/tests/unit/shared/auth/**/*.test.ts',
     '<rootDir>/tests/unit/middleware/**/*.test.ts',
     '<rootDir>/tests/unit/shared/reports/**/*.test.ts',
+    // shared/auth against real local key-set servers (no database).
+    '<rootDir>/tests/integration/auth/**/*.test.ts',
   ]),
 ];
 const selected = (process.env.JEST_PROJECTS ?? 'test').split(',').map((name) => name.trim());
