@@ -6,7 +6,7 @@
  * - `faults`: database faults that need a real PostgreSQL (TEST_DATABASE_URL);
  * - `browser`: the API and the preview in Debian's chromium;
  * - `lambda`: the packaged functions booted by aws-lambda-ric;
- * - `mutation`: the unit suites npm run test:mutation runs against each mutant.
+ * - `mutation`: the suites npm run test:mutation runs against each mutant (no database).
  * Jest runs the TypeScript sources as native ES modules (Middy and jose ship ESM only): SWC
  * strips the types and keeps `import`/`export`; Node's VM modules load them.
  * @type {import('jest').Config}
@@ -53,7 +53,7 @@ const PROJECTS = [
   project('faults', ['<rootDir>/tests/faults/**/*.test.ts']),
   project('browser', ['<rootDir>/tests/browser/**/*.test.ts']),
   project('lambda', ['<rootDir>/tests/lambda-runtime/**/*.test.ts']),
-  // npm run test:mutation (stryker.config.mjs): the unit suites of what it mutates.
+  // npm run test:mutation (stryker.config.mjs): the suites of what it mutates.
   project('mutation', [
     '<rootDir>/tests/unit/shared/auth/**/*.test.ts',
     '<rootDir>/tests/unit/middleware/**/*.test.ts',
@@ -69,7 +69,7 @@ if (unknown.length > 0) throw new Error(`JEST_PROJECTS: no project named ${unkno
 export default {
   projects: PROJECTS.filter((p) => selected.includes(p.displayName)),
   testTimeout: 30000,
-  // The mutation project's unit suites need no database: its setup serves only the key set.
+  // The mutation project needs no database: its setup serves only the key set.
   globalSetup: selected.every((name) => name === 'mutation')
     ? '<rootDir>/tests/support/global-setup-keys.ts'
     : '<rootDir>/tests/support/global-setup.ts',

@@ -1,7 +1,7 @@
 /**
  * npm run test:mutation (outside CI): Stryker mutates the token and request chain
  * (shared/auth, middleware) and the reports' domain code (shared/reports, without the SQL of
- * `*.sql.ts`, which only a database run can judge) and runs the unit suites that cover them
+ * `*.sql.ts`, which only a database run can judge) and runs the suites that cover them
  * against each mutant; the score says how much of what those suites run they would notice
  * changed (docs/testing.md). Incremental: a rerun tests only mutants whose code or covering
  * tests changed since reports/mutation/incremental.json.

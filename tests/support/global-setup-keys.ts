@@ -1,5 +1,5 @@
 /**
- * The mutation run's setup (JEST_PROJECTS=mutation): its unit suites need the local issuer's key
+ * The mutation run's setup (JEST_PROJECTS=mutation): its suites need the local issuer's key
  * and key set but no database, and Stryker runs this once per mutant.
  */
 import { mkdtempSync } from 'node:fs';
