@@ -272,9 +272,9 @@ afterAll(async () => {
         fetch_types: false,
       });
       const all = await requests();
-      const expected = await Promise.all(
-        all.map(({ endpoint, event }) => answer(endpoint.build(direct), event)),
-      );
+      const directly = async () =>
+        Promise.all(all.map(({ endpoint, event }) => answer(endpoint.build(direct), event)));
+      const before = await directly();
       const handlers = proxied.map((deps) => ENDPOINTS.map((endpoint) => endpoint.build(deps)));
       const seen: { clients: number; servers: number }[] = [];
       const watch = { running: true };
@@ -297,13 +297,21 @@ afterAll(async () => {
       );
       watch.running = false;
       await watching;
+      const after = await directly();
 
-      // Assess
-      expect(expected.map(({ status }) => status)).toEqual(all.map(() => 200));
+      // Assess: the dashboard reads the database clock, so its sums may grow while the proxied
+      // requests run; each answer equals the direct one before them or the one after.
+      expect(before.map(({ status }) => status)).toEqual(all.map(() => 200));
       const perRequest = answers.length / all.length;
       const mismatches = answers
-        .map((got, i) => ({ name: all[i % all.length]?.name, got, want: expected[i % all.length] }))
-        .filter(({ got, want }) => JSON.stringify(got) !== JSON.stringify(want));
+        .map((got, i) => ({
+          name: all[i % all.length]?.name,
+          got,
+          want: [before[i % all.length], after[i % all.length]],
+        }))
+        .filter(
+          ({ got, want }) => !want.some((one) => JSON.stringify(one) === JSON.stringify(got)),
+        );
       expect(perRequest).toBe(CONTAINERS * ROUNDS);
       expect(mismatches).toEqual([]);
       expect(Math.max(...seen.map(({ servers }) => servers))).toBeLessThanOrEqual(
