@@ -354,6 +354,30 @@ const shownCharts = (page: Page) =>
     })`,
   );
 
+/**
+ * Where each labelled day's bars stand in the rendered charts: how far, in CSS pixels, the centre
+ * of its bars lies from the centre of its label, and whether the period's bar comes first (left)
+ * of the comparison's.
+ */
+const barPlacement = (page: Page) =>
+  page.evaluate<{ offset: number; periodLeft: boolean | null }[]>(
+    `[...document.querySelectorAll('[data-testid="reports-chart-image"] g')]
+      .filter((group) => group.querySelector('text'))
+      .map((group) => {
+        const box = (element) => element.getBoundingClientRect();
+        const label = box(group.querySelector('text'));
+        const bars = [...group.querySelectorAll('rect')].map(box);
+        const left = Math.min(...bars.map((bar) => bar.left));
+        const right = Math.max(...bars.map((bar) => bar.right));
+        const period = group.querySelector('.rp-bar');
+        const compare = group.querySelector('.rp-bar-compare');
+        return {
+          offset: Math.abs((left + right) / 2 - (label.left + label.right) / 2),
+          periodLeft: compare ? box(period).left < box(compare).left : null,
+        };
+      })`,
+  );
+
 const AXE = readFileSync(join(process.cwd(), 'node_modules/axe-core/axe.min.js'), 'utf8');
 
 /** axe-core's serious and critical violations in the plugin's parts of the page. */
@@ -715,6 +739,10 @@ describe('the portal preview of npm start, in headless Chromium', () => {
               `Boolean(document.querySelector('[data-testid="reports-chart"]').compareDocumentPosition(document.querySelector('[data-testid="reports-table"]')) & Node.DOCUMENT_POSITION_FOLLOWING)`,
             ),
           ).toBe(true);
+          // Each day's bar stands on its label, in either direction.
+          const placed = await barPlacement(page);
+          expect(placed.length).toBeGreaterThan(0);
+          expect(placed.filter(({ offset }) => offset > 1)).toEqual([]);
         } else {
           expect(charts).toEqual([]);
         }
@@ -785,9 +813,16 @@ describe('the portal preview of npm start, in headless Chromium', () => {
           expectedChartText('orders-per-day', key, rows, locale, 'AED', true),
         ),
       );
-      // Each period's bars side by side: as many comparison bars as bars.
+      // Each period's bars side by side: as many comparison bars as bars, the pair centred on
+      // its label, the period's first in the reading direction.
       expect(await page.locator('.rp-bar-compare').count()).toBe(
         await page.locator('.rp-bar').count(),
+      );
+      const placed = await barPlacement(page);
+      expect(placed.length).toBeGreaterThan(0);
+      expect(placed.filter(({ offset }) => offset > 1)).toEqual([]);
+      expect(new Set(placed.map(({ periodLeft }) => periodLeft))).toEqual(
+        new Set([!locale.startsWith('ar')]),
       );
       // Each period's inputs in a group named by its message.
       expect(

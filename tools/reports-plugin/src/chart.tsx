@@ -108,7 +108,10 @@ const Chart = ({ measure, axis, rows, comparing, context, rtl }: ChartProps) => 
             <g key={index}>
               {pair.map((values, side) => {
                 const h = height(numberAt(values, measure.key));
-                const offset = (slot - bar * pair.length) / 2 + (rtl ? 1 - side : side) * bar;
+                // The period's bar first in the reading direction; each bar 92 % wide, centred
+                // in its share, so the pair's centre is the slot's (and its label's).
+                const position = rtl ? pair.length - 1 - side : side;
+                const offset = (slot - bar * pair.length) / 2 + (position + 0.04) * bar;
                 return (
                   <rect
                     key={side}
