@@ -10,11 +10,7 @@ const GOOD: readonly PropertyDefinition[] = [
   { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY' },
 ];
 
-/**
- * A report made up for the test. Its handler file is one that exists: the catalogue's
- * validation checks that (tests/unit/generators/validate.test.ts), and these tests are about its
- * properties and routes.
- */
+/** A report made up for the test, with a handler file that exists (validate.test.ts checks that). */
 const reportWith = (properties: readonly PropertyDefinition[]): Endpoint => {
   const definition: CatalogueReport = {
     id: 'monthly-test',
@@ -201,63 +197,55 @@ describe('buildManifest', () => {
     expect(manifest.endpoints).toHaveLength(1);
   });
 
+  const [MONTH, ORDERS] = [GOOD[0]!, GOOD[1]!];
+  const NO_NAME = 'property "orderCount" has no English name';
+
   it.each<[string, readonly PropertyDefinition[], string]>([
-    [
-      'a property with an empty English name',
-      [GOOD[0]!, { key: 'orderCount', name: '', type: 'integer' }],
-      'Report "monthly-test": property "orderCount" has no English name',
-    ],
-    [
-      'a property whose English name is only whitespace',
-      [GOOD[0]!, { key: 'orderCount', name: ' \t ', type: 'integer' }],
-      'Report "monthly-test": property "orderCount" has no English name',
-    ],
+    ['a property with an empty English name', [MONTH, { ...ORDERS, name: '' }], NO_NAME],
+    ['a property named in whitespace only', [MONTH, { ...ORDERS, name: ' \t ' }], NO_NAME],
     [
       'a property without a name at all',
       [{ key: 'orderCount', type: 'integer' } as unknown as PropertyDefinition],
-      'Report "monthly-test": property "orderCount" has no English name',
+      NO_NAME,
     ],
     [
       'a property of an unknown unit',
       [{ key: 'share', name: 'Share', type: 'number', unit: 'PERCENT' as Unit }],
-      'Report "monthly-test": property "share" has unknown unit "PERCENT" (expected DATE, DATE_MONTH, DATE_YEAR, CURRENCY)',
+      'property "share" has unknown unit "PERCENT" (expected DATE, DATE_MONTH, DATE_YEAR, CURRENCY)',
     ],
     [
       'two properties with one key',
       [...GOOD, { key: 'revenue', name: 'Net sales', type: 'number', csvName: 'net' }],
-      'Report "monthly-test": two properties share the key "revenue"',
+      'two properties share the key "revenue"',
     ],
     [
       'two properties with one CSV column',
-      [GOOD[0]!, { key: 'orderCount', name: 'Orders', type: 'integer', csvName: 'month' }],
-      'Report "monthly-test": two properties share the CSV column "month"',
+      [MONTH, { ...ORDERS, csvName: 'month' }],
+      'two properties share the CSV column "month"',
     ],
     [
       'a currency that is not a number',
       [{ key: 'revenue', name: 'Sales', type: 'string', unit: 'CURRENCY' }],
-      'Report "monthly-test": property "revenue" has unit CURRENCY, which needs type number',
+      'property "revenue" has unit CURRENCY, which needs type number',
     ],
     [
       'a month that is not a string',
-      [{ key: 'month', name: 'Month', type: 'integer', unit: 'DATE_MONTH' }],
-      'Report "monthly-test": property "month" has unit DATE_MONTH, which needs type string',
+      [{ ...MONTH, type: 'integer' }],
+      'property "month" has unit DATE_MONTH, which needs type string',
     ],
     [
       'a property of an unknown type',
       [{ key: 'open', name: 'Open', type: 'boolean' } as unknown as PropertyDefinition],
-      'Report "monthly-test": property "open" has unknown type "boolean" (expected string, integer, number)',
+      'property "open" has unknown type "boolean" (expected string, integer, number)',
     ],
-    [
-      'a property without a key',
-      [GOOD[0]!, { key: ' ', name: 'Orders', type: 'integer' }],
-      'Report "monthly-test": property #2 has no key',
-    ],
+    ['a property without a key', [MONTH, { ...ORDERS, key: ' ' }], 'property #2 has no key'],
     ['no properties', [], 'Report "monthly-test" declares no properties'],
   ])(
     'refuses a report with %s, naming the report and the property',
     (_case, properties, message) => {
       // Act / Assess
-      expect(failureOf([...catalogue, reportWith(properties)])).toEqual([true, message]);
+      const expected = message.startsWith('Report') ? message : `Report "monthly-test": ${message}`;
+      expect(failureOf([...catalogue, reportWith(properties)])).toEqual([true, expected]);
     },
   );
 
@@ -290,7 +278,6 @@ describe('buildManifest', () => {
     ).toEqual([400, 401, 500]);
   });
 
-  // Prepare / Act / Assess
   it('refuses an alias that does not take the parameters of its /v1 path', () => {
     // Prepare
     const endpoint = { ...reportWith(GOOD), paths: ['/v1/restaurants/{id}/x', '/res/x'] } as const;

@@ -1,9 +1,7 @@
 /**
- * tools/generators/operations.ts: the settings packaging reads (defaults per stage, every bad value refused
- * naming its variable) and what it adds to the template osls compiles, on a template shaped as
- * osls 4 compiles ours (a function, its retained version, GET and OPTIONS proxy methods, an
- * invoke permission per function, a Deployment with StageName, the gateway responses merged
- * from serverless.yml): the live aliases, the stage the template owns, and the alarms.
+ * tools/generators/operations.ts: the packaging settings (defaults per stage, each bad value refused
+ * naming its variable) and what they add to a template shaped as osls 4 compiles ours: live
+ * aliases, the owned stage, alarms, the web ACL, the gradual release, the domain and tags.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,6 +66,8 @@ const uri = (target: unknown) => ({
     ],
   ],
 });
+/** The logical id prefixes of compiledTemplate()'s functions. */
+const FUNCTION_IDS = ['OrdersPerDay', 'Dishes'];
 const GATEWAY_RESPONSES = ['GatewayResponseThrottled', 'GatewayResponseDefault5XX'];
 
 /** A template as osls compiles ours, with serverless.yml's resources merged in. */
@@ -239,6 +239,7 @@ describe('operationsSettings', () => {
       API_GATEWAY_CLOUDWATCH_ROLE: 'create',
       METRICS_NAMESPACE: 'Brand/Portal',
     });
+
     // Assess
     expect(settings).toEqual({
       stage: 'dev',
@@ -291,45 +292,25 @@ describe('operationsSettings', () => {
   });
 
   it.each([
-    ['ALARMS', 'yes', 'ALARMS is "yes": expected true or false'],
-    ['TRACING', 'on', 'TRACING is "on": expected true or false'],
-    ['ALARM_5XX_RATE', '5%', 'ALARM_5XX_RATE is "5%": expected a number from 0.001 to 1'],
-    ['ALARM_5XX_RATE', '2', 'ALARM_5XX_RATE is "2": expected a number from 0.001 to 1'],
-    ['ALARM_4XX_RATE', '0', 'ALARM_4XX_RATE is "0": expected a number from 0.01 to 1'],
-    [
-      'ALARM_MIN_REQUESTS',
-      '0',
-      'ALARM_MIN_REQUESTS is "0": expected a whole number from 1 to 1000000',
-    ],
-    [
-      'ALARM_P99_LATENCY_MS',
-      '3s',
-      'ALARM_P99_LATENCY_MS is "3s": expected a whole number from 1 to 29000',
-    ],
-    ['ALARM_P99_LATENCY_MS', '30000', 'ALARM_P99_LATENCY_MS is "30000"'],
-    ['ALARM_THROTTLES', '0', 'ALARM_THROTTLES is "0": expected a whole number from 1 to 1000000'],
-    ['ALARM_KEY_SET_FAILURES', '1.5', 'ALARM_KEY_SET_FAILURES is "1.5"'],
-    ['ALARM_DATABASE_ERRORS', '-1', 'ALARM_DATABASE_ERRORS is "-1"'],
-    ['API_THROTTLE_RATE', 'abc', 'API_THROTTLE_RATE is "abc": expected a number from 1 to 10000'],
-    ['API_THROTTLE_RATE', '0', 'API_THROTTLE_RATE is "0"'],
-    [
-      'API_THROTTLE_BURST',
-      '100.5',
-      'API_THROTTLE_BURST is "100.5": expected a whole number from 1 to 5000',
-    ],
-    ['API_THROTTLE_BURST', '6000', 'API_THROTTLE_BURST is "6000"'],
-    [
-      'API_GATEWAY_CLOUDWATCH_ROLE',
-      'arn:aws:iam::1:role/x',
-      'API_GATEWAY_CLOUDWATCH_ROLE is "arn:aws:iam::1:role/x": expected existing or create',
-    ],
-    [
-      'ALARM_TOPIC_ARN',
-      'nonsense',
-      'ALARM_TOPIC_ARN is "nonsense": expected a standard SNS topic ARN',
-    ],
-    ['ALARM_TOPIC_ARN', `${TOPIC}.fifo`, 'ALARM_TOPIC_ARN is'],
-    ['ALARM_TOPIC_ARN', 'arn:aws:sqs:eu-west-1:123456789012:queue', 'ALARM_TOPIC_ARN is'],
+    ['ALARMS', 'yes', ': expected true or false'],
+    ['TRACING', 'on', ': expected true or false'],
+    ['ALARM_5XX_RATE', '5%', ': expected a number from 0.001 to 1'],
+    ['ALARM_5XX_RATE', '2', ': expected a number from 0.001 to 1'],
+    ['ALARM_4XX_RATE', '0', ': expected a number from 0.01 to 1'],
+    ['ALARM_MIN_REQUESTS', '0', ': expected a whole number from 1 to 1000000'],
+    ['ALARM_P99_LATENCY_MS', '3s', ': expected a whole number from 1 to 29000'],
+    ['ALARM_P99_LATENCY_MS', '30000', ''],
+    ['ALARM_THROTTLES', '0', ': expected a whole number from 1 to 1000000'],
+    ['ALARM_KEY_SET_FAILURES', '1.5', ''],
+    ['ALARM_DATABASE_ERRORS', '-1', ''],
+    ['API_THROTTLE_RATE', 'abc', ': expected a number from 1 to 10000'],
+    ['API_THROTTLE_RATE', '0', ''],
+    ['API_THROTTLE_BURST', '100.5', ': expected a whole number from 1 to 5000'],
+    ['API_THROTTLE_BURST', '6000', ''],
+    ['API_GATEWAY_CLOUDWATCH_ROLE', 'arn:aws:iam::1:role/x', ': expected existing or create'],
+    ['ALARM_TOPIC_ARN', 'nonsense', ': expected a standard SNS topic ARN'],
+    ['ALARM_TOPIC_ARN', `${TOPIC}.fifo`, ''],
+    ['ALARM_TOPIC_ARN', 'arn:aws:sqs:eu-west-1:123456789012:queue', ''],
     [
       'ALARM_TOPIC_ARN',
       'arn:aws:sns:us-east-1:123456789012:portal-alarms',
@@ -338,30 +319,26 @@ describe('operationsSettings', () => {
     [
       'DEPLOYMENT_PREFERENCE',
       'Canary',
-      'DEPLOYMENT_PREFERENCE is "Canary": expected Canary10Percent5Minutes, Canary10Percent10Minutes',
+      ': expected Canary10Percent5Minutes, Canary10Percent10Minutes',
     ],
-    [
-      'DOMAIN_NAME',
-      'API.Brand.example',
-      'DOMAIN_NAME is "API.Brand.example": expected a lower-case domain name',
-    ],
+    ['DOMAIN_NAME', 'API.Brand.example', ': expected a lower-case domain name'],
     [
       'DOMAIN_CERTIFICATE_ARN',
       'arn:aws:iam::123456789012:server-certificate/x',
-      'DOMAIN_CERTIFICATE_ARN is "arn:aws:iam::123456789012:server-certificate/x": expected an ACM certificate ARN',
+      ': expected an ACM certificate ARN',
     ],
-    ['WAF', 'off', 'WAF is "off": expected true or false'],
-    ['WAF_RATE_LIMIT', '5', 'WAF_RATE_LIMIT is "5": expected a whole number from 10 to 2000000000'],
-    ['ALARM_WAF_BLOCKED', '0', 'ALARM_WAF_BLOCKED is "0"'],
-    ['METRICS_NAMESPACE', 'AWS/Lambda', 'METRICS_NAMESPACE is "AWS/Lambda"'],
-    ['METRICS_NAMESPACE', 'Portal$Api', 'METRICS_NAMESPACE is "Portal$Api"'],
-  ] as const)('refuses %s=%s with a TypeError naming it', (name, value, message) => {
+    ['WAF', 'off', ': expected true or false'],
+    ['WAF_RATE_LIMIT', '5', ': expected a whole number from 10 to 2000000000'],
+    ['ALARM_WAF_BLOCKED', '0', ''],
+    ['METRICS_NAMESPACE', 'AWS/Lambda', ''],
+    ['METRICS_NAMESPACE', 'Portal$Api', ''],
+  ] as const)('refuses %s=%s with a TypeError naming it', (name, value, rest) => {
     // Act
     const read = () => settingsFor('production', { [name]: value });
 
-    // Assess
+    // Assess: the message is `NAME is "value"` and what follows, unless given whole
     expect(read).toThrow(TypeError);
-    expect(read).toThrow(message);
+    expect(read).toThrow(rest.startsWith(name) ? rest : `${name} is "${value}"${rest}`);
   });
 
   it('names the variable the value came from: a regional form', () => {
@@ -384,26 +361,22 @@ describe('liveAliases', () => {
     const changed = liveAliases(compiledTemplate());
 
     // Assess
-    expect(ofType(changed, 'AWS::Lambda::Alias')).toEqual({
-      OrdersPerDayLiveLambdaAlias: {
-        Type: 'AWS::Lambda::Alias',
-        Properties: {
-          FunctionName: { Ref: 'OrdersPerDayLambdaFunction' },
-          FunctionVersion: { 'Fn::GetAtt': ['OrdersPerDayLambdaVersionAbC123', 'Version'] },
-          Name: 'live',
-          Description: expect.any(String) as unknown,
-        },
-      },
-      DishesLiveLambdaAlias: {
-        Type: 'AWS::Lambda::Alias',
-        Properties: {
-          FunctionName: { Ref: 'DishesLambdaFunction' },
-          FunctionVersion: { 'Fn::GetAtt': ['DishesLambdaVersionAbC123', 'Version'] },
-          Name: 'live',
-          Description: expect.any(String) as unknown,
-        },
-      },
-    });
+    expect(ofType(changed, 'AWS::Lambda::Alias')).toEqual(
+      Object.fromEntries(
+        FUNCTION_IDS.map((id) => [
+          `${id}LiveLambdaAlias`,
+          {
+            Type: 'AWS::Lambda::Alias',
+            Properties: {
+              FunctionName: { Ref: `${id}LambdaFunction` },
+              FunctionVersion: { 'Fn::GetAtt': [`${id}LambdaVersionAbC123`, 'Version'] },
+              Name: 'live',
+              Description: expect.any(String) as unknown,
+            },
+          },
+        ]),
+      ),
+    );
     expect(aliasLogicalId('OrdersPerDayLambdaFunction')).toBe('OrdersPerDayLiveLambdaAlias');
   });
 
@@ -433,22 +406,21 @@ describe('liveAliases', () => {
     expect(methods.ApiGatewayMethodV1DishesOptions?.Properties?.Integration).toMatchObject({
       Uri: uri({ Ref: 'DishesLiveLambdaAlias' }),
     });
-    expect(ofType(changed, 'AWS::Lambda::Permission')).toEqual({
-      OrdersPerDayLambdaPermissionApiGateway: {
-        ...template.Resources.OrdersPerDayLambdaPermissionApiGateway,
-        Properties: {
-          ...template.Resources.OrdersPerDayLambdaPermissionApiGateway?.Properties,
-          FunctionName: { Ref: 'OrdersPerDayLiveLambdaAlias' },
-        },
-      },
-      DishesLambdaPermissionApiGateway: {
-        ...template.Resources.DishesLambdaPermissionApiGateway,
-        Properties: {
-          ...template.Resources.DishesLambdaPermissionApiGateway?.Properties,
-          FunctionName: { Ref: 'DishesLiveLambdaAlias' },
-        },
-      },
-    });
+    const permission = (id: string) => template.Resources[`${id}LambdaPermissionApiGateway`];
+    expect(ofType(changed, 'AWS::Lambda::Permission')).toEqual(
+      Object.fromEntries(
+        FUNCTION_IDS.map((id) => [
+          `${id}LambdaPermissionApiGateway`,
+          {
+            ...permission(id),
+            Properties: {
+              ...permission(id)?.Properties,
+              FunctionName: { Ref: `${id}LiveLambdaAlias` },
+            },
+          },
+        ]),
+      ),
+    );
     // No method or permission calls $LATEST any more.
     const { Resources } = withOperations(template, settingsFor('production'), CONTEXT);
     const result = JSON.stringify(
@@ -638,19 +610,9 @@ describe('ACCESS_LOG_FORMAT', () => {
     const parsed = JSON.parse(line) as Record<string, unknown>;
 
     // Assess
-    expect(Object.keys(parsed)).toEqual([
-      'requestId',
-      'time',
-      'ip',
-      'route',
-      'status',
-      'responseLatency',
-      'integrationLatency',
-      'integrationStatus',
-      'errorType',
-      'responseLength',
-      'xrayTraceId',
-    ]);
+    expect(Object.keys(parsed).join(' ')).toBe(
+      'requestId time ip route status responseLatency integrationLatency integrationStatus errorType responseLength xrayTraceId',
+    );
     expect(parsed).toMatchObject({ status: 429, responseLatency: 3 });
   });
 
@@ -672,6 +634,11 @@ describe('ACCESS_LOG_FORMAT', () => {
 });
 
 describe('alarms', () => {
+  /** The dimensions of the production API stage's own metrics. */
+  const API_DIMENSIONS = [
+    { Name: 'ApiName', Value: 'production-portal-service-api' },
+    { Name: 'Stage', Value: 'production' },
+  ];
   const alarmsOf = (settings: OperationsSettings, functions?: readonly string[]) =>
     alarms(compiledTemplate(functions), settings, CONTEXT) as Record<
       string,
@@ -688,14 +655,10 @@ describe('alarms', () => {
     const result = alarmsOf(settingsFor('production', { ALARM_MIN_REQUESTS: '80' }));
 
     // Assess
-    const api = [
-      { Name: 'ApiName', Value: 'production-portal-service-api' },
-      { Name: 'Stage', Value: 'production' },
-    ];
     const metric = (id: string, name: string, stat: string) => ({
       Id: id,
       MetricStat: {
-        Metric: { Namespace: 'AWS/ApiGateway', MetricName: name, Dimensions: api },
+        Metric: { Namespace: 'AWS/ApiGateway', MetricName: name, Dimensions: API_DIMENSIONS },
         Period: 300,
         Stat: stat,
       },
@@ -847,10 +810,7 @@ describe('alarms', () => {
       AlarmName: 'portal-service-api-production-api-5xx-count',
       Namespace: 'AWS/ApiGateway',
       MetricName: '5XXError',
-      Dimensions: [
-        { Name: 'ApiName', Value: 'production-portal-service-api' },
-        { Name: 'Stage', Value: 'production' },
-      ],
+      Dimensions: API_DIMENSIONS,
       Statistic: 'Sum',
       Period: 300,
       EvaluationPeriods: 1,
@@ -1072,7 +1032,7 @@ describe('the gradual release', () => {
         Tags: OWN_TAGS,
       },
     });
-    for (const fn of ['OrdersPerDay', 'Dishes']) {
+    for (const fn of FUNCTION_IDS) {
       expect(resources[`${fn}LiveLambdaAlias`]?.UpdatePolicy).toEqual({
         CodeDeployLambdaAliasUpdate: {
           ApplicationName: { Ref: 'CodeDeployApplication' },
@@ -1094,10 +1054,7 @@ describe('the gradual release', () => {
             Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'],
           },
           Tags: OWN_TAGS,
-          AlarmConfiguration: {
-            Enabled: true,
-            Alarms: [{ Name: { Ref: `${fn}ReleaseAlarm` } }],
-          },
+          AlarmConfiguration: { Enabled: true, Alarms: [{ Name: { Ref: `${fn}ReleaseAlarm` } }] },
         },
       });
     }
@@ -1388,7 +1345,7 @@ describe('the pre-traffic check', () => {
       '{"Effect":"Allow","Action":["lambda:InvokeFunction"],"Resource":[{"Fn::GetAtt":["PreTrafficLambdaFunction","Arn"]}]}',
     );
     // Every alias names the hook; the hook itself has no alias.
-    for (const fn of ['OrdersPerDay', 'Dishes']) {
+    for (const fn of FUNCTION_IDS) {
       expect(resources[`${fn}LiveLambdaAlias`]?.UpdatePolicy).toMatchObject({
         CodeDeployLambdaAliasUpdate: {
           BeforeAllowTrafficHook: { Ref: 'PreTrafficLambdaFunction' },

@@ -1,9 +1,6 @@
 /**
- * serverless.yml's `functions:`, generated from the catalogue (tools/generators/serverless.ts): one
- * function per endpoint, named by its id in camelCase, with its handler functions/<id>.handler,
- * its description, and its method and OPTIONS on each of its paths. serverless.yml holds no
- * per-function block of its own; tests/integration/openapi.test.ts checks that it reads this
- * one through tools/serverless/functions.cjs.
+ * tools/generators/serverless.ts: serverless.yml's `functions:` from the catalogue (one per
+ * endpoint: handler, description, its method and OPTIONS on each path), and the connection budget.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -153,9 +150,7 @@ describe('connectionBudget', () => {
 
   it('accepts a budget exactly at DB_MAX_CONNECTIONS', () => {
     // Act
-    const budget = connectionBudget({
-      DB_MAX_CONNECTIONS: String(functions.length * 10 * 2),
-    });
+    const budget = connectionBudget({ DB_MAX_CONNECTIONS: String(functions.length * 10 * 2) });
 
     // Assess
     expect(budget.connections).toBe(budget.maxConnections);

@@ -1,8 +1,7 @@
 /**
- * tools/generators/throttles.ts: each route's limits from its function's reserved concurrency
- * and API_ROUTE_DURATION_MS, such that what the gateway lets through never needs more containers
- * than the function reserves (Σ (burst + rate × duration) ≤ reserved), so a burst above them is
- * the gateway's 429, never Lambda's throttle.
+ * tools/generators/throttles.ts: each route's limits from its function's reserved concurrency and
+ * API_ROUTE_DURATION_MS, with Σ (burst + rate × duration) ≤ reserved: a burst above is the
+ * gateway's 429, never Lambda's throttle.
  */
 import fc from 'fast-check';
 import type { Resource, Template } from '../../../tools/generators/cloudformation';

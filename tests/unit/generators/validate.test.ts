@@ -1,9 +1,7 @@
 /**
- * The catalogue's validation (tools/generators/validate.ts), run before serverless.yml's functions, the
- * manifest and the OpenAPI document are generated: what an endpoint's own declaration gets
- * wrong (its id, its handler file, its description) and what the catalogue gets wrong as a
- * whole (a repeated function, id or route, an alias without the parameters of its /v1 path).
- * Report properties are held to their rules through buildManifest (manifest.test.ts).
+ * tools/generators/validate.ts, run before anything is generated from the catalogue: an endpoint's
+ * bad id, handler file or description, and the catalogue's repeated function, id or route or
+ * alias without its /v1 path's parameters. Report properties: manifest.test.ts.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -180,11 +178,11 @@ describe('validateCatalogue', () => {
   });
 
   it('accepts a description of exactly 256 characters', () => {
+    // Prepare
+    const endpoint = madeUp('monthly-test', { description: 'x'.repeat(256) });
+
     // Act / Assess
-    expect(failureOf([madeUp('monthly-test', { description: 'x'.repeat(256) })])).toEqual([
-      false,
-      'did not throw',
-    ]);
+    expect(failureOf([endpoint])).toEqual([false, 'did not throw']);
   });
 
   it('checks the description of services and of endpoints with a body of their own too', () => {
@@ -280,10 +278,8 @@ describe('catalogueProblems', () => {
 
   it('refuses an alias that does not take the parameters of its /v1 path', () => {
     // Prepare
-    const endpoint = {
-      ...madeUp('monthly-test'),
-      paths: ['/v1/restaurants/{id}/x', '/res/{code}/x'],
-    } as const;
+    const paths = ['/v1/restaurants/{id}/x', '/res/{code}/x'] as const;
+    const endpoint = { ...madeUp('monthly-test'), paths };
 
     // Act / Assess
     expect(catalogueProblems([endpoint])).toEqual([

@@ -1,8 +1,6 @@
 /**
- * tools/generators/variables.ts: which variables a packaging setting is read from. Most specific
- * first (`<NAME>_<STAGE>_<REGION>`, `<NAME>_<STAGE>`, `<NAME>_<REGION>`, `<NAME>`); a portal
- * stage reads a setting of its own resource (STAGE_BOUND) from the names carrying the stage only,
- * and refuses one without the stage, naming it; dev reads every name.
+ * tools/generators/variables.ts: the variables a setting is read from, most specific first; a portal
+ * stage reads a STAGE_BOUND setting only from names carrying the stage and refuses the others.
  */
 import {
   isStageBound,
@@ -43,17 +41,8 @@ describe('names', () => {
   });
 
   it('binds to the stage the settings naming one stage’s resource, in portal stages only', () => {
-    expect([...STAGE_BOUND].sort()).toEqual(
-      [
-        'ALARM_TOPIC_ARN',
-        'DATABASE_SECRET_ARN',
-        'DATABASE_SECRET_KMS_KEY_ARN',
-        'DATABASE_URL',
-        'DOMAIN_CERTIFICATE_ARN',
-        'DOMAIN_NAME',
-        'VPC_SECURITY_GROUP_IDS',
-        'VPC_SUBNET_IDS',
-      ].sort(),
+    expect([...STAGE_BOUND].sort().join(' ')).toBe(
+      'ALARM_TOPIC_ARN DATABASE_SECRET_ARN DATABASE_SECRET_KMS_KEY_ARN DATABASE_URL DOMAIN_CERTIFICATE_ARN DOMAIN_NAME VPC_SECURITY_GROUP_IDS VPC_SUBNET_IDS',
     );
     for (const name of STAGE_BOUND) {
       expect({
@@ -81,12 +70,9 @@ describe('settingNames', () => {
       'SECRETS_EXTENSION_LAYER_ARN_EU_WEST_1',
       'SECRETS_EXTENSION_LAYER_ARN',
     ]);
-    expect(settingNames('DATABASE_URL', DEV)).toEqual([
-      'DATABASE_URL_DEV_SA_EAST_1',
-      'DATABASE_URL_DEV',
-      'DATABASE_URL_SA_EAST_1',
-      'DATABASE_URL',
-    ]);
+    expect(settingNames('DATABASE_URL', DEV).join(' ')).toBe(
+      'DATABASE_URL_DEV_SA_EAST_1 DATABASE_URL_DEV DATABASE_URL_SA_EAST_1 DATABASE_URL',
+    );
   });
 });
 
@@ -144,20 +130,16 @@ describe('resolveSetting', () => {
   });
 
   it('takes any setting but a stage-bound one from a name without the stage in a portal stage', () => {
-    expect(
-      resolveSetting(
-        'SECRETS_EXTENSION_LAYER_ARN',
-        PRODUCTION,
-        reader({ SECRETS_EXTENSION_LAYER_ARN: 'layer' }),
-      ),
-    ).toEqual({ variable: 'SECRETS_EXTENSION_LAYER_ARN', value: 'layer' });
+    const read = reader({ SECRETS_EXTENSION_LAYER_ARN: 'layer' });
+    expect(resolveSetting('SECRETS_EXTENSION_LAYER_ARN', PRODUCTION, read)).toEqual({
+      variable: 'SECRETS_EXTENSION_LAYER_ARN',
+      value: 'layer',
+    });
   });
 
   it('gives the plain name and no value when nothing is set', () => {
-    expect(resolveSetting('ALARM_TOPIC_ARN', STAGING, reader({}))).toEqual({
-      variable: 'ALARM_TOPIC_ARN',
-      value: '',
-    });
+    const resolved = resolveSetting('ALARM_TOPIC_ARN', STAGING, reader({}));
+    expect(resolved).toEqual({ variable: 'ALARM_TOPIC_ARN', value: '' });
   });
 
   it.each(STAGE_BOUND.flatMap((name) => unstagedNames(name, STAGING).map((v) => [name, v])))(
@@ -187,10 +169,8 @@ describe('resolveSetting', () => {
       DATABASE_URL_PRODUCTION_EU_WEST_1: 'production’s',
     });
 
-    expect(resolveSetting('DATABASE_URL', STAGING, read)).toEqual({
-      variable: 'DATABASE_URL',
-      value: '',
-    });
+    const resolved = resolveSetting('DATABASE_URL', STAGING, read);
+    expect(resolved).toEqual({ variable: 'DATABASE_URL', value: '' });
     expect(resolveSetting('DATABASE_URL', { ...DEV, region: 'eu-west-1' }, read).value).toBe('');
   });
 });

@@ -40,16 +40,10 @@ const testIo = (answer: Fetch = () => Promise.resolve(new Response('{"data":{}}'
 
 describe('parseDeployArguments', () => {
   it('reads --file, --region and --portal-version (v1 by default)', () => {
-    expect(parseDeployArguments(ARGS)).toEqual({
-      file: 'dist/main.3f9a.js',
-      region: 'eu',
-      portalVersion: 'v1',
-    });
-    expect(parseDeployArguments([...ARGS, '--portal-version', 'v2'])).toEqual({
-      file: 'dist/main.3f9a.js',
-      region: 'eu',
-      portalVersion: 'v2',
-    });
+    const parsed = { file: 'dist/main.3f9a.js', region: 'eu', portalVersion: 'v1' };
+    expect(parseDeployArguments(ARGS)).toEqual(parsed);
+    const v2 = parseDeployArguments([...ARGS, '--portal-version', 'v2']);
+    expect(v2).toEqual({ ...parsed, portalVersion: 'v2' });
     expect(parseDeployArguments(['--file=a.js', '--region=eu-west-1'])).toEqual({
       file: 'a.js',
       region: 'eu-west-1',
@@ -89,6 +83,9 @@ describe('readDeployEnvironment', () => {
     });
   });
 
+  const HTTPS_ONLY =
+    'PLUGIN_UPDATE_URL must be an https URL (http only for localhost), without credentials';
+
   it.each([
     [{ PLUGIN_UPDATE_URL: undefined }, 'missing environment variable PLUGIN_UPDATE_URL'],
     [{ PLUGIN_API_KEY: '' }, 'missing environment variable PLUGIN_API_KEY'],
@@ -97,18 +94,9 @@ describe('readDeployEnvironment', () => {
       { PLUGIN_UPDATE_URL: '', PLUGIN_CDN_URL: undefined },
       'missing environment variable PLUGIN_UPDATE_URL, PLUGIN_CDN_URL',
     ],
-    [
-      { PLUGIN_UPDATE_URL: 'http://registry.example.com/v1/plugins/reports' },
-      'PLUGIN_UPDATE_URL must be an https URL (http only for localhost), without credentials',
-    ],
-    [
-      { PLUGIN_UPDATE_URL: 'registry.example.com' },
-      'PLUGIN_UPDATE_URL must be an https URL (http only for localhost), without credentials',
-    ],
-    [
-      { PLUGIN_UPDATE_URL: 'https://u:p@registry.example.com/' },
-      'PLUGIN_UPDATE_URL must be an https URL (http only for localhost), without credentials',
-    ],
+    [{ PLUGIN_UPDATE_URL: 'http://registry.example.com/v1/plugins/reports' }, HTTPS_ONLY],
+    [{ PLUGIN_UPDATE_URL: 'registry.example.com' }, HTTPS_ONLY],
+    [{ PLUGIN_UPDATE_URL: 'https://u:p@registry.example.com/' }, HTTPS_ONLY],
     [
       { PLUGIN_CDN_URL: 'cdn.example.com' },
       'PLUGIN_CDN_URL must be an http(s) URL, without credentials',
@@ -135,28 +123,16 @@ describe('readDeployEnvironment', () => {
 });
 
 describe('bundleUrlFor: <cdn_url>/<region>/reports/<filename> (spec 4.6)', () => {
+  const CDN = 'https://cdn.example.com';
+
   it.each([
-    ['https://cdn.example.com', 'eu', 'dist/main.js', 'https://cdn.example.com/eu/reports/main.js'],
-    [
-      'https://cdn.example.com/',
-      'eu',
-      '/abs/main.js',
-      'https://cdn.example.com/eu/reports/main.js',
-    ],
-    [
-      'https://cdn.example.com/static//',
-      'apac',
-      'main.js',
-      'https://cdn.example.com/static/apac/reports/main.js',
-    ],
-    [
-      'https://cdn.example.com',
-      'eu',
-      'my bundle#1.js',
-      'https://cdn.example.com/eu/reports/my%20bundle%231.js',
-    ],
-  ])('%s + %s + %s → %s', (cdn, region, file, expected) => {
-    expect(bundleUrlFor(cdn, region, file)).toBe(expected);
+    [CDN, 'eu', 'dist/main.js', '/eu/reports/main.js'],
+    [`${CDN}/`, 'eu', '/abs/main.js', '/eu/reports/main.js'],
+    [`${CDN}/static//`, 'apac', 'main.js', '/static/apac/reports/main.js'],
+    [CDN, 'eu', 'my bundle#1.js', '/eu/reports/my%20bundle%231.js'],
+  ])('%s + %s + %s → https://cdn.example.com%s', (cdn, region, file, path) => {
+    // Act / Assess
+    expect(bundleUrlFor(cdn, region, file)).toBe(`${CDN}${path}`);
   });
 });
 
@@ -207,15 +183,10 @@ describe('runDeploy', () => {
   it('resolves --file against the directory npm was run from (INIT_CWD)', async () => {
     // Prepare
     const { io, fetchSpy } = testIo();
+    const env = { ...ENV, INIT_CWD: '/work/app/dist' };
 
     // Act / Assess
-    expect(
-      await runDeploy(
-        ['--file', 'main.3f9a.js', '--region', 'eu'],
-        { ...ENV, INIT_CWD: '/work/app/dist' },
-        io,
-      ),
-    ).toBe(0);
+    expect(await runDeploy(['--file', 'main.3f9a.js', '--region', 'eu'], env, io)).toBe(0);
     expect(fetchSpy).toHaveBeenCalledTimes(1);
   });
 
@@ -241,11 +212,8 @@ describe('runDeploy', () => {
 
   it('does not follow a redirect: a 3xx is a failure', async () => {
     // Prepare
-    const { io, output } = testIo(() =>
-      Promise.resolve(
-        new Response('', { status: 307, headers: { Location: 'https://elsewhere' } }),
-      ),
-    );
+    const redirect = new Response('', { status: 307, headers: { Location: 'https://elsewhere' } });
+    const { io, output } = testIo(() => Promise.resolve(redirect));
 
     // Act / Assess
     expect(await runDeploy(ARGS, ENV, io)).toBe(1);

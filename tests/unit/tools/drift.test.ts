@@ -58,17 +58,8 @@ describe('parseCheckArgs', () => {
   });
 
   it('reads every option, as two words or name=value', () => {
-    expect(
-      parseCheckArgs([
-        '--from',
-        '2024-01-31',
-        '--to=2024-02-29',
-        '--restaurant',
-        'R-1001',
-        '--repair',
-        '--metrics',
-      ]),
-    ).toEqual({
+    const argv = '--from 2024-01-31 --to=2024-02-29 --restaurant R-1001 --repair --metrics';
+    expect(parseCheckArgs(argv.split(' '))).toEqual({
       options: {
         from: '2024-01-31',
         to: '2024-02-29',
@@ -164,14 +155,9 @@ describe('RollupDrift metric', () => {
   });
 
   it('takes its namespace and service from METRICS_NAMESPACE and METRICS_SERVICE, else the defaults', () => {
-    expect(metricSettings({})).toEqual({
-      namespace: 'PortalServiceApi',
-      service: 'portal-service-api',
-    });
-    expect(metricSettings({ METRICS_NAMESPACE: ' ', METRICS_SERVICE: '' })).toEqual({
-      namespace: 'PortalServiceApi',
-      service: 'portal-service-api',
-    });
+    const defaults = { namespace: 'PortalServiceApi', service: 'portal-service-api' };
+    expect(metricSettings({})).toEqual(defaults);
+    expect(metricSettings({ METRICS_NAMESPACE: ' ', METRICS_SERVICE: '' })).toEqual(defaults);
     expect(metricSettings({ METRICS_NAMESPACE: 'Brand', METRICS_SERVICE: 'reports-eu' })).toEqual({
       namespace: 'Brand',
       service: 'reports-eu',

@@ -63,17 +63,9 @@ describe('OrderReader', () => {
   it('numbers, skips blank lines, refuses bad and repeated orders, and stops staging after a refusal', () => {
     const reader = new OrderReader(CONTEXT, false);
     const outcomes = LINES.map((text, i) => reader.line(i + 1, i === 0 ? text.slice(1) : text));
-    expect(outcomes.map((o) => (o.kind === 'order' ? `order ${String(o.stage)}` : o.kind))).toEqual(
-      [
-        'order true',
-        'refused',
-        'blank',
-        'order false',
-        'refused',
-        'refused',
-        'refused',
-        'order false',
-      ],
+    const kinds = outcomes.map((o) => (o.kind === 'order' ? `order ${String(o.stage)}` : o.kind));
+    expect(kinds.join(', ')).toBe(
+      'order true, refused, blank, order false, refused, refused, refused, order false',
     );
     expect(outcomes[5]).toEqual({
       kind: 'refused',
@@ -105,12 +97,16 @@ describe('checkFileInWorker', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  const request = (file: string, skipInvalid: boolean, batchLines: number) => ({
+    path: file,
+    context: CONTEXT,
+    skipInvalid,
+    refusedBefore: 0,
+    batchLines,
+  });
   const inWorker = async (skipInvalid: boolean, batchLines: number, inFlight: number) => {
     const batches: CheckedBatch[] = [];
-    for await (const batch of checkFileInWorker(
-      { path, context: CONTEXT, skipInvalid, refusedBefore: 0, batchLines },
-      inFlight,
-    )) {
+    for await (const batch of checkFileInWorker(request(path, skipInvalid, batchLines), inFlight)) {
       batches.push(batch);
     }
     return batches;
@@ -140,16 +136,7 @@ describe('checkFileInWorker', () => {
   );
 
   it('fails with the reason when the file cannot be read', async () => {
-    const batches = checkFileInWorker(
-      {
-        path: join(dir, 'missing.ndjson'),
-        context: CONTEXT,
-        skipInvalid: false,
-        refusedBefore: 0,
-        batchLines: 10,
-      },
-      1,
-    );
+    const batches = checkFileInWorker(request(join(dir, 'missing.ndjson'), false, 10), 1);
     const taken: CheckedBatch[] = [];
     await expect(
       (async () => {

@@ -1,7 +1,6 @@
 /**
- * The pure parts of npm run import (docs/import.md): the command line, the --states file, the
- * validation of order and declaration lines with their exact messages, COPY's text escaping
- * and the progress output.
+ * The pure parts of npm run import (docs/import.md): the command line, the --states file, order
+ * and declaration lines checked with their exact messages, COPY's escaping and the progress output.
  */
 import { jest } from '@jest/globals';
 import { IMPORT_USAGE, parseImportArgs, readsOrders } from '../../../tools/db/import-args';
@@ -42,84 +41,67 @@ const line = (overrides: Record<string, unknown> = {}): string =>
 
 describe('checkOrder', () => {
   it('accepts the documented example and keeps amounts as strings', () => {
-    expect(checkOrder(line(), 1, CONTEXT)).toEqual({
-      value: { ...ORDER, state: 'DELIVERED' },
-    });
+    expect(checkOrder(line(), 1, CONTEXT)).toEqual({ value: { ...ORDER, state: 'DELIVERED' } });
+  });
+
+  /** An order line of one dish at 1.000 KWD, changed by `overrides`. */
+  const tea = (overrides: Record<string, unknown> = {}) => ({
+    dish: 'Tea',
+    quantity: 1,
+    unitPrice: '1.000',
+    ...overrides,
   });
 
   it.each([
-    [line({ total: '42.5' }), 'line 7: total: "42.5" has 1 decimal place; KWD amounts have 3'],
+    [line({ total: '42.5' }), 'total: "42.5" has 1 decimal place; KWD amounts have 3'],
     [
       line({ total: 42.5 }),
-      'line 7: total: 42.5 is not a decimal string (write amounts as strings, e.g. "0.000")',
+      'total: 42.5 is not a decimal string (write amounts as strings, e.g. "0.000")',
     ],
-    [line({ total: '-1.000' }), 'line 7: total: "-1.000" is negative'],
-    [line({ total: '1e3' }), 'line 7: total: "1e3" is not a decimal amount'],
+    [line({ total: '-1.000' }), 'total: "-1.000" is negative'],
+    [line({ total: '1e3' }), 'total: "1e3" is not a decimal amount'],
     [
       line({ total: '123456789012.000' }),
-      'line 7: total: "123456789012.000" is too large (at most 11 digits before the point)',
+      'total: "123456789012.000" is too large (at most 11 digits before the point)',
     ],
-    [line({ total: undefined }), 'line 7: total: missing'],
-    [
-      line({ restaurantId: 'R-9' }),
-      'line 7: restaurantId: R-9 is not declared (see --restaurants)',
-    ],
-    [line({ restaurantId: 7 }), 'line 7: restaurantId: 7 is not a string'],
+    [line({ total: undefined }), 'total: missing'],
+    [line({ restaurantId: 'R-9' }), 'restaurantId: R-9 is not declared (see --restaurants)'],
+    [line({ restaurantId: 7 }), 'restaurantId: 7 is not a string'],
     [
       line({ platformId: 'HS_AE' }),
-      'line 7: platformId: HS_AE is not declared for R-1002 (see --restaurants)',
+      'platformId: HS_AE is not declared for R-1002 (see --restaurants)',
     ],
-    [line({ orderId: '' }), 'line 7: orderId: is empty'],
-    [line({ orderId: 'x'.repeat(101) }), 'line 7: orderId: is longer than 100 characters'],
+    [line({ orderId: '' }), 'orderId: is empty'],
+    [line({ orderId: 'x'.repeat(101) }), 'orderId: is longer than 100 characters'],
     [
       line({ placedAt: '2026-11-20T12:34:56' }),
-      'line 7: placedAt: "2026-11-20T12:34:56" has no time-zone offset',
+      'placedAt: "2026-11-20T12:34:56" has no time-zone offset',
     ],
     [
       line({ placedAt: '2026-02-29T12:00:00Z' }),
-      'line 7: placedAt: "2026-02-29T12:00:00Z" is not a valid date and time',
+      'placedAt: "2026-02-29T12:00:00Z" is not a valid date and time',
     ],
     [
       line({ placedAt: '20 Nov 2026' }),
-      'line 7: placedAt: "20 Nov 2026" is not an ISO 8601 date-time (2026-11-20T12:34:56+04:00)',
+      'placedAt: "20 Nov 2026" is not an ISO 8601 date-time (2026-11-20T12:34:56+04:00)',
     ],
     [
       line({ state: 'COMPLETED' }),
-      'line 7: state: "COMPLETED" is not one of PLACED, ACCEPTED, DELIVERED, CANCELLED, REJECTED (map the brand\'s states with --states <file.json>)',
+      'state: "COMPLETED" is not one of PLACED, ACCEPTED, DELIVERED, CANCELLED, REJECTED (map the brand\'s states with --states <file.json>)',
     ],
-    [line({ lines: {} }), 'line 7: lines: {} is not an array'],
+    [line({ lines: {} }), 'lines: {} is not an array'],
+    [line({ lines: [tea({ quantity: 1.5 })] }), 'lines[0].quantity: 1.5 is not a positive integer'],
+    [line({ lines: [tea({ dish: ' ' })] }), 'lines[0].dish: is empty'],
     [
-      line({ lines: [{ dish: 'Tea', quantity: 1.5, unitPrice: '1.000' }] }),
-      'line 7: lines[0].quantity: 1.5 is not a positive integer',
+      line({ lines: [tea({ unitPrice: '1.00' })] }),
+      'lines[0].unitPrice: "1.00" has 2 decimal places; KWD amounts have 3',
     ],
-    [
-      line({ lines: [{ dish: ' ', quantity: 1, unitPrice: '1.000' }] }),
-      'line 7: lines[0].dish: is empty',
-    ],
-    [
-      line({ lines: [{ dish: 'Tea', quantity: 1, unitPrice: '1.00' }] }),
-      'line 7: lines[0].unitPrice: "1.00" has 2 decimal places; KWD amounts have 3',
-    ],
-    [
-      line({ lines: [{ dish: 'Tea', quantity: 1, unitPrice: '1.000' }, 5] }),
-      'line 7: lines[1]: 5 is not an object',
-    ],
-    [
-      line({ lines: [{ dish: 'Tea', quantity: 1, unitPrice: '1.000' }, { dish: '\u3000\t' }] }),
-      'line 7: lines[1].dish: is empty',
-    ],
-    [
-      line({
-        lines: [
-          { dish: 'Tea', quantity: 1, unitPrice: '1.000' },
-          { dish: 'Tea', quantity: 2 },
-        ],
-      }),
-      'line 7: lines[1].unitPrice: missing',
-    ],
+    [line({ lines: [tea(), 5] }), 'lines[1]: 5 is not an object'],
+    [line({ lines: [tea(), { dish: '\u3000\t' }] }), 'lines[1].dish: is empty'],
+    [line({ lines: [tea(), { dish: 'Tea', quantity: 2 }] }), 'lines[1].unitPrice: missing'],
     [
       '{"restaurantId":',
-      `line 7: not JSON: ${(() => {
+      `not JSON: ${(() => {
         try {
           JSON.parse('{"restaurantId":');
         } catch (e) {
@@ -128,9 +110,10 @@ describe('checkOrder', () => {
         return '';
       })()}`,
     ],
-    ['[1, 2]', 'line 7: not JSON: [1,2] is not an object'],
+    ['[1, 2]', 'not JSON: [1,2] is not an object'],
   ])('refuses %s', (text, message) => {
-    expect(checkOrder(text, 7, CONTEXT)).toEqual({ error: message });
+    // Act / Assess
+    expect(checkOrder(text, 7, CONTEXT)).toEqual({ error: `line 7: ${message}` });
   });
 
   it('maps the brand states of a --states file, and names the file for one it does not map', () => {
@@ -211,35 +194,30 @@ describe('checkDeclaration', () => {
 
   it.each([
     [
-      declaration({ timeZone: 'Asia/Atlantis' }),
-      'line 4: timeZone: "Asia/Atlantis" is not an IANA time zone (e.g. "Asia/Dubai")',
+      { timeZone: 'Asia/Atlantis' },
+      'timeZone: "Asia/Atlantis" is not an IANA time zone (e.g. "Asia/Dubai")',
+    ],
+    [{ currency: 'kwd' }, 'currency: "kwd" is not an ISO 4217 code (three capital letters)'],
+    [
+      { minorUnits: undefined },
+      'minorUnits: missing: KWD is not known yet; give its minor units (0 to 3)',
+    ],
+    [{ currency: 'AED', minorUnits: 3 }, 'minorUnits: AED has 2, not 3'],
+    [{ minorUnits: 4 }, 'minorUnits: 4 is not an integer from 0 to 3'],
+    [
+      { platforms: [{ platformId: 'TB_AE', platformRestaurantId: 'tb-1' }] },
+      "platforms[0].platformRestaurantId: tb-1 on TB_AE is already R-1001's",
     ],
     [
-      declaration({ currency: 'kwd' }),
-      'line 4: currency: "kwd" is not an ISO 4217 code (three capital letters)',
+      { platforms: ['a', 'b'].map((id) => ({ platformId: 'TB_KW', platformRestaurantId: id })) },
+      'platforms[1].platformId: TB_KW is declared twice',
     ],
-    [
-      declaration({ minorUnits: undefined }),
-      'line 4: minorUnits: missing: KWD is not known yet; give its minor units (0 to 3)',
-    ],
-    [declaration({ currency: 'AED', minorUnits: 3 }), 'line 4: minorUnits: AED has 2, not 3'],
-    [declaration({ minorUnits: 4 }), 'line 4: minorUnits: 4 is not an integer from 0 to 3'],
-    [
-      declaration({ platforms: [{ platformId: 'TB_AE', platformRestaurantId: 'tb-1' }] }),
-      "line 4: platforms[0].platformRestaurantId: tb-1 on TB_AE is already R-1001's",
-    ],
-    [
-      declaration({
-        platforms: [
-          { platformId: 'TB_KW', platformRestaurantId: 'a' },
-          { platformId: 'TB_KW', platformRestaurantId: 'b' },
-        ],
-      }),
-      'line 4: platforms[1].platformId: TB_KW is declared twice',
-    ],
-    [declaration({ name: undefined }), 'line 4: name: missing'],
-  ])('refuses %s', (text, error) => {
-    expect(checkDeclaration(text, 4, DECLARATION_CONTEXT)).toEqual({ error });
+    [{ name: undefined }, 'name: missing'],
+  ])('refuses a declaration with %j', (overrides, error) => {
+    // Act / Assess
+    expect(checkDeclaration(declaration(overrides), 4, DECLARATION_CONTEXT)).toEqual({
+      error: `line 4: ${error}`,
+    });
   });
 });
 
@@ -253,16 +231,8 @@ describe('parseImportArgs', () => {
   });
 
   it('reads every option, as two words or name=value; --restaurants alone reads no orders', () => {
-    expect(
-      parseImportArgs([
-        '--file=o.ndjson',
-        '--restaurants',
-        'r.ndjson',
-        '--states',
-        's.json',
-        '--skip-invalid',
-      ]),
-    ).toEqual({
+    const argv = '--file=o.ndjson --restaurants r.ndjson --states s.json --skip-invalid';
+    expect(parseImportArgs(argv.split(' '))).toEqual({
       options: { file: 'o.ndjson', restaurants: 'r.ndjson', states: 's.json', skipInvalid: true },
     });
     const parsed = parseImportArgs(['--restaurants', 'r.ndjson']);

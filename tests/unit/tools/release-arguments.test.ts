@@ -1,10 +1,10 @@
-/**
- * tools/release/arguments.ts: the arguments of `npm run package` and `npm run deploy`.
- */
+/** tools/release/arguments.ts: the arguments of `npm run package` and `npm run deploy`. */
 import { parseReleaseArguments } from '../../../tools/release/arguments';
 import { ReleaseUsageError } from '../../../tools/release/regions';
 
 const PLACES = { cwd: '/home/me/work', root: '/repo' };
+/** What neither --check nor a preflight option turns on. */
+const PLAIN = { check: false, skipPreflight: false, preflightOnly: false };
 
 describe('parseReleaseArguments', () => {
   it('packages dev by default into .serverless-packages/<stage> under the project', () => {
@@ -12,9 +12,7 @@ describe('parseReleaseArguments', () => {
       stage: 'dev',
       regions: [],
       out: '/repo/.serverless-packages/dev',
-      check: false,
-      skipPreflight: false,
-      preflightOnly: false,
+      ...PLAIN,
     });
   });
 
@@ -41,9 +39,7 @@ describe('parseReleaseArguments', () => {
       stage: 'production',
       regions: ['sa-east-1', 'eu-west-1', 'me-central-1'],
       out: '/home/me/work/build/packages',
-      check: false,
-      skipPreflight: false,
-      preflightOnly: false,
+      ...PLAIN,
     });
     expect(parseReleaseArguments('package', ['--out', '/tmp/p', '--check'], PLACES)).toMatchObject({
       out: '/tmp/p',

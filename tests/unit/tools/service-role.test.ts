@@ -35,10 +35,7 @@ describe('the service role options and values', () => {
   it('takes --service-role NAME out of the arguments and leaves the rest', () => {
     expect(
       takeServiceRole(['--from', '2026-01-01', '--service-role', 'portal_api', '--repair']),
-    ).toEqual({
-      role: 'portal_api',
-      rest: ['--from', '2026-01-01', '--repair'],
-    });
+    ).toEqual({ role: 'portal_api', rest: ['--from', '2026-01-01', '--repair'] });
     expect(takeServiceRole(['--repair'])).toEqual({ rest: ['--repair'] });
   });
 
