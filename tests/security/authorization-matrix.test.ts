@@ -1,21 +1,9 @@
 /**
- * Authorization: a generated matrix over every sample owner × every restaurant
- * identifier of the sample data (brand ids and platform restaurantIds) × every platform × every
- * way of naming the platform — none, an empty header, X-Platform-Id in several casings, the same
- * value twice, two different values (one header repeated, or two spellings of it), the value in
- * the wrong case, and the legacy key TBLEGACY_KW with no sunset, on its sunset day, the day
- * after and long past it. The endpoints come from the catalogue: every endpoint behind the
- * owner's token with the restaurant in its path, each request through its real chain (the
- * deployed handler its handler file exports, or, with a sunset configured, the same
- * composition of compose.ts on other dependencies) with a query made from its declared
- * parameters. Orders per day runs the full matrix; every other such endpoint a sample, on each
- * of its paths.
- *
- * The expectation is derived here from docs/authentication.md "The ownership rule", independently of
- * shared/auth/ownership.ts: 200 exactly when the path id is the caller's own restaurant — its
- * brand id, or its restaurantId on the requested platform — on a platform that restaurant has,
- * and the platform is named unambiguously and validly; otherwise 403 with the spec body.
- * A 200 must also be the right restaurant's data on the right platform.
+ * The ownership rule of docs/authentication.md, re-derived here independently of
+ * shared/auth/ownership.ts, against every sample owner × restaurant identifier × platform naming
+ * (none, empty, casings, repeated, disagreeing, wrong case, legacy key around its sunset) through
+ * the real chains: 200 with the right restaurant's data exactly when the rule allows, else 403.
+ * Orders per day runs the full matrix; every other endpoint about a restaurant a sample.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { pathParameterNames } from '../../tools/generators/endpoints';
@@ -57,9 +45,6 @@ const MATRIX_TIMEOUT = 180_000;
 
 const FORBIDDEN = { state: 'ERROR', code: 'FORBIDDEN', message: 'Forbidden' };
 
-// ---------------------------------------------------------------------------------------------
-// The sample data, as the matrix's axes.
-
 const RESTAURANTS = SAMPLE_OWNERS.flatMap((owner) => owner.restaurants);
 const IDENTIFIERS = [
   ...RESTAURANTS.map((restaurant) => restaurant.id),
@@ -67,13 +52,7 @@ const IDENTIFIERS = [
 ];
 const PLATFORMS = [...new Set(RESTAURANTS.flatMap((r) => r.platforms.map((p) => p.platformId)))];
 
-// ---------------------------------------------------------------------------------------------
-// Ways of naming the platform.
-
-/**
- * Which chain answers: the deployed handler (legacy keys configured, no sunset), or the same
- * composition with LEGACY_PLATFORM_KEYS_SUNSET set.
- */
+/** Which chain answers: the deployed handler (no sunset), or the same composition with one. */
 type Setting = 'no sunset' | 'on its sunset day' | 'the day after its sunset' | 'past its sunset';
 
 /** The legacy key is honoured while no sunset is configured and up to the sunset day, inclusive. */
@@ -141,12 +120,7 @@ const legacyNamings = (setting: Setting): Naming[] => [
 const NONE: Naming = { name: 'no platform named', headers: {}, sent: [], setting: 'no sunset' };
 const EMPTY = header('X-Platform-Id', [''], 'no sunset', '(empty)');
 
-const SETTINGS: readonly Setting[] = [
-  'no sunset',
-  'on its sunset day',
-  'the day after its sunset',
-  'past its sunset',
-];
+const SETTINGS = Object.keys(LEGACY_HONOURED) as readonly Setting[];
 
 /** Every way of naming every platform: the full matrix runs these on orders per day. */
 const ALL_NAMINGS: readonly Naming[] = [
@@ -164,9 +138,6 @@ const SAMPLE_NAMINGS: readonly Naming[] = [
   header('X-Platform-Id', [SAMPLE_LEGACY_KEY], 'no sunset', ' (legacy key)'),
   header('X-Platform-Id', [SAMPLE_LEGACY_KEY], 'past its sunset', ' (legacy key)'),
 ];
-
-// ---------------------------------------------------------------------------------------------
-// The rule, re-derived from docs/authentication.md.
 
 const LEGACY_KEYS: ReadonlyMap<string, string> = new Map([
   [SAMPLE_LEGACY_KEY, SAMPLE_LEGACY_PLATFORM],
@@ -203,22 +174,13 @@ const expectedFor = (owner: SampleOwner, id: string, naming: Naming): Expected =
   return restaurant ? { status: 200, restaurant, platform } : { status: 403 };
 };
 
-// ---------------------------------------------------------------------------------------------
-// Endpoints and the chains that answer them.
-
-/**
- * Every endpoint about one restaurant, found in the catalogue: behind the owner's token, with
- * the restaurant ({id}) in its path.
- */
+/** Every catalogue endpoint about one restaurant: behind the owner's token, {id} in its path. */
 const ABOUT_A_RESTAURANT: readonly Endpoint[] = catalogue.filter(
   (endpoint) =>
     endpoint.authentication === 'bearer' && pathParameterNames(endpoint.paths[0]).includes('id'),
 );
 
-/**
- * The endpoint the full matrix runs on: orders per day, whose figures identify the restaurant
- * and whose query is cheap. Every other endpoint about a restaurant runs the sample.
- */
+/** The full matrix runs on orders per day (figures identify the restaurant, cheap query). */
 const fullEndpoint = (): Endpoint => {
   const found = ABOUT_A_RESTAURANT.find((endpoint) => endpoint.id === ordersPerDay.id);
   if (!found) throw new Error(`the catalogue has no ${ordersPerDay.id} about a restaurant`);
@@ -231,11 +193,7 @@ type Invoke = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 /** Each endpoint's chain, by its id. */
 type Chains = ReadonlyMap<string, Invoke>;
 
-/**
- * The week the day reports ask for, ending on a day chosen in beforeAll among the last 30 days
- * as one on which every restaurant has counted orders on every platform, so that a served body
- * shows figures that identify its restaurant; the month reports ask for the current month.
- */
+/** The week asked for ends on a recent day (chosen in beforeAll) with orders everywhere. */
 let day = addDays(todayIn('UTC'), -3);
 const week = (): DateRange => ({ from: addDays(day, -6), to: day });
 const month = `${todayIn('UTC').slice(0, 7)}-01` as IsoDate;
@@ -308,21 +266,13 @@ beforeAll(async () => {
   };
   const sunsetDay = withSunset(SUNSET_DAY);
   const deployed = new Map<string, Invoke>();
-  for (const endpoint of ABOUT_A_RESTAURANT) {
+  for (const endpoint of ABOUT_A_RESTAURANT)
     deployed.set(endpoint.id, invoking(await handlerOf(endpoint)));
-  }
   chains.set('no sunset', deployed);
-  chains.set(
-    'on its sunset day',
-    composed({ ...sunsetDay, ownership: { ...sunsetDay.ownership, today: () => SUNSET_DAY } }),
-  );
-  chains.set(
-    'the day after its sunset',
-    composed({
-      ...sunsetDay,
-      ownership: { ...sunsetDay.ownership, today: () => DAY_AFTER_SUNSET },
-    }),
-  );
+  const onDay = (date: IsoDate) =>
+    composed({ ...sunsetDay, ownership: { ...sunsetDay.ownership, today: () => date } });
+  chains.set('on its sunset day', onDay(SUNSET_DAY));
+  chains.set('the day after its sunset', onDay(DAY_AFTER_SUNSET));
   chains.set('past its sunset', composed(withSunset(PAST_SUNSET)));
   for (const owner of SAMPLE_OWNERS) tokens.set(owner.sub, await tokenFor(owner, {}, '15m'));
   for (const restaurant of RESTAURANTS) {
@@ -348,9 +298,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([closeContainerDependencies(), ...built.map((deps) => deps.close())]);
 });
-
-// ---------------------------------------------------------------------------------------------
-// Running rows.
 
 interface Row {
   readonly endpoint: Endpoint;
@@ -378,11 +325,7 @@ const minorUnits = (currency: string): number =>
 /** A report body (spec 2.4) of these rows. */
 const report = (rows: readonly unknown[]) => ({ data: rows.map((data) => ({ data })) });
 
-/**
- * The body a 200 must have: the right restaurant's figures on the right platform (orders per
- * day and dishes, against the oracle; the dashboard, by its currency); any other report, rows
- * that keep its declaration; any other service, its `data`.
- */
+/** What is wrong with a 200's body: not the right restaurant's figures on the platform, etc. */
 const servedBodyProblem = (
   endpoint: Endpoint,
   body: unknown,
@@ -417,14 +360,8 @@ const servedBodyProblem = (
   return JSON.stringify(body) === JSON.stringify(expected) ? undefined : 'not its own figures';
 };
 
-const check = async ({
-  endpoint,
-  path,
-  owner,
-  id,
-  naming,
-  expected,
-}: Row): Promise<string | undefined> => {
+const check = async (row: Row): Promise<string | undefined> => {
+  const { endpoint, path, owner, id, naming, expected } = row;
   const handler = chains.get(naming.setting)?.get(endpoint.id);
   if (!handler) return `no chain of ${endpoint.function} for ${naming.setting}`;
   const result = await handler(
@@ -466,8 +403,6 @@ const mismatches = async (rows: readonly Row[]): Promise<string[]> => {
   await Promise.all(Array.from({ length: 8 }, worker));
   return problems.sort();
 };
-
-// ---------------------------------------------------------------------------------------------
 
 const FULL = rowsFor(FULL_ENDPOINT, ALL_NAMINGS);
 const SAMPLED: readonly Row[] = SAMPLED_ENDPOINTS.flatMap((endpoint) =>

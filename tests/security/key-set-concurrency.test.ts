@@ -1,10 +1,7 @@
 /**
- * Concurrency: the key-set host is fetched once however many invocations wait, and a flood of
- * unknown kids cannot make the service hammer it (rotation under load: key-set-faults.test.ts).
- * A key-set server of our own on 127.0.0.1 serves the run issuer's public key set and counts
- * every GET; the chains are the real compositions of functions/ on fresh
- * dependencies (a cold container) and the real database. Where time must pass (the 30 s
- * refetch cooldown), the key set is built with createKeySet on a fake clock.
+ * The key-set host (our own counting server) is fetched once however many cold invocations wait,
+ * and a flood of unknown kids cannot make the service hammer it; real compositions and database,
+ * a fake clock where the 30 s refetch cooldown must pass. Rotation under load: key-set-faults.
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';

@@ -1,23 +1,8 @@
 /**
- * Faults of the key-set host, end to end through a report handler: the real chain
- * (middleware/compose.ts reportEndpoint with the orders-per-day report), the real database of
- * the global setup and a real key-set host on 127.0.0.1 that each test breaks on purpose
- * (tests/support/fault-servers.ts): unreachable, slower than the 2 s timeout, HTTP 500, not
- * JSON, over 64 KiB, redirecting, an empty set, rotating keys.
- *
- * - At cold start (createDependencies, as a Lambda container builds it): nothing is cached, so
- *   the answer is a logged 500 INTERNAL_ERROR with the spec body and the CORS header, in bounded
- *   time — never a 401, since the failure is ours, not the caller's. The request does not take
- *   the failed prefetch of initialisation as its answer: it fetches once itself, and only that
- *   fetch's failure is logged as `key set fetch failed`.
- * - After keys were cached: the cache is aged past its 3600 s on a fake clock (createKeySet's
- *   `now`; createDependencies has none, so these containers are assembled by hand), the refresh
- *   fails, and the cached keys keep serving 200, with a warning logged. Each request carries a
- *   token of its own: a repeated one would be answered from the verifier's token cache without
- *   asking the key set at all.
- * - Rotation: a token with the new kid is answered after at most one refetch.
- * - Recovery: a cold container that failed answers 200 once the host is back and the 5 s
- *   failure back-off has passed, without a restart.
+ * Key-set host faults (tests/support/fault-servers.ts) end to end through the real orders-per-day
+ * chain and database. Cold start: a logged 500 INTERNAL_ERROR with spec body and CORS, in bounded
+ * time, never a 401. Keys cached (aged on a fake clock): the cached keys keep serving 200 with a
+ * warning. Rotation: at most one refetch. Recovery: 200 after the 5 s back-off, no restart.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { reportEndpoint } from '../../middleware/compose';
@@ -167,11 +152,7 @@ const coldContainer = (url: string) => {
   };
 };
 
-/**
- * A container assembled by hand around a key set on a fake clock, with the run's verifier
- * settings (and, as createDependencies builds it, its token cache) and ownership rules, and the
- * shared pool.
- */
+/** A container built by hand around a key set on a fake clock, the run's settings, shared pool. */
 const clockedContainer = (url: string) => {
   const log = collectingLog();
   const clock = { now: Date.now() };

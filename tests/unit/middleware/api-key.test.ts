@@ -83,11 +83,9 @@ const KEY_INVALID = {
   body: TOKEN_UNVERIFIABLE_BODY,
 };
 
-const FORBIDDEN = {
-  statusCode: 403,
-  headers: { 'Content-Type': 'application/json' },
-  body: FORBIDDEN_BODY,
-};
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+const FORBIDDEN = { statusCode: 403, headers: JSON_HEADERS, body: FORBIDDEN_BODY };
+const INTERNAL = { statusCode: 500, headers: JSON_HEADERS, body: INTERNAL_BODY };
 
 describe('apiKey: a valid key of the path plugin (spec 4.6)', () => {
   const names = ['x-api-key', 'X-API-KEY', 'X-Api-Key'];
@@ -236,24 +234,16 @@ describe('apiKey: no key or an unknown key is 401 TOKEN_INVALID (spec 7)', () =>
 });
 
 describe('apiKey: a valid key of another plugin is 403 FORBIDDEN', () => {
-  it.each(versions)('refuses (%s) the orders key on the reports plugin', async (_v, build) => {
+  it.each([
+    ['(REST v1) the orders key on the reports plugin', restEvent, 'reports', ORDERS_KEY],
+    ['(HTTP API v2) the orders key on the reports plugin', httpApiEvent, 'reports', ORDERS_KEY],
+    ['a valid key on a plugin that does not exist', restEvent, 'no-such-plugin', REPORTS_KEY],
+  ])('refuses %s', async (_n, build, code, key) => {
     // Prepare
     const { lambda, handler } = setup();
 
     // Act
-    const response = await withKey(lambda, 'reports', ORDERS_KEY, build);
-
-    // Assess
-    expect(response).toStrictEqual(FORBIDDEN);
-    expect(handler).not.toHaveBeenCalled();
-  });
-
-  it('refuses a valid key on a plugin that does not exist', async () => {
-    // Prepare
-    const { lambda, handler } = setup();
-
-    // Act
-    const response = await withKey(lambda, 'no-such-plugin', REPORTS_KEY);
+    const response = await withKey(lambda, code, key, build);
 
     // Assess
     expect(response).toStrictEqual(FORBIDDEN);
@@ -297,11 +287,7 @@ describe('apiKey: failures that are not the client’s', () => {
     const response = await withKey(lambda, 'reports', REPORTS_KEY);
 
     // Assess
-    expect(response).toStrictEqual({
-      statusCode: 500,
-      headers: { 'Content-Type': 'application/json' },
-      body: INTERNAL_BODY,
-    });
+    expect(response).toStrictEqual(INTERNAL);
     expect(handler).not.toHaveBeenCalled();
   });
 
@@ -317,11 +303,7 @@ describe('apiKey: failures that are not the client’s', () => {
     const response = await lambda(restEvent(request('reports')), lambdaContext());
 
     // Assess
-    expect(response).toStrictEqual({
-      statusCode: 500,
-      headers: { 'Content-Type': 'application/json' },
-      body: INTERNAL_BODY,
-    });
+    expect(response).toStrictEqual(INTERNAL);
   });
 });
 

@@ -56,11 +56,7 @@ beforeAll(async () => {
   const { publicKey, privateKey } = await generateKeyPair('RS256');
   const other = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: KID, alg: 'RS256', use: 'sig' };
-  signing = {
-    privateKey,
-    otherKey: other.privateKey,
-    keySet: localKeySet([jwk]),
-  };
+  signing = { privateKey, otherKey: other.privateKey, keySet: localKeySet([jwk]) };
 });
 
 interface TokenOptions {
@@ -129,10 +125,7 @@ const ordersRequest = (
 
 const ordersEndpoint = (log?: CollectingLogger) => {
   const memory = memoryRepository();
-  return {
-    ...memory,
-    lambda: reportEndpoint(ordersPerDay, memory.repository, dependencies(log)),
-  };
+  return { ...memory, lambda: reportEndpoint(ordersPerDay, memory.repository, dependencies(log)) };
 };
 
 /** The report chain lets a browser read Content-Disposition (CSV downloads). */
@@ -143,6 +136,7 @@ const refusal = (statusCode: number, body: string, extra: Record<string, string>
   headers: corsJsonHeaders({ ...EXPOSED, ...extra }),
   body,
 });
+const served = (body: string) => ({ statusCode: 200, headers: corsJsonHeaders(EXPOSED), body });
 
 describe('reportEndpoint: the order of the chain', () => {
   it('answers a preflight without a token, a restaurant check or dates', async () => {
@@ -162,78 +156,55 @@ describe('reportEndpoint: the order of the chain', () => {
     expect(calls).toEqual([]);
   });
 
-  it('answers 401 to a request without a token even when its dates are bad too', async () => {
+  const MISSING_FROM = errorBody('VALIDATION_ERROR', 'Error', [
+    { field: 'from', code: 'FIELD_CANNOT_BE_EMPTY', message: 'from cannot be empty' },
+  ]);
+  const OUT_OF_RANGE =
+    '{"state":"ERROR","code":"OUT_OF_RANGE","message":"Only 31 days can be selected"}';
+  it.each([
+    [
+      '401 to a request without a token even when its dates are bad too',
+      restEvent,
+      false,
+      'R-9999',
+      BAD_DATES,
+      refusal(401, HEADER_INVALID_BODY, BEARER_CHALLENGE),
+    ],
+    [
+      '403 to a valid token for another restaurant even when its dates are bad too',
+      restEvent,
+      true,
+      'R-9999',
+      BAD_DATES,
+      refusal(403, FORBIDDEN_BODY),
+    ],
+    [
+      '400 to the owner of the restaurant when the dates are bad',
+      restEvent,
+      true,
+      'R-1001',
+      { to: '2026-01-03' },
+      refusal(400, MISSING_FROM),
+    ],
+    [
+      '400 OUT_OF_RANGE to the owner for a range of 32 days',
+      httpApiEvent,
+      true,
+      'R-1001',
+      { from: '2026-01-01', to: '2026-02-01' },
+      refusal(400, OUT_OF_RANGE),
+    ],
+  ])('answers %s', async (_what, build, withToken, id, query, expected) => {
     // Prepare
     const { lambda, calls } = ordersEndpoint();
+    const token = withToken ? await sign() : undefined;
 
     // Act
-    const response = await lambda(
-      restEvent(ordersRequest({ id: 'R-9999', query: BAD_DATES })),
-      lambdaContext(),
-    );
+    const response = await lambda(build(ordersRequest({ id, token, query })), lambdaContext());
 
     // Assess
-    expect(response).toStrictEqual(refusal(401, HEADER_INVALID_BODY, BEARER_CHALLENGE));
+    expect(response).toStrictEqual(expected);
     expect(calls).toEqual([]);
-  });
-
-  it('answers 403 to a valid token for another restaurant even when its dates are bad too', async () => {
-    // Prepare
-    const { lambda, calls } = ordersEndpoint();
-    const token = await sign();
-
-    // Act
-    const response = await lambda(
-      restEvent(ordersRequest({ id: 'R-9999', token, query: BAD_DATES })),
-      lambdaContext(),
-    );
-
-    // Assess
-    expect(response).toStrictEqual(refusal(403, FORBIDDEN_BODY));
-    expect(calls).toEqual([]);
-  });
-
-  it('answers 400 to the owner of the restaurant when the dates are bad', async () => {
-    // Prepare
-    const { lambda, calls } = ordersEndpoint();
-    const token = await sign();
-
-    // Act
-    const response = await lambda(
-      restEvent(ordersRequest({ token, query: { to: '2026-01-03' } })),
-      lambdaContext(),
-    );
-
-    // Assess
-    expect(response).toStrictEqual(
-      refusal(
-        400,
-        errorBody('VALIDATION_ERROR', 'Error', [
-          { field: 'from', code: 'FIELD_CANNOT_BE_EMPTY', message: 'from cannot be empty' },
-        ]),
-      ),
-    );
-    expect(calls).toEqual([]);
-  });
-
-  it('answers 400 OUT_OF_RANGE to the owner for a range of 32 days', async () => {
-    // Prepare
-    const { lambda } = ordersEndpoint();
-    const token = await sign();
-
-    // Act
-    const response = await lambda(
-      httpApiEvent(ordersRequest({ token, query: { from: '2026-01-01', to: '2026-02-01' } })),
-      lambdaContext(),
-    );
-
-    // Assess
-    expect(response).toStrictEqual(
-      refusal(
-        400,
-        '{"state":"ERROR","code":"OUT_OF_RANGE","message":"Only 31 days can be selected"}',
-      ),
-    );
   });
 });
 
@@ -256,11 +227,7 @@ describe('reportEndpoint: answers', () => {
     const response = await lambda(build(ordersRequest({ token })), lambdaContext());
 
     // Assess
-    expect(response).toStrictEqual({
-      statusCode: 200,
-      headers: corsJsonHeaders(EXPOSED),
-      body: dayRows,
-    });
+    expect(response).toStrictEqual(served(dayRows));
     expect(calls).toEqual([
       {
         report: 'ordersPerDay',
@@ -283,11 +250,7 @@ describe('reportEndpoint: answers', () => {
     );
 
     // Assess
-    expect(response).toStrictEqual({
-      statusCode: 200,
-      headers: corsJsonHeaders(EXPOSED),
-      body: dayRows,
-    });
+    expect(response).toStrictEqual(served(dayRows));
     expect(calls.map((call) => call.scope)).toEqual([
       { restaurantId: 'R-1001', platformId: 'TB_KW' },
     ]);
@@ -308,22 +271,22 @@ describe('reportEndpoint: answers', () => {
     const response = await lambda(restEvent(ordersRequest({ token, query })), lambdaContext());
 
     // Assess
-    expect(response).toStrictEqual({
-      statusCode: 200,
-      headers: corsJsonHeaders(EXPOSED),
-      body: JSON.stringify({
-        data: [
-          {
-            data: { date: '2026-01-08', orderCount: 1, revenue: 10.5 },
-            compare: { date: '2026-01-01', orderCount: 1, revenue: 10.5 },
-          },
-          {
-            data: { date: '2026-01-09', orderCount: 2, revenue: 21 },
-            compare: { date: '2026-01-02', orderCount: 2, revenue: 21 },
-          },
-        ],
-      }),
-    });
+    expect(response).toStrictEqual(
+      served(
+        JSON.stringify({
+          data: [
+            {
+              data: { date: '2026-01-08', orderCount: 1, revenue: 10.5 },
+              compare: { date: '2026-01-01', orderCount: 1, revenue: 10.5 },
+            },
+            {
+              data: { date: '2026-01-09', orderCount: 2, revenue: 21 },
+              compare: { date: '2026-01-02', orderCount: 2, revenue: 21 },
+            },
+          ],
+        }),
+      ),
+    );
   });
 
   it('serves the dishes report through the same chain', async () => {
@@ -344,47 +307,42 @@ describe('reportEndpoint: answers', () => {
     );
 
     // Assess
-    expect(response).toStrictEqual({
-      statusCode: 200,
-      headers: corsJsonHeaders(EXPOSED),
-      body:
+    expect(response).toStrictEqual(
+      served(
         '{"data":[{"data":{"name":"Falafel wrap","orderCount":4,"revenue":60}},' +
-        '{"data":{"name":"Hummus","orderCount":2,"revenue":18.25}}]}',
-    });
+          '{"data":{"name":"Hummus","orderCount":2,"revenue":18.25}}]}',
+      ),
+    );
   });
 
-  it('answers 401 TOKEN_EXPIRED to an expired token', async () => {
+  it.each([
+    [
+      'TOKEN_EXPIRED to an expired token',
+      (): TokenOptions => ({ expiresAt: nowSeconds() - 30 }),
+      TOKEN_EXPIRED_BODY,
+    ],
+    [
+      'TOKEN_INVALID to a token signed by another key',
+      (): TokenOptions => ({ key: signing.otherKey }),
+      TOKEN_UNVERIFIABLE_BODY,
+    ],
+  ])('answers 401 %s', async (_what, options, body) => {
     // Prepare
     const { lambda, calls } = ordersEndpoint();
-    const token = await sign({ expiresAt: nowSeconds() - 30 });
+    const token = await sign(options());
 
     // Act
     const response = await lambda(restEvent(ordersRequest({ token })), lambdaContext());
 
     // Assess
-    expect(response).toStrictEqual(refusal(401, TOKEN_EXPIRED_BODY, INVALID_TOKEN_CHALLENGE));
-    expect(calls).toEqual([]);
-  });
-
-  it('answers 401 TOKEN_INVALID to a token signed by another key', async () => {
-    // Prepare
-    const { lambda, calls } = ordersEndpoint();
-    const token = await sign({ key: signing.otherKey });
-
-    // Act
-    const response = await lambda(restEvent(ordersRequest({ token })), lambdaContext());
-
-    // Assess
-    expect(response).toStrictEqual(refusal(401, TOKEN_UNVERIFIABLE_BODY, INVALID_TOKEN_CHALLENGE));
+    expect(response).toStrictEqual(refusal(401, body, INVALID_TOKEN_CHALLENGE));
     expect(calls).toEqual([]);
   });
 
   it('answers 500 INTERNAL_ERROR without the SQL when the report query fails', async () => {
     // Prepare
     const sql = 'select * from orders where restaurant_id = $1 -- relation "orders" does not exist';
-    const failing: OrdersPerDayQueries = {
-      ordersPerDay: () => Promise.reject(new Error(sql)),
-    };
+    const failing: OrdersPerDayQueries = { ordersPerDay: () => Promise.reject(new Error(sql)) };
     const log = collectingLogger();
     const lambda = reportEndpoint(ordersPerDay, failing, dependencies(log));
     const token = await sign();

@@ -148,47 +148,38 @@ describe('cors: other methods', () => {
     },
   );
 
-  it('decorates a 403 rendered by the error handler registered after it', async () => {
+  it.each([
+    [
+      'a 403 rendered by the error handler registered after it',
+      forbidden,
+      ordersEvent,
+      403,
+      corsJsonHeaders(),
+      FORBIDDEN_BODY,
+    ],
+    [
+      'a 401 and keeps its WWW-Authenticate challenge',
+      headerInvalid,
+      () => httpApiEvent({ resource: ORDERS_ROUTE, pathParameters: PATH, headers: ORIGIN }),
+      401,
+      corsJsonHeaders(BEARER_CHALLENGE),
+      HEADER_INVALID_BODY,
+    ],
+  ])('decorates %s', async (_n, refusal, event, statusCode, headers, body) => {
     // Prepare
     const handler = okHandler();
     const lambda = corsThenErrors()
       .before(() => {
-        throw forbidden();
+        throw refusal();
       })
       .handler(handler);
 
     // Act
-    const response = await lambda(ordersEvent(), lambdaContext());
+    const response = await lambda(event(), lambdaContext());
 
     // Assess
-    expect(response).toStrictEqual({
-      statusCode: 403,
-      headers: corsJsonHeaders(),
-      body: FORBIDDEN_BODY,
-    });
+    expect(response).toStrictEqual({ statusCode, headers, body });
     expect(handler).not.toHaveBeenCalled();
-  });
-
-  it('decorates a 401 and keeps its WWW-Authenticate challenge', async () => {
-    // Prepare
-    const lambda = corsThenErrors()
-      .before(() => {
-        throw headerInvalid();
-      })
-      .handler(okHandler());
-
-    // Act
-    const response = await lambda(
-      httpApiEvent({ resource: ORDERS_ROUTE, pathParameters: PATH, headers: ORIGIN }),
-      lambdaContext(),
-    );
-
-    // Assess
-    expect(response).toStrictEqual({
-      statusCode: 401,
-      headers: corsJsonHeaders(BEARER_CHALLENGE),
-      body: HEADER_INVALID_BODY,
-    });
   });
 
   it('decorates the 500 of a handler failure rendered by the error handler', async () => {

@@ -205,29 +205,26 @@ describe('errorHandler: logging', () => {
     expect(line).not.toContain(thrown.stack!.split('\n')[1]!.trim());
   });
 
-  it('logs the name of the cause of an internal portal error', async () => {
-    // Prepare
-    const log = collectingLogger();
-
-    // Act
-    await failingWith(internalError(new TypeError(SQL)), log)(event(), lambdaContext());
-
-    // Assess
-    expect(log.entries()).toMatchObject([
+  it.each<[string, unknown, Record<string, unknown>]>([
+    [
+      'the name of the cause of an internal portal error',
+      internalError(new TypeError(SQL)),
       { level: 'error', status: 500, code: 'INTERNAL_ERROR', errorName: 'TypeError' },
-    ]);
-    expect(log.lines.join('\n')).not.toContain('select');
-  });
-
-  it('logs a thrown string by its type only', async () => {
+    ],
+    [
+      'a thrown string by its type only',
+      `${SQL} ${TOKEN}`,
+      { level: 'error', errorName: 'string' },
+    ],
+  ])('logs %s', async (_what, thrown, entry) => {
     // Prepare
     const log = collectingLogger();
 
     // Act
-    await failingWith(`${SQL} ${TOKEN}`, log)(event(), lambdaContext());
+    await failingWith(thrown, log)(event(), lambdaContext());
 
     // Assess
-    expect(log.entries()).toMatchObject([{ level: 'error', errorName: 'string' }]);
+    expect(log.entries()).toMatchObject([entry]);
     expect(log.lines.join('\n')).not.toContain(TOKEN);
     expect(log.lines.join('\n')).not.toContain('select');
   });

@@ -55,6 +55,19 @@ const NON_HTTP: [name: string, event: () => unknown, kind: NonHttpEventKind][] =
 
 const gatewayRequest = { resource: ORDERS_ROUTE, pathParameters: { id: 'R-1001' } };
 
+/** The chain's handler, called as Lambda calls it: with any event. */
+const invoker = (lambda: unknown) =>
+  lambda as (event: unknown, context: unknown) => Promise<unknown>;
+
+/** Container initialisation (the key set, the database) still under way until `initialised()`. */
+const initialisation = () => {
+  let initialised: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => {
+    initialised = resolve;
+  });
+  return { ready, initialised };
+};
+
 describe('nonHttpEvent', () => {
   it.each([
     ['a REST (v1) event', () => restEvent(gatewayRequest)],
@@ -88,10 +101,7 @@ describe('nonHttpEvent', () => {
       const context = lambdaContext();
 
       // Act: the handler's own signature admits only gateway events; Lambda sends anything.
-      const result: unknown = await (lambda as (e: unknown, c: unknown) => Promise<unknown>)(
-        event(),
-        context,
-      );
+      const result = await invoker(lambda)(event(), context);
 
       // Assess
       expect(result).toBeUndefined();
@@ -129,16 +139,14 @@ describe('nonHttpEvent', () => {
       })
       .handler(okHandler());
 
-    await expect(
-      (lambda as (e: unknown, c: unknown) => Promise<unknown>)({}, lambdaContext()),
-    ).resolves.toBeUndefined();
+    await expect(invoker(lambda)({}, lambdaContext())).resolves.toBeUndefined();
     expect(log.entries()).toHaveLength(1);
   });
 
   it('ends the cold start: the request after a warm-up is logged warm', async () => {
     const log = collectingLogger();
     const lambda = baseChain({ logger: log.logger }).handler(okHandler());
-    const invoke = lambda as (e: unknown, c: unknown) => Promise<unknown>;
+    const invoke = invoker(lambda);
 
     await invoke({ source: 'serverless-plugin-warmup' }, lambdaContext());
     await invoke(restEvent(gatewayRequest), lambdaContext());
@@ -157,12 +165,8 @@ describe('nonHttpEvent', () => {
   ])('answers %s only once the container is initialised: %s', async (_name, event, waits) => {
     // Arrange: initialisation (the key set, the database) still under way.
     const log = collectingLogger();
-    let initialised: () => void = () => undefined;
-    const ready = new Promise<void>((resolve) => {
-      initialised = resolve;
-    });
-    const lambda = baseChain({ logger: log.logger, ready }).handler(okHandler());
-    const invoke = lambda as (e: unknown, c: unknown) => Promise<unknown>;
+    const { ready, initialised } = initialisation();
+    const invoke = invoker(baseChain({ logger: log.logger, ready }).handler(okHandler()));
     let answered = false;
 
     // Act
@@ -181,22 +185,13 @@ describe('nonHttpEvent', () => {
 });
 
 /** A database whose `check` is the given spy. */
-const databaseChecking = (check: () => Promise<void>) => ({
-  check: jest.fn(check),
-});
-
-/** The chain's handler, called as Lambda calls it: with any event. */
-const invoker = (lambda: unknown) =>
-  lambda as (event: unknown, context: unknown) => Promise<unknown>;
+const databaseChecking = (check: () => Promise<void>) => ({ check: jest.fn(check) });
 
 /** A PostgreSQL login refusal whose message names the user and host. */
 const refusedLogin = () =>
   Object.assign(
     new Error(`password authentication failed for user "reports" at db.internal ${SECRET}`),
-    {
-      name: 'PostgresError',
-      code: '28P01',
-    },
+    { name: 'PostgresError', code: '28P01' },
   );
 
 describe('nonHttpEvent: the pre-traffic check', () => {
@@ -294,10 +289,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
 
   it('checks the database only once the container is initialised', async () => {
     // Prepare: initialisation (the key set, the database warm-up) still under way.
-    let initialised: () => void = () => undefined;
-    const ready = new Promise<void>((resolve) => {
-      initialised = resolve;
-    });
+    const { ready, initialised } = initialisation();
     const database = databaseChecking(() => Promise.resolve());
     const lambda = baseChain({ logger: collectingLogger().logger, ready, database }).handler(
       okHandler(),

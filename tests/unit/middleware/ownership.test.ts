@@ -179,47 +179,31 @@ describe('ownership: forbidden (spec 7)', () => {
     expectAnsweredBefore(event, FORBIDDEN),
   );
 
-  it('refuses (REST v1) two different platforms in two spellings of the header', async () => {
+  it.each<[string, RequestSpec, Partial<OwnershipOptions>, PortalClaims]>([
+    [
+      '(REST v1) two different platforms in two spellings of the header',
+      orders('R-1001', { 'X-Platform-Id': 'TB_AE', 'x-platform-id': 'TB_KW' }),
+      {},
+      CLAIMS,
+    ],
+    [
+      'the legacy platform key after its sunset',
+      orders('R-1001', { 'X-Platform-Id': 'TBLEGACY_KW' }),
+      { rules: { ...RULES, today: () => '2026-07-01' as IsoDate } },
+      CLAIMS,
+    ],
+    [
+      'a token that holds no restaurant',
+      orders('R-1001'),
+      {},
+      { exp: 1_800_000_000, restaurants: [] },
+    ],
+  ])('refuses %s', async (_n, spec, options, claims) => {
     // Prepare
-    const { lambda, handler } = setup();
+    const { lambda, handler } = setup(options, claims);
 
     // Act
-    const response = await lambda(
-      restEvent(orders('R-1001', { 'X-Platform-Id': 'TB_AE', 'x-platform-id': 'TB_KW' })),
-      lambdaContext(),
-    );
-
-    // Assess
-    expect(response).toStrictEqual(FORBIDDEN);
-    expect(handler).not.toHaveBeenCalled();
-  });
-
-  it('refuses the legacy platform key after its sunset', async () => {
-    // Prepare
-    const handler = stateEcho('access');
-    const lambda = chain()
-      .use(errorHandler({ logger: collectingLogger().logger }))
-      .use(presetClaims(CLAIMS))
-      .use(ownership({ rules: { ...RULES, today: () => '2026-07-01' as IsoDate } }))
-      .handler(handler);
-
-    // Act
-    const response = await lambda(
-      restEvent(orders('R-1001', { 'X-Platform-Id': 'TBLEGACY_KW' })),
-      lambdaContext(),
-    );
-
-    // Assess
-    expect(response).toStrictEqual(FORBIDDEN);
-    expect(handler).not.toHaveBeenCalled();
-  });
-
-  it('refuses a token that holds no restaurant', async () => {
-    // Prepare
-    const { lambda, handler } = setup({}, { exp: 1_800_000_000, restaurants: [] });
-
-    // Act
-    const response = await lambda(restEvent(orders('R-1001')), lambdaContext());
+    const response = await lambda(restEvent(spec), lambdaContext());
 
     // Assess
     expect(response).toStrictEqual(FORBIDDEN);
@@ -244,14 +228,10 @@ describe('ownership: an empty {id} is a validation error (spec 4.1)', () => {
 
   it('answers 400 for a REST v1 event whose pathParameters are null', async () => {
     // Prepare
-    const { lambda } = setup();
     const event: APIGatewayProxyEvent = { ...restEvent(orders('R-1001')), pathParameters: null };
 
-    // Act
-    const response = await lambda(event, lambdaContext());
-
-    // Assess
-    expect(response).toStrictEqual(ID_EMPTY);
+    // Act / Assess
+    await expectAnsweredBefore(event, ID_EMPTY);
   });
 });
 
@@ -292,18 +272,16 @@ describe('a path id left undecoded by the gateway', () => {
   it.each(['%E0%A4%A', 'R-1001%', '%zz', 'a%2'])(
     'answers %j with 400 INVALID_ENCODING, not a crash or a 403',
     async (id) => {
-      const handler = stateEcho('access');
-      const endpoint = chain()
-        .use(errorHandler({ logger: collectingLogger().logger }))
-        .use(presetClaims(CLAIMS))
-        .use(ownership({ rules: RULES }))
-        .handler(handler);
+      // Prepare
+      const { lambda, handler } = setup();
 
-      const result = await endpoint(
+      // Act
+      const result = await lambda(
         restEvent({ resource: ORDERS_ROUTE, pathParameters: { id } }),
         lambdaContext(),
       );
 
+      // Assess
       expect(handler).not.toHaveBeenCalled();
       expect(result.statusCode).toBe(400);
       expect(JSON.parse(result.body)).toEqual({

@@ -154,6 +154,8 @@ describe('parameters with the day range: accepted ranges (spec 4.1)', () => {
 });
 
 describe('parameters with the day range: refused ranges (spec 4.1, 7, 8)', () => {
+  const oneError = (field: string, code: string, message: string) =>
+    invalid([{ field, code, message }]);
   const refused: [string, Query, ReturnType<typeof invalid>][] = [
     ['no query at all', undefined, invalid([empty('from'), empty('to')])],
     ['from missing', { to: '2026-01-07' }, invalid([empty('from')])],
@@ -163,12 +165,12 @@ describe('parameters with the day range: refused ranges (spec 4.1, 7, 8)', () =>
     [
       'from given twice',
       { from: ['2026-01-01', '2026-01-02'], to: '2026-01-07' },
-      invalid([{ field: 'from', code: 'FIELD_REPEATED', message: 'from must be given once' }]),
+      oneError('from', 'FIELD_REPEATED', 'from must be given once'),
     ],
     [
       'to given twice with the same value',
       { from: '2026-01-01', to: ['2026-01-07', '2026-01-07'] },
-      invalid([{ field: 'to', code: 'FIELD_REPEATED', message: 'to must be given once' }]),
+      oneError('to', 'FIELD_REPEATED', 'to must be given once'),
     ],
     [
       'compare[from] given twice',
@@ -178,40 +180,26 @@ describe('parameters with the day range: refused ranges (spec 4.1, 7, 8)', () =>
         'compare[from]': ['2026-01-01', '2026-01-02'],
         'compare[to]': '2026-01-07',
       },
-      invalid([
-        {
-          field: 'compare[from]',
-          code: 'FIELD_REPEATED',
-          message: 'compare[from] must be given once',
-        },
-      ]),
+      oneError('compare[from]', 'FIELD_REPEATED', 'compare[from] must be given once'),
     ],
     [
       'an impossible calendar date',
       { from: '2026-02-30', to: '2026-03-02' },
-      invalid([
-        {
-          field: 'from',
-          code: 'INVALID_DATE',
-          message: 'from must be a calendar date in YYYY-MM-DD form',
-        },
-      ]),
+      oneError('from', 'INVALID_DATE', 'from must be a calendar date in YYYY-MM-DD form'),
     ],
     [
       'from after to',
       { from: '2026-01-07', to: '2026-01-01' },
-      invalid([{ field: 'from', code: 'INVALID_RANGE', message: 'from must not be after to' }]),
+      oneError('from', 'INVALID_RANGE', 'from must not be after to'),
     ],
     [
       'compare[from] without compare[to]',
       { from: '2026-01-08', to: '2026-01-14', 'compare[from]': '2026-01-01' },
-      invalid([
-        {
-          field: 'compare[to]',
-          code: 'FIELD_REQUIRED_WITH',
-          message: 'compare[to] is required when compare[from] is given',
-        },
-      ]),
+      oneError(
+        'compare[to]',
+        'FIELD_REQUIRED_WITH',
+        'compare[to] is required when compare[from] is given',
+      ),
     ],
     ['a range of 32 days', { from: '2026-01-01', to: '2026-02-01' }, OUT_OF_RANGE],
     [
