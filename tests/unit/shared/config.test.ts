@@ -49,10 +49,8 @@ const refusal = (extra: Env) => configErrorOf({ ...minimalEnv(), ...extra }).mes
 
 describe('loadConfig', () => {
   it('fills every optional setting with its default', () => {
-    // Act
+    // Act / Assess
     const config = loadConfig(minimalEnv());
-
-    // Assess
     expect(config.jwksUrl).toBeInstanceOf(URL);
     expect(config.jwksUrl.href).toBe(JWKS_URL);
     expect({ ...config, jwksUrl: config.jwksUrl.href }).toEqual({
@@ -96,10 +94,8 @@ describe('loadConfig', () => {
       METRICS_SERVICE: 'portal-service-api-production',
     };
 
-    // Act
+    // Act / Assess
     const config = loadConfig(env);
-
-    // Assess
     expect({ ...config, jwksUrl: config.jwksUrl.href }).toEqual({
       jwksUrl: JWKS_URL,
       issuer: 'https://auth.portal.example.com',
@@ -155,10 +151,8 @@ describe('loadConfig', () => {
     const env = { ...minimalEnv(), LOG_LEVEL: 'warn' };
     const before = { ...env };
 
-    // Act
+    // Act / Assess
     loadConfig(env);
-
-    // Assess
     expect(env).toEqual(before);
   });
 
@@ -241,10 +235,8 @@ describe('loadConfig', () => {
       'ftp://localhost/jwks.json',
       'file:///etc/jwks.json',
     ])('refuses %s: plain HTTP only for this machine, nothing but HTTP(S)', (value) => {
-      // Act
+      // Act / Assess
       const message = refusal({ JWKS_URL: value });
-
-      // Assess
       expect(message).toMatch(/^JWKS_URL /);
       expect(message).toContain('https');
     });
@@ -260,15 +252,10 @@ describe('loadConfig', () => {
   });
 
   describe('DB_TLS and DB_CA', () => {
-    let dir = '';
-    beforeAll(() => {
-      dir = mkdtempSync(join(tmpdir(), 'portal-config-'));
-      writeFileSync(
-        join(dir, 'ca.pem'),
-        '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
-      );
-      writeFileSync(join(dir, 'empty.pem'), '');
-    });
+    const dir = mkdtempSync(join(tmpdir(), 'portal-config-'));
+    const [caPem, emptyPem] = [join(dir, 'ca.pem'), join(dir, 'empty.pem')];
+    writeFileSync(caPem, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    writeFileSync(emptyPem, '');
     afterAll(() => {
       rmSync(dir, { recursive: true, force: true });
     });
@@ -284,74 +271,40 @@ describe('loadConfig', () => {
       expect(isLoopbackDatabase(url)).toBe(loopback);
     });
 
-    it('verifies a remote database by default, and leaves one on this machine plain', () => {
-      // Act
-      const remote = load({ DB_CA: '' });
-      const local = load({ DATABASE_URL: 'postgres://u@127.0.0.1/x' });
-
-      // Assess
-      expect(remote.database.tls).toEqual({ mode: 'verify-full', ca: 'rds', region: 'eu-west-1' });
-      expect(local.database.tls).toEqual({ mode: 'disable' });
-    });
-
-    it('takes the RDS CAs region from an RDS host name, needing no AWS_REGION', () => {
-      // Act
-      const config = loadConfig({
-        JWKS_URL,
-        DATABASE_URL: 'postgres://u@orders.c0abcdef1234.sa-east-1.rds.amazonaws.com/x',
-      });
-
-      // Assess
-      expect(config.database.tls).toEqual({ mode: 'verify-full', ca: 'rds' });
+    const verify = (ca: unknown) => ({ mode: 'verify-full', ca, region: 'eu-west-1' });
+    const local = (DB_TLS: string) => ({ DATABASE_URL: 'postgres://u@localhost/x', DB_TLS });
+    const LOOPBACK = 'postgres://u@127.0.0.1/x';
+    const RDS_HOST = 'postgres://u@orders.c0abcdef1234.sa-east-1.rds.amazonaws.com/x';
+    it.each<[string, Env, object]>([
+      ['a remote database as verified by default', { DB_CA: '' }, verify('rds')],
+      ['a database on this machine as plain', { DATABASE_URL: LOOPBACK }, { mode: 'disable' }],
+      [
+        'the RDS CAs region from an RDS host name, needing no AWS_REGION',
+        { AWS_REGION: undefined, DATABASE_URL: RDS_HOST },
+        { mode: 'verify-full', ca: 'rds' },
+      ],
+      ['DB_TLS "verify-full", whatever the host', local('verify-full'), verify('rds')],
+      ['DB_TLS " require ", whatever the host', local(' require '), { mode: 'require' }],
+      ['DB_TLS "disable", whatever the host', local('disable'), { mode: 'disable' }],
+      ['DB_CA "rds" as a named list', { DB_CA: 'rds' }, verify('rds')],
+      ['DB_CA " rds-proxy " as a named list', { DB_CA: ' rds-proxy ' }, verify('rds-proxy')],
+      ['DB_CA "node" as a named list', { DB_CA: 'node' }, verify('node')],
+      ['a DB_CA holding a / as the path of a PEM file', { DB_CA: caPem }, verify({ file: caPem })],
+      ['DB_CA only to verify', { DB_TLS: 'require', DB_CA: 'missing' }, { mode: 'require' }],
+    ])('reads %s', (_case, extra, tls) => {
+      // Act / Assess
+      expect(load(extra).database.tls).toEqual(tls);
     });
 
     it('refuses DB_CA=rds for a host that names no region without AWS_REGION, naming both', () => {
-      // Act
-      const error = configErrorOf({ JWKS_URL, DATABASE_URL });
-
-      // Assess
-      expect(error.message).toMatch(/^DB_CA=rds needs the database region: .*AWS_REGION$/);
-    });
-
-    it.each(['verify-full', ' require ', 'disable'])(
-      'reads DB_TLS %j, whatever the host',
-      (value) => {
-        // Act
-        const config = loadConfig({
-          ...minimalEnv(),
-          DATABASE_URL: 'postgres://u@localhost/x',
-          DB_TLS: value,
-        });
-
-        // Assess
-        expect(config.database.tls.mode).toBe(value.trim());
-      },
-    );
-
-    it.each(['rds', ' rds-proxy ', 'node'])('reads DB_CA %j as a named list', (value) => {
-      expect(load({ DB_CA: value }).database.tls).toEqual({
-        mode: 'verify-full',
-        ca: value.trim(),
-        region: 'eu-west-1',
-      });
-    });
-
-    it('reads a DB_CA holding a / as the path of a PEM file', () => {
-      expect(load({ DB_CA: join(dir, 'ca.pem') }).database.tls).toEqual({
-        mode: 'verify-full',
-        ca: { file: join(dir, 'ca.pem') },
-        region: 'eu-west-1',
-      });
-    });
-
-    it('reads DB_CA only to verify', () => {
-      expect(load({ DB_TLS: 'require', DB_CA: 'missing' }).database.tls).toEqual({
-        mode: 'require',
-      });
+      // Act / Assess
+      expect(configErrorOf({ JWKS_URL, DATABASE_URL }).message).toMatch(
+        /^DB_CA=rds needs the database region: .*AWS_REGION$/,
+      );
     });
 
     it('refuses a DB_CA file without a certificate', () => {
-      expect(refusal({ DB_CA: join(dir, 'empty.pem') })).toBe('DB_CA holds no PEM certificate');
+      expect(refusal({ DB_CA: emptyPem })).toBe('DB_CA holds no PEM certificate');
     });
   });
 
@@ -365,7 +318,6 @@ describe('loadConfig', () => {
       // Act / Assess
       expect(load({ DB_PREPARE: value }).database.prepare).toBe(prepare);
     });
-    // Act / Assess
   });
 
   describe.each([
@@ -436,59 +388,48 @@ describe('loadConfig', () => {
   });
 
   describe('METRICS_NAMESPACE and METRICS_SERVICE', () => {
-    it.each(['', '   '])('treat %j as not set: their defaults', (blank) => {
-      // Act
-      const config = loadConfig({
-        ...minimalEnv(),
-        METRICS_NAMESPACE: blank,
-        METRICS_SERVICE: blank,
-      });
+    const DEFAULTS = { namespace: 'PortalServiceApi', service: 'portal-service-api' };
 
-      // Assess
-      expect(config.metrics).toEqual({
-        namespace: 'PortalServiceApi',
-        service: 'portal-service-api',
+    it.each(['', '   '])('treat %j as not set: their defaults', (blank) => {
+      // Act / Assess
+      expect(load({ METRICS_NAMESPACE: blank, METRICS_SERVICE: blank }).metrics).toEqual({
+        ...DEFAULTS,
         ...LOCAL_FUNCTION,
       });
     });
 
     it('accept 255 characters, and a service name in any script', () => {
-      // Act
-      const config = loadConfig({
-        ...minimalEnv(),
-        METRICS_NAMESPACE: 'N'.repeat(255),
-        METRICS_SERVICE: `رابط-${'s'.repeat(250)}`,
-      });
+      // Prepare
+      const [namespace, service] = ['N'.repeat(255), `رابط-${'s'.repeat(250)}`];
 
-      // Assess
-      expect(config.metrics).toEqual({
-        namespace: 'N'.repeat(255),
-        service: `رابط-${'s'.repeat(250)}`,
+      // Act / Assess
+      expect(load({ METRICS_NAMESPACE: namespace, METRICS_SERVICE: service }).metrics).toEqual({
+        namespace,
+        service,
         ...LOCAL_FUNCTION,
       });
     });
 
-    // Act / Assess
     it('are read by loadMetricsConfig alone, without the other settings', () => {
       // Act / Assess
       expect(loadMetricsConfig({ METRICS_SERVICE: ' svc-dev ' })).toEqual({
-        namespace: 'PortalServiceApi',
+        ...DEFAULTS,
         service: 'svc-dev',
         ...LOCAL_FUNCTION,
       });
     });
 
     it("take Lambda's function name and version as the FunctionName and Version", () => {
+      // Prepare
+      const functionName = 'portal-service-api-production-ordersPerDay';
+
       // Act / Assess
       expect(
         loadMetricsConfig({
-          AWS_LAMBDA_FUNCTION_NAME: 'portal-service-api-production-ordersPerDay',
+          AWS_LAMBDA_FUNCTION_NAME: functionName,
           AWS_LAMBDA_FUNCTION_VERSION: '12',
         }),
-      ).toMatchObject({
-        functionName: 'portal-service-api-production-ordersPerDay',
-        version: '12',
-      });
+      ).toMatchObject({ functionName, version: '12' });
     });
 
     it('are read by loadMetricsConfig from process.env when no environment is passed', () => {
@@ -502,10 +443,8 @@ describe('loadConfig', () => {
   });
 
   it('throws a ConfigError, a kind of TypeError, with its own name', () => {
-    // Act
+    // Act / Assess
     const error = configErrorOf({});
-
-    // Assess
     expect(error).toBeInstanceOf(TypeError);
     expect(error.name).toBe('ConfigError');
   });
@@ -518,26 +457,26 @@ describe('loadConfig with DATABASE_SECRET_ARN', () => {
   const PASSWORD = 'Zq9!distinctive-PASSWORD-7781';
   const verifyFull = { mode: 'verify-full', ca: 'rds', region: 'eu-central-1' };
 
-  /** The smallest environment the service starts with on a secret. */
-  const secretEnv = (): Env => ({
+  /** The smallest environment the service starts with on a secret, with `extra` added. */
+  const secretEnv = (extra: Env = {}): Env => ({
     JWKS_URL,
     DATABASE_SECRET_ARN: SECRET_ARN,
     AWS_SESSION_TOKEN: SESSION_TOKEN,
     AWS_REGION: 'eu-central-1',
+    ...extra,
   });
-  const secretRefusal = (extra: Env) => configErrorOf({ ...secretEnv(), ...extra }).message;
+  const secretLoad = (extra: Env = {}) => loadConfig(secretEnv(extra));
+  const secretRefusal = (extra: Env) => configErrorOf(secretEnv(extra)).message;
 
   it('fails on a DATABASE_URL beside the secret that does not decode, naming DATABASE_URL', () => {
-    expect(() =>
-      loadConfig({ ...secretEnv(), DATABASE_URL: 'postgres://db.internal/%zz' }),
-    ).toThrow(new ConfigError('DATABASE_URL is not a valid URL'));
+    expect(() => secretLoad({ DATABASE_URL: 'postgres://db.internal/%zz' })).toThrow(
+      new ConfigError('DATABASE_URL is not a valid URL'),
+    );
   });
 
   it('reads the secret through the extension on its defaults, verifying TLS', () => {
-    // Act
-    const config = loadConfig(secretEnv());
-
-    // Assess
+    // Act / Assess
+    const config = secretLoad();
     expect(config.database).toEqual({
       secretArn: SECRET_ARN,
       location: {},
@@ -552,30 +491,20 @@ describe('loadConfig with DATABASE_SECRET_ARN', () => {
     expect(config.database).not.toHaveProperty('url');
   });
 
-  it('trims the ARN and takes DB_TLS when it is given', () => {
-    // Act
-    const config = loadConfig({
-      ...secretEnv(),
-      DATABASE_SECRET_ARN: ` ${SECRET_ARN} `,
-      DB_TLS: 'require',
-    });
-
-    // Assess
-    expect(config.database).toMatchObject({ secretArn: SECRET_ARN, tls: { mode: 'require' } });
-  });
-
-  it('reads PARAMETERS_SECRETS_EXTENSION_HTTP_PORT and DB_SECRET_TIMEOUT_MS', () => {
-    // Act
-    const config = loadConfig({
-      ...secretEnv(),
-      PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: ' 2800 ',
-      DB_SECRET_TIMEOUT_MS: '10000',
-    });
-
-    // Assess
-    expect(config.database).toMatchObject({
-      secretsExtension: { port: 2800, sessionToken: SESSION_TOKEN, timeoutMs: 10000 },
-    });
+  it.each<[string, Env, object]>([
+    [
+      'trims the ARN and takes DB_TLS when it is given',
+      { DATABASE_SECRET_ARN: ` ${SECRET_ARN} `, DB_TLS: 'require' },
+      { secretArn: SECRET_ARN, tls: { mode: 'require' } },
+    ],
+    [
+      'reads PARAMETERS_SECRETS_EXTENSION_HTTP_PORT and DB_SECRET_TIMEOUT_MS',
+      { PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: ' 2800 ', DB_SECRET_TIMEOUT_MS: '10000' },
+      { secretsExtension: { port: 2800, sessionToken: SESSION_TOKEN, timeoutMs: 10000 } },
+    ],
+  ])('%s', (_behaviour, extra, expected) => {
+    // Act / Assess
+    expect(secretLoad(extra).database).toMatchObject(expected);
   });
 
   describe.each([
@@ -596,7 +525,7 @@ describe('loadConfig with DATABASE_SECRET_ARN', () => {
       // Act / Assess
       expect(
         [min, max].map((value) => {
-          const { database } = loadConfig({ ...secretEnv(), [name]: String(value) });
+          const { database } = secretLoad({ [name]: String(value) });
           return 'secretsExtension' in database ? database.secretsExtension[key] : undefined;
         }),
       ).toEqual([min, max]);
@@ -628,12 +557,10 @@ describe('loadConfig with DATABASE_SECRET_ARN', () => {
     `postgres://:${PASSWORD}@db.internal/reports`,
     'postgres://reports@db.internal/reports',
   ])('refuses a DATABASE_URL that carries a user or password beside the secret', (url) => {
-    // Act
-    const error = configErrorOf({ ...secretEnv(), DATABASE_URL: url });
-
-    // Assess
-    expect(error.message).toMatch(/^DATABASE_URL must not carry a user or password/);
-    expect(error.message).not.toContain(PASSWORD);
+    // Act / Assess
+    const message = secretRefusal({ DATABASE_URL: url });
+    expect(message).toMatch(/^DATABASE_URL must not carry a user or password/);
+    expect(message).not.toContain(PASSWORD);
   });
 
   it.each(['mysql://db.internal/reports', 'https://db.internal/reports', 'db.internal:5432'])(
@@ -645,19 +572,14 @@ describe('loadConfig with DATABASE_SECRET_ARN', () => {
   );
 
   it('takes a password-less DATABASE_URL as where to connect', () => {
-    // Act
-    const config = loadConfig({
-      ...secretEnv(),
-      DATABASE_URL: ' postgresql://proxy.internal:6543/reports ',
-    });
-
-    // Assess
-    expect(config.database).toMatchObject({
+    // Act / Assess
+    const { database } = secretLoad({ DATABASE_URL: ' postgresql://proxy.internal:6543/reports ' });
+    expect(database).toMatchObject({
       secretArn: SECRET_ARN,
       location: { host: 'proxy.internal', port: 6543, database: 'reports' },
       tls: verifyFull,
     });
-    expect(config.database).not.toHaveProperty('url');
+    expect(database).not.toHaveProperty('url');
   });
 
   it.each([
@@ -665,33 +587,29 @@ describe('loadConfig with DATABASE_SECRET_ARN', () => {
     ['postgres://localhost/reports', { host: 'localhost', database: 'reports' }],
     ['postgres://[::1]/reports', { host: '::1', database: 'reports' }],
   ])('leaves TLS off for %s beside the secret, a database on this machine', (url, location) => {
-    // Act
-    const config = loadConfig({ ...secretEnv(), DATABASE_URL: url });
-
-    // Assess
-    expect(config.database).toMatchObject({ location, tls: { mode: 'disable' } });
+    // Act / Assess
+    expect(secretLoad({ DATABASE_URL: url }).database).toMatchObject({
+      location,
+      tls: { mode: 'disable' },
+    });
   });
 
   describe('without a secret', () => {
     it.each([undefined, '', '  '])(
       'still requires DATABASE_URL when DATABASE_SECRET_ARN is %j',
       (arn) => {
-        // Act
-        const error = configErrorOf({ JWKS_URL, DATABASE_SECRET_ARN: arn });
-
-        // Assess
-        expect(error.message).toBe('DATABASE_URL is not set');
+        // Act / Assess
+        expect(configErrorOf({ JWKS_URL, DATABASE_SECRET_ARN: arn }).message).toBe(
+          'DATABASE_URL is not set',
+        );
       },
     );
 
     it.each(['mysql://u:p@db.internal/x', 'http://db.internal/x', 'db.internal:5432/x'])(
       'refuses %j, which is not a postgres:// or postgresql:// URL',
       (url) => {
-        // Act
-        const error = configErrorOf({ JWKS_URL, DATABASE_URL: url });
-
-        // Assess
-        expect(error.message).toMatch(/^DATABASE_URL /);
+        // Act / Assess
+        expect(configErrorOf({ JWKS_URL, DATABASE_URL: url }).message).toMatch(/^DATABASE_URL /);
       },
     );
 

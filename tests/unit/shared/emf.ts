@@ -1,42 +1,21 @@
 /**
- * A checker of CloudWatch embedded-metric-format documents, written from the specification's
- * structure, for the tests of the lines that carry metrics: the line is one JSON object whose
- * `_aws` member holds exactly `Timestamp` (epoch milliseconds) and `CloudWatchMetrics`, a
- * non-empty array of directives; each directive holds exactly `Namespace`, `Dimensions` and
- * `Metrics`; at most 100 metrics per directive and 30 keys per dimension set; every metric name
- * is a number member of the line and every dimension key a string member. And the directives
- * a request line carries, as the contract declares them.
+ * A checker of CloudWatch embedded-metric-format documents, from the specification: one JSON
+ * object whose `_aws` holds exactly Timestamp (epoch ms) and a non-empty CloudWatchMetrics of
+ * directives (exactly Namespace, Dimensions, Metrics; at most 100 metrics, 30 keys per dimension
+ * set), every metric a number member of the line and every dimension key a string member. And
+ * the directives a request line carries, as the contract declares them.
  */
 
 /** CloudWatch's standard units (those a MetricDefinition's `Unit` may name). */
-const UNITS = new Set([
-  'Seconds',
-  'Microseconds',
-  'Milliseconds',
+const SIZES = [
   'Bytes',
-  'Kilobytes',
-  'Megabytes',
-  'Gigabytes',
-  'Terabytes',
   'Bits',
-  'Kilobits',
-  'Megabits',
-  'Gigabits',
-  'Terabits',
-  'Percent',
-  'Count',
-  'Bytes/Second',
-  'Kilobytes/Second',
-  'Megabytes/Second',
-  'Gigabytes/Second',
-  'Terabytes/Second',
-  'Bits/Second',
-  'Kilobits/Second',
-  'Megabits/Second',
-  'Gigabits/Second',
-  'Terabits/Second',
-  'Count/Second',
-  'None',
+  ...['Kilo', 'Mega', 'Giga', 'Tera'].flatMap((p) => [`${p}bytes`, `${p}bits`]),
+];
+const UNITS = new Set([
+  ...['Seconds', 'Microseconds', 'Milliseconds', 'Percent', 'Count', 'Count/Second', 'None'],
+  ...SIZES,
+  ...SIZES.map((size) => `${size}/Second`),
 ]);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -11,6 +11,7 @@ import {
   validationError,
   type ErrorBody,
 } from '../../../shared/errors';
+import { BODIES, emptyField, validation } from '../../support/portal-errors';
 
 interface FactoryCase {
   readonly name: string;
@@ -20,71 +21,50 @@ interface FactoryCase {
   readonly body: ErrorBody;
 }
 
+const BEARER = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
 const FACTORIES: readonly FactoryCase[] = [
   {
     name: 'outOfRange',
     make: outOfRange,
     statusCode: 400,
     headers: {},
-    body: { state: 'ERROR', code: 'OUT_OF_RANGE', message: 'Only 31 days can be selected' },
+    body: BODIES.daysOutOfRange,
   },
   {
     name: 'validationError',
     make: () => validationError([cannotBeEmpty('from'), cannotBeEmpty('to')]),
     statusCode: 400,
     headers: {},
-    body: {
-      state: 'ERROR',
-      code: 'VALIDATION_ERROR',
-      message: 'Error',
-      errors: [
-        { field: 'from', code: 'FIELD_CANNOT_BE_EMPTY', message: 'from cannot be empty' },
-        { field: 'to', code: 'FIELD_CANNOT_BE_EMPTY', message: 'to cannot be empty' },
-      ],
-    },
+    body: validation(emptyField('from'), emptyField('to')),
   },
   {
     name: 'headerInvalid',
     make: headerInvalid,
     statusCode: 401,
     headers: { 'WWW-Authenticate': 'Bearer' },
-    body: {
-      state: 'ERROR',
-      code: 'TOKEN_INVALID',
-      message: 'Authorization header is invalid. Did you forget to add "Bearer "?',
-    },
+    body: BODIES.bearerMissing,
   },
   {
     name: 'tokenUnverifiable',
     make: () => tokenUnverifiable(),
     statusCode: 401,
-    headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
-    body: {
-      state: 'ERROR',
-      code: 'TOKEN_INVALID',
-      message: 'The provided token cannot be verified',
-    },
+    headers: BEARER,
+    body: BODIES.unverifiable,
   },
   {
     name: 'tokenExpired',
     make: () => tokenExpired(),
     statusCode: 401,
-    headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
-    body: { state: 'ERROR', code: 'TOKEN_EXPIRED', message: 'The provided token has expired' },
+    headers: BEARER,
+    body: BODIES.expired,
   },
-  {
-    name: 'forbidden',
-    make: forbidden,
-    statusCode: 403,
-    headers: {},
-    body: { state: 'ERROR', code: 'FORBIDDEN', message: 'Forbidden' },
-  },
+  { name: 'forbidden', make: forbidden, statusCode: 403, headers: {}, body: BODIES.forbidden },
   {
     name: 'internalError',
     make: () => internalError(),
     statusCode: 500,
     headers: {},
-    body: { state: 'ERROR', code: 'INTERNAL_ERROR', message: 'Unknown error' },
+    body: BODIES.internal,
   },
 ];
 
@@ -92,10 +72,8 @@ describe('error factories (spec section 7)', () => {
   it.each(FACTORIES)(
     '$name answers $statusCode with the whole error body of spec 2.6',
     ({ make, statusCode, headers, body }) => {
-      // Act
+      // Act / Assess
       const error = make();
-
-      // Assess
       expect(error).toBeInstanceOf(PortalError);
       expect(error).toBeInstanceOf(Error);
       expect(error.name).toBe('PortalError');
@@ -106,10 +84,8 @@ describe('error factories (spec section 7)', () => {
   );
 
   it('carries WWW-Authenticate on every 401 and on no other status', () => {
-    // Act
+    // Act / Assess
     const errors = FACTORIES.map(({ make }) => make());
-
-    // Assess
     for (const error of errors) {
       expect(Object.keys(error.headers).includes('WWW-Authenticate')).toBe(
         error.statusCode === 401,
@@ -118,48 +94,32 @@ describe('error factories (spec section 7)', () => {
   });
 
   it('puts errors[] in the body of VALIDATION_ERROR only', () => {
-    // Act
+    // Act / Assess
     const bodies = FACTORIES.map(({ make }) => make().toBody());
-
-    // Assess
     for (const body of bodies) {
       expect('errors' in body).toBe(body.code === 'VALIDATION_ERROR');
     }
   });
 
-  it('gives a VALIDATION_ERROR without entries an empty errors[]', () => {
+  it.each([
+    [
+      'gives a VALIDATION_ERROR without entries an empty errors[]',
+      () => validationError([]),
+      validation(),
+    ],
+    [
+      'gives a VALIDATION_ERROR built without entries an empty errors[]',
+      () => new PortalError(400, 'VALIDATION_ERROR', MESSAGES.validation),
+      validation(),
+    ],
+    [
+      'leaves out errors[] for a non-validation code even when entries were passed',
+      () => new PortalError(400, 'OUT_OF_RANGE', MESSAGES.outOfRange, [cannotBeEmpty('id')]),
+      BODIES.daysOutOfRange,
+    ],
+  ])('%s', (_behaviour, make, body) => {
     // Act / Assess
-    expect(validationError([]).toBody()).toEqual({
-      state: 'ERROR',
-      code: 'VALIDATION_ERROR',
-      message: 'Error',
-      errors: [],
-    });
-  });
-
-  it('gives a VALIDATION_ERROR built without entries an empty errors[]', () => {
-    // Prepare
-    const error = new PortalError(400, 'VALIDATION_ERROR', MESSAGES.validation);
-
-    // Act / Assess
-    expect(error.toBody()).toEqual({
-      state: 'ERROR',
-      code: 'VALIDATION_ERROR',
-      message: 'Error',
-      errors: [],
-    });
-  });
-
-  it('leaves out errors[] for a non-validation code even when entries were passed', () => {
-    // Prepare
-    const error = new PortalError(400, 'OUT_OF_RANGE', MESSAGES.outOfRange, [cannotBeEmpty('id')]);
-
-    // Act / Assess
-    expect(error.toBody()).toEqual({
-      state: 'ERROR',
-      code: 'OUT_OF_RANGE',
-      message: 'Only 31 days can be selected',
-    });
+    expect(make().toBody()).toEqual(body);
   });
 
   it('renders a fresh errors[] so changing one body cannot change the error', () => {
@@ -167,23 +127,17 @@ describe('error factories (spec section 7)', () => {
     const error = validationError([cannotBeEmpty('from')]);
     error.toBody().errors?.push(cannotBeEmpty('to'));
 
-    // Act
+    // Act / Assess
     const body = error.toBody();
-
-    // Assess
-    expect(body.errors).toEqual([
-      { field: 'from', code: 'FIELD_CANNOT_BE_EMPTY', message: 'from cannot be empty' },
-    ]);
+    expect(body.errors).toEqual([emptyField('from')]);
   });
 
   it('keeps the original failure as cause without showing it in the body', () => {
     // Prepare
     const original = new Error('jose: signature verification failed');
 
-    // Act
+    // Act / Assess
     const errors = [tokenUnverifiable(original), tokenExpired(original), internalError(original)];
-
-    // Assess
     for (const error of errors) {
       expect(error.cause).toBe(original);
       expect(JSON.stringify(error.toBody())).not.toContain('jose');

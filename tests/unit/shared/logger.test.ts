@@ -24,10 +24,8 @@ describe('createLogger', () => {
     // Prepare
     const { logger, lines } = collecting('info');
 
-    // Act
+    // Act / Assess
     logger.log('info', 'request', { requestId: 'r-1', status: 200, code: undefined, cold: true });
-
-    // Assess
     expect(lines).toEqual([
       '{"level":"info","message":"request","time":"2024-06-30T21:30:00.123Z","requestId":"r-1","status":200,"cold":true}',
     ]);
@@ -125,10 +123,8 @@ describe('createLogger with metrics (CloudWatch embedded metric format)', () => 
     // Prepare
     const { logger, lines } = collecting('info', 1_719_783_000_123.75);
 
-    // Act
+    // Act / Assess
     logger.log('info', 'request', { Service: 's', Requests: 1 }, DIRECTIVES);
-
-    // Assess
     const line = JSON.parse(lines[0]!) as { time: string; _aws: { Timestamp: number } };
     expect(line._aws.Timestamp).toBe(1_719_783_000_123);
     expect(line._aws.Timestamp).toBe(Date.parse(line.time));
@@ -138,10 +134,8 @@ describe('createLogger with metrics (CloudWatch embedded metric format)', () => 
     // Prepare
     const { logger, lines } = collecting('info');
 
-    // Act
+    // Act / Assess
     logger.log('info', 'request', { _aws: 'forged', Service: 's', Requests: 1 }, DIRECTIVES);
-
-    // Assess
     expect(lines).toEqual([
       `{"level":"info","message":"request","time":"2024-06-30T21:30:00.123Z","Service":"s","Requests":1,${AWS}}`,
     ]);
@@ -151,10 +145,8 @@ describe('createLogger with metrics (CloudWatch embedded metric format)', () => 
     // Prepare
     const { logger, lines } = collecting('warn');
 
-    // Act
+    // Act / Assess
     logger.log('info', 'request', { Service: 's', Requests: 1 }, DIRECTIVES);
-
-    // Assess
     expect(lines).toEqual([]);
   });
 

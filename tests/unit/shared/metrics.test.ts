@@ -37,10 +37,8 @@ const lineOf = (write: (log: ReturnType<typeof createLogger>) => void): string =
 
 describe('createMetrics', () => {
   it('builds the request directives of the contract', () => {
-    // Act
+    // Act / Assess
     const metrics = createMetrics(CONFIG);
-
-    // Assess
     expect(metrics.requestDirectives(true, true)).toEqual(requestDirectives());
     expect(metrics.service).toBe('portal-service-api-production');
     expect(metrics.release).toEqual({
@@ -50,10 +48,8 @@ describe('createMetrics', () => {
   });
 
   it('leaves out what a request line lacks: StatusClass without a status, Latency untimed', () => {
-    // Act
+    // Act / Assess
     const metrics = createMetrics(CONFIG);
-
-    // Assess
     const first = (answered: boolean, timed: boolean) =>
       metrics.requestDirectives(answered, timed)[0];
     expect(first(false, true)).toMatchObject({ Dimensions: [['Service']] });
@@ -73,10 +69,8 @@ describe('createMetrics', () => {
   });
 
   it('builds every directive once: each call hands out the same objects', () => {
-    // Act
+    // Act / Assess
     const metrics = createMetrics(CONFIG);
-
-    // Assess
     expect(metrics.requestDirectives(true, true)).toBe(metrics.requestDirectives(true, true));
     expect(metrics.requestDirectives(true, true)[1]).toBe(
       metrics.requestDirectives(false, false)[1],
@@ -241,7 +235,10 @@ describe('the EMF checker of these tests', () => {
       ],
     },
   };
-  const directive = valid._aws.CloudWatchMetrics[0]!;
+  const withAws = (aws: object) => ({ ...valid, _aws: { ...valid._aws, ...aws } });
+  /** The valid document with its directive changed. */
+  const withDirective = (change: object) =>
+    withAws({ CloudWatchMetrics: [{ ...valid._aws.CloudWatchMetrics[0], ...change }] });
 
   it('accepts a valid document', () => {
     expect(emfProblems(JSON.stringify(valid))).toEqual([]);
@@ -251,34 +248,14 @@ describe('the EMF checker of these tests', () => {
     ['a metric that is a string', { ...valid, Requests: '1' }],
     ['a missing metric', { ...valid, Requests: undefined }],
     ['a dimension that is a number', { ...valid, Service: 7 }],
-    [
-      'a Timestamp in seconds as text',
-      { ...valid, _aws: { ...valid._aws, Timestamp: '1719783000' } },
-    ],
-    [
-      'an unknown unit',
-      {
-        ...valid,
-        _aws: {
-          ...valid._aws,
-          CloudWatchMetrics: [{ ...directive, Metrics: [{ Name: 'Requests', Unit: 'ms' }] }],
-        },
-      },
-    ],
+    ['a Timestamp in seconds as text', withAws({ Timestamp: '1719783000' })],
+    ['an unknown unit', withDirective({ Metrics: [{ Name: 'Requests', Unit: 'ms' }] })],
     [
       'a dimension set of 31 keys',
-      {
-        ...valid,
-        _aws: {
-          ...valid._aws,
-          CloudWatchMetrics: [
-            { ...directive, Dimensions: [Array.from({ length: 31 }, () => 'Service')] },
-          ],
-        },
-      },
+      withDirective({ Dimensions: [Array.from({ length: 31 }, () => 'Service')] }),
     ],
-    ['an extra member in _aws', { ...valid, _aws: { ...valid._aws, LogGroupName: 'g' } }],
-    ['no directive', { ...valid, _aws: { ...valid._aws, CloudWatchMetrics: [] } }],
+    ['an extra member in _aws', withAws({ LogGroupName: 'g' })],
+    ['no directive', withAws({ CloudWatchMetrics: [] })],
   ])('refuses %s', (_name, document) => {
     expect(emfProblems(JSON.stringify(document))).not.toEqual([]);
   });

@@ -17,10 +17,8 @@ describe('toAmount', () => {
   it.each(['', '   ', 'NaN', 'abc', '12,50', 'Infinity', '-Infinity', '1e400'])(
     'refuses %j, which is not a finite decimal, with a TypeError',
     (decimal) => {
-      // Act
+      // Act / Assess
       const act = () => toAmount(decimal);
-
-      // Assess
       expect(act).toThrow(TypeError);
       expect(act).toThrow('amount is not a finite decimal');
     },

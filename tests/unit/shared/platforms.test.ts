@@ -16,29 +16,25 @@ const withSunset: LegacyPlatformKeys = {
 };
 
 describe('resolvePlatformId', () => {
-  it('passes a platformId that is not a legacy key through unchanged', () => {
+  it.each([
+    [
+      'passes a platformId that is not a legacy key through unchanged',
+      'TB_AE',
+      '2030-01-01',
+      'TB_AE',
+    ],
+    [
+      'passes the current platformId of the legacy platform through, even after the sunset',
+      'TB_KW',
+      '2030-01-01',
+      'TB_KW',
+    ],
+    ['maps a legacy key to its platformId before the sunset', LEGACY_KEY, '2026-06-29', 'TB_KW'],
+    ['still accepts a legacy key on the sunset day itself', LEGACY_KEY, SUNSET, 'TB_KW'],
+    ['refuses a legacy key the day after its sunset', LEGACY_KEY, '2026-07-01', undefined],
+  ])('%s', (_behaviour, platformId, today, expected) => {
     // Act / Assess
-    expect(resolvePlatformId('TB_AE', withSunset, d('2030-01-01'))).toBe('TB_AE');
-  });
-
-  it('passes the current platformId of the legacy platform through, even after the sunset', () => {
-    // Act / Assess
-    expect(resolvePlatformId('TB_KW', withSunset, d('2030-01-01'))).toBe('TB_KW');
-  });
-
-  it('maps a legacy key to its platformId before the sunset', () => {
-    // Act / Assess
-    expect(resolvePlatformId(LEGACY_KEY, withSunset, d('2026-06-29'))).toBe('TB_KW');
-  });
-
-  it('still accepts a legacy key on the sunset day itself', () => {
-    // Act / Assess
-    expect(resolvePlatformId(LEGACY_KEY, withSunset, SUNSET)).toBe('TB_KW');
-  });
-
-  it('refuses a legacy key the day after its sunset', () => {
-    // Act / Assess
-    expect(resolvePlatformId(LEGACY_KEY, withSunset, d('2026-07-01'))).toBeUndefined();
+    expect(resolvePlatformId(platformId, withSunset, d(today))).toBe(expected);
   });
 
   it('accepts a legacy key on any day while no sunset is set', () => {
@@ -95,10 +91,8 @@ describe('parseLegacyAliases', () => {
     ['a platformId with a digit', 'TBLEGACY_KW=TB1_KW'],
     ['a malformed pair after a valid one', 'OLDHS_SA=HS_SA,TBLEGACY_KW'],
   ])('refuses %s with a TypeError naming LEGACY_PLATFORM_KEYS', (_case, spec) => {
-    // Act
+    // Act / Assess
     const act = () => parseLegacyAliases(spec);
-
-    // Assess
     expect(act).toThrow(TypeError);
     expect(act).toThrow(/^LEGACY_PLATFORM_KEYS: /);
   });

@@ -27,10 +27,8 @@ describe('createDependencies: the failures of initialisation count no metric', (
     const { deps, lines } = failingContainer();
 
     try {
-      // Act
+      // Act / Assess
       await deps.ready;
-
-      // Assess
       const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
       const byMessage = new Map(parsed.map((line) => [line.message as string, line] as const));
       expect([...byMessage.keys()].sort()).toEqual([

@@ -27,6 +27,10 @@ const resolved = (location: object, username: string) => ({
 
 const secretOf = (fields: Record<string, unknown>): string => JSON.stringify(fields);
 
+/** A secret of user u with PASSWORD at host h, with `fields` changed. */
+const secretWith = (fields: Record<string, unknown>): string =>
+  secretOf({ username: 'u', password: PASSWORD, host: 'h', ...fields });
+
 const shapeErrorOf = (secretString: string, location = {}): SecretShapeError => {
   try {
     parseSecretCredentials(secretString, location);
@@ -69,9 +73,7 @@ describe('parseSecretCredentials', () => {
     // Act
     const credentials = parseSecretCredentials(
       secretOf({ username: 'master', password: PASSWORD }),
-      {
-        host: 'db.internal',
-      },
+      { host: 'db.internal' },
     );
 
     // Assess
@@ -112,47 +114,21 @@ describe('parseSecretCredentials', () => {
     ['an array', JSON.stringify(['u', PASSWORD]), 'the secret is not a JSON object'],
     ['null', 'null', 'the secret is not a JSON object'],
     ['a string', JSON.stringify(PASSWORD), 'the secret is not a JSON object'],
-    [
-      'without a username',
-      secretOf({ password: PASSWORD, host: 'h' }),
-      'the secret has no username',
-    ],
-    [
-      'with an empty username',
-      secretOf({ username: '', password: PASSWORD, host: 'h' }),
-      'the secret has no username',
-    ],
-    ['without a password', secretOf({ username: 'u', host: 'h' }), 'the secret has no password'],
-    [
-      'with an empty password',
-      secretOf({ username: 'u', password: '', host: 'h' }),
-      'the secret has no password',
-    ],
-    [
-      'with a numeric username',
-      secretOf({ username: 42, password: PASSWORD, host: 'h' }),
-      "the secret's username is not text",
-    ],
+    ['without a username', secretWith({ username: undefined }), 'the secret has no username'],
+    ['with an empty username', secretWith({ username: '' }), 'the secret has no username'],
+    ['without a password', secretWith({ password: undefined }), 'the secret has no password'],
+    ['with an empty password', secretWith({ password: '' }), 'the secret has no password'],
+    ['with a numeric username', secretWith({ username: 42 }), "the secret's username is not text"],
     [
       'with a non-text password',
-      secretOf({ username: 'u', password: { value: PASSWORD }, host: 'h' }),
+      secretWith({ password: { value: PASSWORD } }),
       "the secret's password is not text",
     ],
-    [
-      'with a non-text host',
-      secretOf({ username: 'u', password: PASSWORD, host: ['h'] }),
-      "the secret's host is not text",
-    ],
-    [
-      'with a non-text dbname',
-      secretOf({ username: 'u', password: PASSWORD, host: 'h', dbname: 7 }),
-      "the secret's dbname is not text",
-    ],
+    ['with a non-text host', secretWith({ host: ['h'] }), "the secret's host is not text"],
+    ['with a non-text dbname', secretWith({ dbname: 7 }), "the secret's dbname is not text"],
   ])('refuses a secret %s, naming what is wrong', (_what, secret, message) => {
-    // Act
+    // Act / Assess
     const error = shapeErrorOf(secret);
-
-    // Assess
     expect(error.message).toBe(message);
     expect(error.message).not.toContain(PASSWORD);
   });
@@ -160,25 +136,19 @@ describe('parseSecretCredentials', () => {
   it.each([0, 70000, 65536, -1, '54x', ' 5432', 5.5, '5.5', true, {}])(
     'refuses the port %j',
     (port) => {
-      // Act
-      const error = shapeErrorOf(secretOf({ username: 'u', password: PASSWORD, host: 'h', port }));
-
-      // Assess
+      // Act / Assess
+      const error = shapeErrorOf(secretWith({ port }));
       expect(error.message).toBe("the secret's port is not a port number");
       expect(error.message).not.toContain(PASSWORD);
     },
   );
 
   it.each(['', null])('treats the port %j as no port: the default', (port) => {
-    expect(
-      parseSecretCredentials(secretOf({ username: 'u', password: PASSWORD, host: 'h', port })).port,
-    ).toBe(DEFAULT_PORT);
+    expect(parseSecretCredentials(secretWith({ port })).port).toBe(DEFAULT_PORT);
   });
 
   it.each([1, 65535, '1', '65535'])('accepts the port %j, an end of 1..65535', (port) => {
-    expect(
-      parseSecretCredentials(secretOf({ username: 'u', password: PASSWORD, host: 'h', port })).port,
-    ).toBe(Number(port));
+    expect(parseSecretCredentials(secretWith({ port })).port).toBe(Number(port));
   });
 
   it('refuses a secret with no host when the location has none either, saying how to give one', () => {
@@ -194,10 +164,8 @@ describe('parseSecretCredentials', () => {
   });
 
   it('throws a SecretShapeError, a kind of TypeError, with its own name and code', () => {
-    // Act
+    // Act / Assess
     const error = shapeErrorOf('[]');
-
-    // Assess
     expect(error).toBeInstanceOf(TypeError);
     expect(error.name).toBe('SecretShapeError');
     expect(error.code).toBe('ERR_DATABASE_SECRET_SHAPE');
@@ -207,15 +175,13 @@ describe('parseSecretCredentials', () => {
     // Prepare: secrets that fail after the password has been read.
     const secrets = [
       secretOf({ username: 'u', password: PASSWORD }),
-      secretOf({ username: 'u', password: PASSWORD, host: 'h', port: PASSWORD }),
-      secretOf({ username: 'u', password: PASSWORD, host: 'h', dbname: [PASSWORD] }),
+      secretWith({ port: PASSWORD }),
+      secretWith({ dbname: [PASSWORD] }),
       `{"username":"u","password":"${PASSWORD}",}`,
     ];
 
-    // Act
+    // Act / Assess
     const messages = secrets.map((secret) => shapeErrorOf(secret).message);
-
-    // Assess
     for (const message of messages) expect(message).not.toContain(PASSWORD);
   });
 });

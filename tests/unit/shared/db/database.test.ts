@@ -63,8 +63,7 @@ describe('createDatabase', () => {
   describe('bind', () => {
     it('is not a thenable, so awaiting the bound queries does not hang', async () => {
       // Prepare
-      const { logger } = capturedLogger();
-      const database = track(createDatabase(URL_SOURCE, poolOptions, logger));
+      const database = open(URL_SOURCE);
 
       // Act
       const bound = database.bind(() => ({ a: () => Promise.resolve(1) }));
@@ -81,16 +80,17 @@ describe('createDatabase', () => {
       const database = open(URL_SOURCE);
 
       // Act
-      const bound = database.bind(() => ({ a: () => Promise.resolve(1) })) as unknown as Record<
-        symbol,
-        unknown
-      >;
+      const bound: Record<symbol, unknown> = database.bind(() => ({ a: () => Promise.resolve(1) }));
 
       // Assess
-      expect(bound[Symbol.iterator]).toBeUndefined();
-      expect(bound[Symbol.toPrimitive]).toBeUndefined();
-      expect(bound[Symbol.asyncIterator]).toBeUndefined();
-      expect(bound[Symbol.toStringTag]).toBeUndefined();
+      for (const symbol of [
+        Symbol.iterator,
+        Symbol.toPrimitive,
+        Symbol.asyncIterator,
+        Symbol.toStringTag,
+      ]) {
+        expect(bound[symbol]).toBeUndefined();
+      }
     });
 
     it('runs a named method on the pool, building the queries once per pool (and once to name them)', async () => {
@@ -116,10 +116,8 @@ describe('createDatabase', () => {
       const database = open(URL_SOURCE);
       const run = jest.spyOn(database, 'run');
 
-      // Act
+      // Act / Assess
       const bound = database.bind(() => ({ a: () => Promise.resolve(1), b: 'not a query' }));
-
-      // Assess
       expect(Object.keys(bound)).toEqual(['a']);
       expect(JSON.stringify(bound)).toBe('{}');
       expect(run).not.toHaveBeenCalled();
@@ -172,6 +170,7 @@ describe('createDatabase', () => {
       expect([
         await database.run(() => Promise.resolve(2)),
         await database.run(() => Promise.resolve(3)),
+
         // Assess
       ]).toEqual([2, 3]);
       expect(readSecret).toHaveBeenCalledTimes(2);
@@ -239,10 +238,8 @@ describe('createDatabase', () => {
       const readSecret = jest.fn((): Promise<string> => Promise.reject(failure));
       const database = open({ readSecret });
 
-      // Act
+      // Act / Assess
       const query = database.run(() => Promise.resolve('answered'));
-
-      // Assess
       await expect(query).rejects.toBe(failure);
       expect(readSecret).toHaveBeenCalledTimes(1);
     });
@@ -331,10 +328,8 @@ describe('createDatabase', () => {
       const refusal = refusedLogin();
       const work = jest.fn((): Promise<never> => Promise.reject(refusal));
 
-      // Act
+      // Act / Assess
       const run = database.run(work);
-
-      // Assess
       await expect(run).rejects.toBe(refusal);
       expect(readSecret).toHaveBeenCalledTimes(2);
       expect(work).toHaveBeenCalledTimes(1);
@@ -347,9 +342,9 @@ describe('createDatabase', () => {
       const refuse = (): Promise<never> => Promise.reject(refusedLogin());
 
       // Act
-      await expect(database.run(refuse)).rejects.toMatchObject({ code: '28P01' });
-      await expect(database.run(refuse)).rejects.toMatchObject({ code: '28P01' });
-      await expect(database.run(refuse)).rejects.toMatchObject({ code: '28P01' });
+      for (let run = 0; run < 3; run += 1) {
+        await expect(database.run(refuse)).rejects.toMatchObject({ code: '28P01' });
+      }
 
       // Assess: the read at initialisation and one reread.
       expect(readSecret).toHaveBeenCalledTimes(2);
@@ -361,10 +356,8 @@ describe('createDatabase', () => {
       const database = open({ readSecret }, 0);
       const failure = Object.assign(new Error('canceling statement'), { code: '57014' });
 
-      // Act
+      // Act / Assess
       const run = database.run(() => Promise.reject(failure));
-
-      // Assess
       await expect(run).rejects.toBe(failure);
       expect(readSecret).toHaveBeenCalledTimes(1);
     });
@@ -375,53 +368,35 @@ describe('createDatabase', () => {
       // Prepare
       const database = open(URL_SOURCE);
 
-      // Act
+      // Act / Assess
       const outcome = await database.warmUp(1);
-
-      // Assess
       // (Node's socket errors come from outside the test's realm: no instanceof Error here.)
       expect(outcome).toMatchObject({ code: 'ECONNREFUSED' });
     });
   });
 
   describe('end', () => {
-    it('resolves when nothing was opened', async () => {
-      // Prepare
-      const database = createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger);
-
-      // Act
-      const ended = database.end();
-
-      // Assess
-      await expect(ended).resolves.toBeUndefined();
-    });
-
-    it('resolves after a failed secret read', async () => {
-      // Prepare
-      const database = createDatabase(
+    type Source = Parameters<typeof createDatabase>[0];
+    it.each<[string, Source, (database: Database) => Promise<unknown>]>([
+      ['when nothing was opened', URL_SOURCE, () => Promise.resolve()],
+      [
+        'after a failed secret read',
         { readSecret: () => Promise.resolve('not json') },
-        poolOptions,
-        capturedLogger().logger,
-      );
-      await expect(database.run(() => Promise.resolve(1))).rejects.toBeInstanceOf(SecretShapeError);
-
-      // Act
-      const ended = database.end();
-
-      // Assess
-      await expect(ended).resolves.toBeUndefined();
-    });
-
-    it('resolves on a pool that was opened but never connected', async () => {
+        (database) =>
+          expect(database.run(() => Promise.resolve(1))).rejects.toBeInstanceOf(SecretShapeError),
+      ],
+      [
+        'on a pool that was opened but never connected',
+        URL_SOURCE,
+        (database) => database.run(() => Promise.resolve(undefined)),
+      ],
+    ])('resolves %s', async (_case, source, before) => {
       // Prepare
-      const database = createDatabase(URL_SOURCE, poolOptions, capturedLogger().logger);
-      await database.run(() => Promise.resolve(undefined));
+      const database = createDatabase(source, poolOptions, capturedLogger().logger);
+      await before(database);
 
-      // Act
-      const ended = database.end();
-
-      // Assess
-      await expect(ended).resolves.toBeUndefined();
+      // Act / Assess
+      await expect(database.end()).resolves.toBeUndefined();
     });
   });
 });

@@ -64,10 +64,8 @@ describe('rdsCertificates', () => {
       (pem) => regionOfCa(pem) === region && new Date(new X509Certificate(pem).validTo) > now,
     );
 
-    // Act
+    // Act / Assess
     const certificates = rdsCertificates(region);
-
-    // Assess
     expect(certificates.length).toBeGreaterThanOrEqual(3);
     expect(certificates).toEqual(expected);
     expect(certificates.map(regionOfCa)).toEqual(certificates.map(() => region));
@@ -175,10 +173,8 @@ describe("a region's CAs as the database's trust", () => {
     writeFileSync(caFile, chosen.join(''));
     const [west, east] = [await serve('eu-west-1'), await serve('us-east-1')];
 
-    // Act
+    // Act / Assess
     const [ownRegion, otherRegion] = [await handshake(west, caFile), await handshake(east, caFile)];
-
-    // Assess
     expect(chosen.map(commonName)).toEqual(['CN=Amazon RDS eu-west-1 Root CA test']);
     expect(ownRegion).toBe('verified');
     expect(otherRegion).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');

@@ -58,10 +58,8 @@ beforeEach(() => {
 
 describe('caCertificates', () => {
   it("is the RDS CAs of the region the host names for rds, whatever the function's region", () => {
-    // Act
+    // Act / Assess
     const rds = caCertificates('rds', EU_CENTRAL_HOST, 'eu-west-1') ?? [];
-
-    // Assess
     expect(rds).toEqual(regionCas(RDS_DEFAULTS, 'eu-central-1'));
     expect(rds.map(commonName).sort()).toEqual(
       ['ECC384 G1', 'RSA2048 G1', 'RSA4096 G1'].map(
@@ -71,10 +69,8 @@ describe('caCertificates', () => {
   });
 
   it("is the function's region's RDS CAs for rds when the host names no region", () => {
-    // Act
+    // Act / Assess
     const rds = caCertificates('rds', 'db.internal', 'sa-east-1') ?? [];
-
-    // Assess
     expect(rds.length).toBeGreaterThan(0);
     expect(rds.map(commonName).every((name) => name.startsWith('CN=Amazon RDS sa-east-1 '))).toBe(
       true,
@@ -87,10 +83,8 @@ describe('caCertificates', () => {
   });
 
   it("is the package's proxy bundle for rds-proxy: the Amazon Root CAs", () => {
-    // Act
+    // Act / Assess
     const proxy = caCertificates('rds-proxy', EU_CENTRAL_HOST) ?? [];
-
-    // Assess
     expect(proxy).toEqual(profiles.proxyBundle.ca);
     expect(proxy.map(commonName)).toEqual(
       expect.arrayContaining([1, 2, 3, 4].map((n) => `CN=Amazon Root CA ${n}`)),

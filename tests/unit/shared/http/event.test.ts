@@ -1,8 +1,4 @@
-import type {
-  APIGatewayProxyEvent,
-  APIGatewayProxyEventHeaders,
-  APIGatewayProxyEventV2,
-} from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import {
   headerValues,
   httpMethod,
@@ -22,19 +18,22 @@ const rest = (overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEve
   ...overrides,
 });
 
+/** A REST (v1) event with these headers and multiValueHeaders, null as API Gateway may send. */
+const restHeaders = (headers: object | null, multiValueHeaders: object | null) =>
+  rest({ headers, multiValueHeaders } as Partial<APIGatewayProxyEvent>);
+
+/** A REST (v1) event with these query string parameters, single and multi-valued. */
+const restQuery = (single: object | null, multi: object | null) =>
+  rest({
+    queryStringParameters: single,
+    multiValueQueryStringParameters: multi,
+  } as Partial<APIGatewayProxyEvent>);
+
 /** An HTTP API (v2) event built fresh for each test. */
 const httpApi = (overrides: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 => ({
   ...httpApiEvent({ resource: RESOURCE, pathParameters: { id: 'R-1001' } }),
   ...overrides,
 });
-
-/** A v2 event as API Gateway sends it when rawQueryString is not there. */
-const httpApiWithoutRawQuery = (
-  queryStringParameters: Record<string, string>,
-): APIGatewayProxyEventV2 => {
-  const { rawQueryString: _raw, ...event } = httpApi({ queryStringParameters });
-  return event as APIGatewayProxyEventV2;
-};
 
 describe('headerValues', () => {
   describe('REST API (v1)', () => {
@@ -42,80 +41,59 @@ describe('headerValues', () => {
       'finds a header asked for as %s, whatever case it was sent in',
       (asked) => {
         // Prepare
-        const event = rest({
-          headers: { 'x-PlatForm-id': 'TB_AE' },
-          multiValueHeaders: { 'x-PlatForm-id': ['TB_AE'] },
-        });
+        const event = restHeaders({ 'x-PlatForm-id': 'TB_AE' }, { 'x-PlatForm-id': ['TB_AE'] });
 
         // Act / Assess
         expect(headerValues(event, asked)).toEqual(['TB_AE']);
       },
     );
 
-    it('keeps every value of a header repeated in multiValueHeaders', () => {
-      // Prepare
-      const event = rest({
-        headers: { 'X-Platform-Id': 'TB_KW' },
-        multiValueHeaders: { 'X-Platform-Id': ['TB_AE', 'TB_KW'] },
-      });
-
+    it.each<[string, object | null, object | null, string, string[]]>([
+      [
+        'keeps every value of a header repeated in multiValueHeaders',
+        { 'X-Platform-Id': 'TB_KW' },
+        { 'X-Platform-Id': ['TB_AE', 'TB_KW'] },
+        'x-platform-id',
+        ['TB_AE', 'TB_KW'],
+      ],
+      [
+        'keeps the values of two case-variants of a name in multiValueHeaders',
+        { 'X-Platform-Id': 'TB_AE', 'x-platform-id': 'TB_KW' },
+        { 'X-Platform-Id': ['TB_AE'], 'x-platform-id': ['TB_KW'] },
+        'X-Platform-Id',
+        ['TB_AE', 'TB_KW'],
+      ],
+      [
+        'keeps the values of two case-variants of a name when only headers is given',
+        { Authorization: 'Bearer a.b.c', authorization: 'Bearer d.e.f' },
+        {},
+        'Authorization',
+        ['Bearer a.b.c', 'Bearer d.e.f'],
+      ],
+      [
+        'falls back to headers when multiValueHeaders is null',
+        { Authorization: 'Bearer a.b.c' },
+        null,
+        'authorization',
+        ['Bearer a.b.c'],
+      ],
+      [
+        'tolerates `headers: null`, as API Gateway sends for a request without headers',
+        null,
+        null,
+        'authorization',
+        [],
+      ],
+      [
+        'gives no values for a header that was not sent',
+        { Accept: 'application/json' },
+        { Accept: ['application/json'] },
+        'X-Platform-Id',
+        [],
+      ],
+    ])('%s', (_behaviour, headers, multiValueHeaders, asked, expected) => {
       // Act / Assess
-      expect(headerValues(event, 'x-platform-id')).toEqual(['TB_AE', 'TB_KW']);
-    });
-
-    it('keeps the values of two case-variants of a name in multiValueHeaders', () => {
-      // Prepare
-      const event = rest({
-        headers: { 'X-Platform-Id': 'TB_AE', 'x-platform-id': 'TB_KW' },
-        multiValueHeaders: { 'X-Platform-Id': ['TB_AE'], 'x-platform-id': ['TB_KW'] },
-      });
-
-      // Act / Assess
-      expect(headerValues(event, 'X-Platform-Id')).toEqual(['TB_AE', 'TB_KW']);
-    });
-
-    it('keeps the values of two case-variants of a name when only headers is given', () => {
-      // Prepare
-      const event = rest({
-        headers: { Authorization: 'Bearer a.b.c', authorization: 'Bearer d.e.f' },
-        multiValueHeaders: {},
-      });
-
-      // Act / Assess
-      expect(headerValues(event, 'Authorization')).toEqual(['Bearer a.b.c', 'Bearer d.e.f']);
-    });
-
-    it('falls back to headers when multiValueHeaders is null', () => {
-      // Prepare
-      const event = rest({
-        headers: { Authorization: 'Bearer a.b.c' },
-        multiValueHeaders: null as unknown as APIGatewayProxyEvent['multiValueHeaders'],
-      });
-
-      // Act / Assess
-      expect(headerValues(event, 'authorization')).toEqual(['Bearer a.b.c']);
-    });
-
-    it('tolerates `headers: null`, as API Gateway sends for a request without headers', () => {
-      // Prepare
-      const event = rest({
-        headers: null as unknown as APIGatewayProxyEventHeaders,
-        multiValueHeaders: null as unknown as APIGatewayProxyEvent['multiValueHeaders'],
-      });
-
-      // Act / Assess
-      expect(headerValues(event, 'authorization')).toEqual([]);
-    });
-
-    it('gives no values for a header that was not sent', () => {
-      // Prepare
-      const event = rest({
-        headers: { Accept: 'application/json' },
-        multiValueHeaders: { Accept: ['application/json'] },
-      });
-
-      // Act / Assess
-      expect(headerValues(event, 'X-Platform-Id')).toEqual([]);
+      expect(headerValues(restHeaders(headers, multiValueHeaders), asked)).toEqual(expected);
     });
   });
 
@@ -149,7 +127,7 @@ describe('headerValues', () => {
 
     it('tolerates `headers: null`', () => {
       // Prepare
-      const event = httpApi({ headers: null as unknown as APIGatewayProxyEventV2['headers'] });
+      const event = httpApi({ headers: null } as unknown as Partial<APIGatewayProxyEventV2>);
 
       // Act / Assess
       expect(headerValues(event, 'authorization')).toEqual([]);
@@ -159,52 +137,33 @@ describe('headerValues', () => {
 
 describe('queryStringValues', () => {
   describe('REST API (v1)', () => {
-    it('prefers every value of multiValueQueryStringParameters over the single value', () => {
-      // Prepare
-      const event = rest({
-        queryStringParameters: { from: '2024-01-02' },
-        multiValueQueryStringParameters: { from: ['2024-01-01', '2024-01-02'] },
-      });
-
-      // Act / Assess
-      expect(queryStringValues(event, 'from')).toEqual(['2024-01-01', '2024-01-02']);
-    });
-
-    it('falls back to queryStringParameters when the name has no multi-value entry', () => {
-      // Prepare
-      const event = rest({
-        queryStringParameters: { 'compare[from]': '2023-12-01' },
-        multiValueQueryStringParameters: null,
-      });
-
-      // Act / Assess
-      expect(queryStringValues(event, 'compare[from]')).toEqual(['2023-12-01']);
-    });
-
-    it('keeps an empty value as one empty string', () => {
-      // Prepare
-      const event = rest({
-        queryStringParameters: { from: '' },
-        multiValueQueryStringParameters: { from: [''] },
-      });
-
-      // Act / Assess
-      expect(queryStringValues(event, 'from')).toEqual(['']);
-    });
-
-    it('gives no values for a parameter that was not sent', () => {
-      // Prepare
-      const withOthers = rest({
-        queryStringParameters: { to: '2024-01-31' },
-        multiValueQueryStringParameters: { to: ['2024-01-31'] },
-      });
-      const withNone = rest({ queryStringParameters: null, multiValueQueryStringParameters: null });
-
-      // Act / Assess
-      expect([queryStringValues(withOthers, 'from'), queryStringValues(withNone, 'from')]).toEqual([
+    it.each<[string, object | null, object | null, string, string[]]>([
+      [
+        'prefers every value of multiValueQueryStringParameters over the single value',
+        { from: '2024-01-02' },
+        { from: ['2024-01-01', '2024-01-02'] },
+        'from',
+        ['2024-01-01', '2024-01-02'],
+      ],
+      [
+        'falls back to queryStringParameters when the name has no multi-value entry',
+        { 'compare[from]': '2023-12-01' },
+        null,
+        'compare[from]',
+        ['2023-12-01'],
+      ],
+      ['keeps an empty value as one empty string', { from: '' }, { from: [''] }, 'from', ['']],
+      [
+        'gives no values for a parameter that was not sent',
+        { to: '2024-01-31' },
+        { to: ['2024-01-31'] },
+        'from',
         [],
-        [],
-      ]);
+      ],
+      ['gives no values when no parameter was sent', null, null, 'from', []],
+    ])('%s', (_behaviour, single, multi, name, expected) => {
+      // Act / Assess
+      expect(queryStringValues(restQuery(single, multi), name)).toEqual(expected);
     });
   });
 
@@ -224,96 +183,65 @@ describe('queryStringValues', () => {
       ).toEqual([['2024-01-08'], ['2024-01-14'], ['2024-01-01'], ['2024-01-07']]);
     });
 
-    it('keeps every value of a repeated key in the order sent', () => {
-      // Prepare
-      const event = httpApi({
-        rawQueryString: 'from=2024-01-02&to=2024-01-31&from=2024-01-01',
-        queryStringParameters: { from: '2024-01-02,2024-01-01', to: '2024-01-31' },
-      });
-
+    it.each<[string, string, Record<string, string>, string[]]>([
+      [
+        'keeps every value of a repeated key in the order sent',
+        'from=2024-01-02&to=2024-01-31&from=2024-01-01',
+        { from: '2024-01-02,2024-01-01', to: '2024-01-31' },
+        ['2024-01-02', '2024-01-01'],
+      ],
+      [
+        'does not split a value containing a comma when rawQueryString is there',
+        'from=2024-01-01%2C2024-01-02',
+        { from: '2024-01-01,2024-01-02' },
+        ['2024-01-01,2024-01-02'],
+      ],
+      ['gives no values for a parameter missing from rawQueryString', '', {}, []],
+    ])('%s', (_behaviour, rawQueryString, queryStringParameters, expected) => {
       // Act / Assess
-      expect(queryStringValues(event, 'from')).toEqual(['2024-01-02', '2024-01-01']);
-    });
-
-    it('does not split a value containing a comma when rawQueryString is there', () => {
-      // Prepare
-      const event = httpApi({
-        rawQueryString: 'from=2024-01-01%2C2024-01-02',
-        queryStringParameters: { from: '2024-01-01,2024-01-02' },
-      });
-
-      // Act / Assess
-      expect(queryStringValues(event, 'from')).toEqual(['2024-01-01,2024-01-02']);
-    });
-
-    it('gives no values for a parameter missing from rawQueryString', () => {
-      // Prepare
-      const event = httpApi({ rawQueryString: '' });
-
-      // Act / Assess
-      expect(queryStringValues(event, 'from')).toEqual([]);
+      expect(queryStringValues(httpApi({ rawQueryString, queryStringParameters }), 'from')).toEqual(
+        expected,
+      );
     });
 
     it('splits the comma-joined parameters when rawQueryString is missing', () => {
-      // Prepare
-      const event = httpApiWithoutRawQuery({
-        'compare[from]': '2024-01-01,2024-01-02',
-        to: '2024-01-31',
-      });
+      // Prepare: a v2 event as API Gateway sends it when rawQueryString is not there.
+      const queryStringParameters = { 'compare[from]': '2024-01-01,2024-01-02', to: '2024-01-31' };
+      const { rawQueryString: _raw, ...event } = httpApi({ queryStringParameters });
 
       // Act / Assess
-      expect(['compare[from]', 'to', 'from'].map((name) => queryStringValues(event, name))).toEqual(
-        [['2024-01-01', '2024-01-02'], ['2024-01-31'], []],
-      );
+      expect(
+        ['compare[from]', 'to', 'from'].map((name) =>
+          queryStringValues(event as APIGatewayProxyEventV2, name),
+        ),
+      ).toEqual([['2024-01-01', '2024-01-02'], ['2024-01-31'], []]);
     });
   });
 });
 
 describe('httpMethod', () => {
   it('reads the method of a REST event, upper-cased', () => {
-    // Prepare
-    const event = rest({ httpMethod: 'options' });
-
     // Act / Assess
-    expect(httpMethod(event)).toBe('OPTIONS');
+    expect(httpMethod(rest({ httpMethod: 'options' }))).toBe('OPTIONS');
   });
 
   it('reads the method of an HTTP API event from requestContext.http, upper-cased', () => {
     // Prepare
-    const base = httpApi();
-    const event = httpApi({
-      requestContext: {
-        ...base.requestContext,
-        http: { ...base.requestContext.http, method: 'get' },
-      },
-    });
+    const { requestContext } = httpApi();
+    const http = { ...requestContext.http, method: 'get' };
 
     // Act / Assess
-    expect(httpMethod(event)).toBe('GET');
+    expect(httpMethod(httpApi({ requestContext: { ...requestContext, http } }))).toBe('GET');
   });
 });
 
 describe('routeOf', () => {
-  it('gives the method and resource template of a REST event, without ids', () => {
-    // Prepare
-    const event = rest();
-
-    // Act
+  it.each([
+    ['the method and resource template of a REST event', rest()],
+    ['the routeKey of an HTTP API event', httpApi()],
+  ])('gives %s, without ids', (_name, event) => {
+    // Act / Assess
     const route = routeOf(event);
-
-    // Assess
-    expect(route).toBe('GET /v1/restaurants/{id}/reports/orders/day');
-    expect(route).not.toContain('R-1001');
-  });
-
-  it('gives the routeKey of an HTTP API event, without ids', () => {
-    // Prepare
-    const event = httpApi();
-
-    // Act
-    const route = routeOf(event);
-
-    // Assess
     expect(route).toBe('GET /v1/restaurants/{id}/reports/orders/day');
     expect(route).not.toContain('R-1001');
   });
@@ -360,15 +288,13 @@ describe('jsonResult', () => {
   });
 
   it('adds the headers it is given beside the content type', () => {
+    // Prepare
+    const challenge = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
+
     // Act / Assess
-    expect(
-      jsonResult(401, { state: 'ERROR' }, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }),
-    ).toEqual({
+    expect(jsonResult(401, { state: 'ERROR' }, challenge)).toEqual({
       statusCode: 401,
-      headers: {
-        'Content-Type': 'application/json',
-        'WWW-Authenticate': 'Bearer error="invalid_token"',
-      },
+      headers: { 'Content-Type': 'application/json', ...challenge },
       body: '{"state":"ERROR"}',
     });
   });

@@ -58,10 +58,8 @@ describe('matchesAny', () => {
 
 describe('generateApiKey', () => {
   it('makes a recognisable 256-bit base64url key, different every time', () => {
-    // Act
+    // Act / Assess
     const keys = Array.from({ length: 50 }, generateApiKey);
-
-    // Assess
     for (const key of keys) expect(key).toMatch(/^ppk_[A-Za-z0-9_-]{43}$/);
     expect(new Set(keys).size).toBe(50);
   });
@@ -69,10 +67,8 @@ describe('generateApiKey', () => {
 
 describe('apiKeyInvalid', () => {
   it('is 401 TOKEN_INVALID with the spec text and an ApiKey challenge', () => {
-    // Act
+    // Act / Assess
     const error = apiKeyInvalid();
-
-    // Assess
     expect({ status: error.statusCode, headers: error.headers, body: error.toBody() }).toEqual({
       status: 401,
       headers: { 'WWW-Authenticate': 'ApiKey header="x-api-key"' },

@@ -36,90 +36,65 @@ const EMPTY = (field: string): ValidationEntry => ({
   code: 'FIELD_CANNOT_BE_EMPTY',
   message: `${field} cannot be empty`,
 });
-const BAD_URL: ValidationEntry = {
-  field: 'bundleUrl',
+const invalid = (field: string, message: string): ValidationEntry => ({
+  field,
   code: 'INVALID_VALUE',
-  message:
-    'bundleUrl must be an absolute https URL (http only for localhost) of at most 2048 characters',
-};
-const BAD_CHARACTERS: ValidationEntry = {
-  field: 'bundleUrl',
-  code: 'INVALID_VALUE',
-  message:
-    'bundleUrl must contain only printable ASCII characters other than space, \' " ` < > and \\, and no ${ or HTML character reference (&#, &name; or &quot)',
-};
-const BAD_VERSION: ValidationEntry = {
-  field: 'portalVersion',
-  code: 'INVALID_VALUE',
-  message: 'portalVersion must be v1 or v2',
-};
-const NOT_AN_OBJECT: ValidationEntry = {
-  field: 'body',
-  code: 'INVALID_VALUE',
-  message: 'body must be a JSON object',
-};
-const NOT_JSON_TYPE: ValidationEntry = {
-  field: 'Content-Type',
-  code: 'INVALID_VALUE',
-  message: 'Content-Type must be application/json',
-};
+  message,
+});
+const BAD_URL = invalid(
+  'bundleUrl',
+  'bundleUrl must be an absolute https URL (http only for localhost) of at most 2048 characters',
+);
+const BAD_CHARACTERS = invalid(
+  'bundleUrl',
+  'bundleUrl must contain only printable ASCII characters other than space, \' " ` < > and \\, and no ${ or HTML character reference (&#, &name; or &quot)',
+);
+const BAD_VERSION = invalid('portalVersion', 'portalVersion must be v1 or v2');
+const NOT_AN_OBJECT = invalid('body', 'body must be a JSON object');
+const NOT_JSON_TYPE = invalid('Content-Type', 'Content-Type must be application/json');
 
 describe('parseDeploymentRequest: a valid body (spec 4.6)', () => {
-  it.each(['v1', 'v2'])('reads bundleUrl and portalVersion %s', (portalVersion) => {
+  const PLACEHOLDER = 'https://cdn.example.com/eu/reports/{bundle}?v={bundle}';
+  const V1 = JSON.stringify({ bundleUrl: BUNDLE, portalVersion: 'v1' });
+  it.each<[string, RawBody, object]>([
+    ['bundleUrl and portalVersion v1', json({ bundleUrl: BUNDLE, portalVersion: 'v1' }), {}],
+    [
+      'bundleUrl and portalVersion v2',
+      json({ bundleUrl: BUNDLE, portalVersion: 'v2' }),
+      { portalVersion: 'v2' },
+    ],
+    [
+      'a bundle placeholder exactly as sent, not percent-encoded',
+      json({ bundleUrl: PLACEHOLDER, portalVersion: 'v1' }),
+      { bundleUrl: PLACEHOLDER },
+    ],
+    [
+      'a base64-encoded body',
+      raw(Buffer.from(V1).toString('base64'), { isBase64Encoded: true }),
+      {},
+    ],
+    ...[
+      'application/json',
+      'Application/JSON',
+      'application/json; charset=utf-8',
+      'application/json;charset="UTF-8"',
+    ].map((type): [string, RawBody, object] => [
+      `Content-Type ${type}`,
+      raw(V1, { contentTypes: [type] }),
+      {},
+    ]),
+    [
+      'a body with fields it does not know, ignoring them',
+      json({ bundleUrl: BUNDLE, portalVersion: 'v1', region: 'eu', apiKey: 'x' }),
+      {},
+    ],
+  ])('reads %s', (_case, body, changes) => {
     // Act / Assess
-    expect(parseDeploymentRequest(json({ bundleUrl: BUNDLE, portalVersion }))).toEqual({
-      bundleUrl: BUNDLE,
-      portalVersion,
-    });
-  });
-
-  it('keeps a bundle placeholder exactly as sent, not percent-encoded', () => {
-    // Prepare
-    const bundleUrl = 'https://cdn.example.com/eu/reports/{bundle}?v={bundle}';
-
-    // Act / Assess
-    expect(parseDeploymentRequest(json({ bundleUrl, portalVersion: 'v2' }))).toEqual({
-      bundleUrl,
-      portalVersion: 'v2',
-    });
-  });
-
-  it('reads a base64-encoded body', () => {
-    // Prepare
-    const body = Buffer.from(JSON.stringify({ bundleUrl: BUNDLE, portalVersion: 'v1' })).toString(
-      'base64',
-    );
-
-    // Act / Assess
-    expect(parseDeploymentRequest(raw(body, { isBase64Encoded: true }))).toEqual({
+    expect(parseDeploymentRequest(body)).toEqual({
       bundleUrl: BUNDLE,
       portalVersion: 'v1',
+      ...changes,
     });
-  });
-
-  it.each([
-    'application/json',
-    'Application/JSON',
-    'application/json; charset=utf-8',
-    'application/json;charset="UTF-8"',
-  ])('accepts Content-Type %p', (contentType) => {
-    // Act / Assess
-    expect(
-      parseDeploymentRequest(
-        raw(JSON.stringify({ bundleUrl: BUNDLE, portalVersion: 'v1' }), {
-          contentTypes: [contentType],
-        }),
-      ),
-    ).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
-  });
-
-  it('ignores fields it does not know', () => {
-    // Act / Assess
-    expect(
-      parseDeploymentRequest(
-        json({ bundleUrl: BUNDLE, portalVersion: 'v1', region: 'eu', apiKey: 'x' }),
-      ),
-    ).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
   });
 
   it(`accepts a body of exactly ${MAX_BODY_BYTES} bytes`, () => {
@@ -127,10 +102,8 @@ describe('parseDeploymentRequest: a valid body (spec 4.6)', () => {
     const base = JSON.stringify({ bundleUrl: BUNDLE, portalVersion: 'v1', pad: '' });
     const body = base.replace('"pad":""', `"pad":"${'x'.repeat(MAX_BODY_BYTES - base.length)}"`);
 
-    // Act
+    // Act / Assess
     const parsed = parseDeploymentRequest(raw(body));
-
-    // Assess
     expect(Buffer.byteLength(body)).toBe(MAX_BODY_BYTES);
     expect(parsed).toEqual({ bundleUrl: BUNDLE, portalVersion: 'v1' });
   });
@@ -204,11 +177,7 @@ describe('parseDeploymentRequest: missing, empty or wrong fields are 400 VALIDAT
     });
 
     expect(entriesOf(body)).toEqual([
-      {
-        field: 'body',
-        code: 'INVALID_VALUE',
-        message: `body must be at most ${MAX_BODY_BYTES} bytes`,
-      },
+      invalid('body', `body must be at most ${MAX_BODY_BYTES} bytes`),
     ]);
   });
 

@@ -1,8 +1,6 @@
 /**
- * What the pre-traffic hook reads and judges (shared/release/pre-traffic.ts), without invoking
- * anything: CodeDeploy's event, PRE_TRAFFIC_TARGETS and PRE_TRAFFIC_ORIGIN, the unauthenticated
- * request it sends, and its verdict on each answer. The hook's runs against a local Lambda and
- * CodeDeploy are tests/integration/functions/pre-traffic.test.ts.
+ * What the pre-traffic hook reads and judges (shared/release/pre-traffic.ts), invoking nothing;
+ * its runs against a local Lambda and CodeDeploy are tests/integration/functions/pre-traffic.test.ts.
  */
 import { isGatewayEvent } from '../../../../middleware/non-http-event';
 import { catalogue } from '../../../../shared/catalogue';
@@ -33,6 +31,12 @@ const TARGET = {
 
 /** PRE_TRAFFIC_TARGETS holding `entries`. */
 const targets = (...entries: unknown[]): string => JSON.stringify(entries);
+
+/** PRE_TRAFFIC_TARGETS holding TARGET with `change`, and what is said of its fields. */
+const withTarget = (change: object): string => targets({ ...TARGET, ...change });
+const ENTRY = 'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): ';
+const NOT_QUALIFIED = `${ENTRY}"version" is not a qualified version ARN`;
+const NOT_A_ROUTE = `${ENTRY}"path" is not a route`;
 
 /** The PreTrafficConfigError message of `act`. */
 const configError = (act: () => unknown): string => {
@@ -101,39 +105,23 @@ describe('parseTargets', () => {
     ['a string entry', targets('ordersPerDay'), 'PRE_TRAFFIC_TARGETS entry 1 is not an object'],
     [
       'a function name with a space',
-      targets({ ...TARGET, function: 'orders PerDay' }),
+      withTarget({ function: 'orders PerDay' }),
       'PRE_TRAFFIC_TARGETS entry 1: "function" is not a function name',
     ],
-    [
-      'an unqualified ARN',
-      targets({ ...TARGET, version: VERSION.replace(/:42$/, '') }),
-      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "version" is not a qualified version ARN',
-    ],
-    [
-      '$LATEST',
-      targets({ ...TARGET, version: VERSION.replace(/42$/, '$LATEST') }),
-      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "version" is not a qualified version ARN',
-    ],
+    ['an unqualified ARN', withTarget({ version: VERSION.replace(/:42$/, '') }), NOT_QUALIFIED],
+    ['$LATEST', withTarget({ version: VERSION.replace(/42$/, '$LATEST') }), NOT_QUALIFIED],
     [
       'a function name instead of an ARN',
-      targets({ ...TARGET, version: 'portal-service-api-production-ordersPerDay:42' }),
-      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "version" is not a qualified version ARN',
+      withTarget({ version: 'portal-service-api-production-ordersPerDay:42' }),
+      NOT_QUALIFIED,
     ],
     [
       'a lower-case method',
-      targets({ ...TARGET, method: 'get' }),
-      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "method" is not one of GET, PUT',
+      withTarget({ method: 'get' }),
+      `${ENTRY}"method" is not one of GET, PUT`,
     ],
-    [
-      'a path without its leading slash',
-      targets({ ...TARGET, path: 'v1/plugins' }),
-      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "path" is not a route',
-    ],
-    [
-      'a path with a query',
-      targets({ ...TARGET, path: '/v1/plugins?x=1' }),
-      'PRE_TRAFFIC_TARGETS entry 1 (ordersPerDay): "path" is not a route',
-    ],
+    ['a path without its leading slash', withTarget({ path: 'v1/plugins' }), NOT_A_ROUTE],
+    ['a path with a query', withTarget({ path: '/v1/plugins?x=1' }), NOT_A_ROUTE],
     ['a function twice', targets(TARGET, TARGET), 'PRE_TRAFFIC_TARGETS names ordersPerDay twice'],
   ])('refuses %s, naming the entry and its field', (_name, raw, message) => {
     expect(configError(() => parseTargets(raw))).toBe(message);

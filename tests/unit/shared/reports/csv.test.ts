@@ -1,7 +1,8 @@
-import { PortalError } from '../../../../shared/errors';
 import { csvFileName, csvResult, reportFormat, toCsv } from '../../../../shared/reports/csv';
 import type { PropertyDefinition } from '../../../../shared/reports/report';
+import { portalErrorOf, validation } from '../../../support/portal-errors';
 
+const NAME: readonly PropertyDefinition[] = [{ key: 'name', name: 'Dish', type: 'string' }];
 const DAY_PROPERTIES: readonly PropertyDefinition[] = [
   { key: 'date', name: 'Day', type: 'string', unit: 'DATE', csvName: 'day' },
   { key: 'orderCount', name: 'Orders', type: 'integer', csvName: 'orders' },
@@ -36,21 +37,17 @@ describe('toCsv', () => {
   });
 
   it('uses the key as column name when a property declares no csvName', () => {
-    expect(toCsv([{ key: 'name', name: 'Dish', type: 'string' }], [])).toBe('name\r\n');
+    expect(toCsv(NAME, [])).toBe('name\r\n');
   });
 
   it('doubles inner quotes and keeps commas and line breaks inside the quoted cell (RFC 4180)', () => {
-    const csv = toCsv(
-      [{ key: 'name', name: 'Dish', type: 'string' }],
-      [{ data: { name: '"Spezial" Teller, groß\nzwei' } }],
-    );
+    const csv = toCsv(NAME, [{ data: { name: '"Spezial" Teller, groß\nzwei' } }]);
 
     expect(csv).toBe('name\r\n"""Spezial"" Teller, groß\nzwei"\r\n');
   });
 
   /** The CSV of one text column `name` holding this value. */
-  const nameCsv = (name: string): string =>
-    toCsv([{ key: 'name', name: 'Dish', type: 'string' }], [{ data: { name } }]);
+  const nameCsv = (name: string): string => toCsv(NAME, [{ data: { name } }]);
 
   it.each(['=HYPERLINK("http://x")', '+1+1', '-2+3', '@SUM(A1)', '\tcmd', '\rcmd', '\t', '\r'])(
     'neutralises the text cell %j that a spreadsheet would run as a formula',
@@ -173,19 +170,9 @@ describe('reportFormat', () => {
     [['xml'], 'INVALID_VALUE', 'format must be json or csv'],
     [['csv', 'csv'], 'FIELD_REPEATED', 'format must be given once'],
   ] as const)('refuses format %j with 400 %s', (format, code, message) => {
-    let thrown: unknown;
-    try {
-      reportFormat(format, []);
-    } catch (error) {
-      thrown = error;
-    }
+    const error = portalErrorOf(() => reportFormat(format, []));
 
-    expect(thrown).toBeInstanceOf(PortalError);
-    expect((thrown as PortalError).toBody()).toEqual({
-      state: 'ERROR',
-      code: 'VALIDATION_ERROR',
-      message: 'Error',
-      errors: [{ field: 'format', code, message }],
-    });
+    expect(error.statusCode).toBe(400);
+    expect(error.toBody()).toEqual(validation({ field: 'format', code, message }));
   });
 });

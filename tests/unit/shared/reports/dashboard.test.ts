@@ -41,10 +41,8 @@ describe('dashboard service', () => {
     // Prepare
     const port = new InMemoryDashboard(FIGURES);
 
-    // Act
+    // Act / Assess
     const data = await dashboard.run(port, SCOPE, {});
-
-    // Assess
     const pair = (value: number, compare: number) => ({ value, compare });
     expect(data).toStrictEqual({
       date: '2026-11-22',
@@ -61,10 +59,8 @@ describe('dashboard service', () => {
     // Prepare
     const port = new InMemoryDashboard(FIGURES);
 
-    // Act
+    // Act / Assess
     await dashboard.run(port, SCOPE, {});
-
-    // Assess
     expect(port.calls).toEqual([SCOPE]);
   });
 
@@ -72,10 +68,8 @@ describe('dashboard service', () => {
     // Prepare
     const port = new InMemoryDashboard({ ...FIGURES, currency: null });
 
-    // Act
+    // Act / Assess
     const data = await dashboard.run(port, SCOPE, {});
-
-    // Assess
     expect(data.currency).toBeNull();
   });
 
@@ -83,18 +77,14 @@ describe('dashboard service', () => {
     ['no parameters', {}],
     ['unknown and repeated parameters', { from: ['2026-01-01'], x: ['1', '2'] }],
   ])('accepts a query with %s, as it takes none', (_case, query) => {
-    // Act
+    // Act / Assess
     const parsed = dashboard.parseParameters(readerOf(query));
-
-    // Assess
     expect(parsed).toEqual({});
   });
 
   it('describes in its data schema exactly the keys it answers, each comparison as value and compare', async () => {
-    // Act
+    // Act / Assess
     const data = await dashboard.run(new InMemoryDashboard(FIGURES), SCOPE, {});
-
-    // Assess
     const schema = dashboard.dataSchema as {
       required: string[];
       additionalProperties: boolean;

@@ -27,6 +27,7 @@ class InMemoryDishes implements DishesQueries {
   }
 }
 
+const JANUARY = range('2024-01-01', '2024-01-31');
 const SCOPE: ReportScope = { restaurantId: 'R-2002', platformId: 'TB_KW' };
 
 /** Deliberately not sorted by name or by order count: the repository's order must be kept. */
@@ -45,10 +46,8 @@ const report = async (query: Parameters<typeof dishes.rows>[2], list = LIST) => 
 
 describe('dishes report', () => {
   it('maps name, orderCount and revenue of each dish in repository order', async () => {
-    // Act
-    const { rows } = await report({ range: range('2024-01-01', '2024-01-31') });
-
-    // Assess
+    // Act / Assess
+    const { rows } = await report({ range: JANUARY });
     expect(rows).toStrictEqual([
       { data: { name: 'Mixed Grill', orderCount: 4, revenue: 22.5 } },
       { data: { name: 'Falafel Wrap', orderCount: 9, revenue: 13.05 } },
@@ -57,13 +56,9 @@ describe('dishes report', () => {
   });
 
   it('asks the repository for the dishes of the range, for the scope it was given', async () => {
-    // Act
-    const { calls } = await report({ range: range('2024-01-01', '2024-01-31') });
-
-    // Assess
-    expect(calls).toEqual([
-      { report: 'dishes', scope: SCOPE, range: range('2024-01-01', '2024-01-31') },
-    ]);
+    // Act / Assess
+    const { calls } = await report({ range: JANUARY });
+    expect(calls).toEqual([{ report: 'dishes', scope: SCOPE, range: JANUARY }]);
   });
 
   it('reads no compare range and renders no compare values, even when one is passed', async () => {
@@ -81,18 +76,14 @@ describe('dishes report', () => {
   });
 
   it('renders no rows for a range without dishes', async () => {
-    // Act
+    // Act / Assess
     const { rows } = await report({ range: range('2024-01-01', '2024-01-01') }, []);
-
-    // Assess
     expect(rows).toEqual([]);
   });
 
   it('declares exactly the keys its rows carry, in the same order', async () => {
-    // Act
-    const { rows } = await report({ range: range('2024-01-01', '2024-01-31') });
-
-    // Assess
+    // Act / Assess
+    const { rows } = await report({ range: JANUARY });
     const keys = dishes.properties.map((property) => property.key);
     expect(keys).toEqual(['name', 'orderCount', 'revenue']);
     for (const row of rows) expect(Object.keys(row.data)).toEqual(keys);

@@ -65,10 +65,8 @@ const row = (date: string, compareDate?: string) =>
 
 describe('ordersPerDay report', () => {
   it('renders one row per day with exactly date, orderCount and revenue', async () => {
-    // Act
+    // Act / Assess
     const { rows } = await report({ range: range('2024-01-01', '2024-01-04') });
-
-    // Assess
     expect(rows).toStrictEqual([
       { data: { date: '2024-01-01', orderCount: 3, revenue: 45.5 } },
       { data: { date: '2024-01-02', orderCount: 1, revenue: 12 } },
@@ -78,10 +76,8 @@ describe('ordersPerDay report', () => {
   });
 
   it('reads only the range, for the scope it was given, when there is no compare range', async () => {
-    // Act
+    // Act / Assess
     const { calls } = await report({ range: range('2024-01-01', '2024-01-04') });
-
-    // Assess
     expect(calls).toEqual([
       { report: 'ordersPerDay', scope: SCOPE, range: range('2024-01-01', '2024-01-04') },
     ]);
@@ -111,10 +107,8 @@ describe('ordersPerDay report', () => {
       [row('2024-01-09', '2024-01-01'), row('2024-01-10', '2024-01-02')],
     ],
   ])('%s', async (_behaviour, main, compare, expected) => {
-    // Act
+    // Act / Assess
     const { rows } = await report({ range: main, compare });
-
-    // Assess
     expect(rows).toStrictEqual(expected);
     expect(rows.map((row) => 'compare' in row)).toEqual(expected.map((row) => 'compare' in row));
   });

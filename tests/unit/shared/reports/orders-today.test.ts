@@ -21,55 +21,26 @@ class InMemoryOrdersToday implements OrdersTodayQueries {
 
 const SCOPE: ReportScope = { restaurantId: 'R-1001', platformId: 'TB_AE' };
 
+/** An order placed on 2026-11-22 in Dubai, at `time`. */
+const order = (id: string, time: string, state: string, itemCount: number, total: number): TodayOrder =>
+  ({ id, placedAt: `2026-11-22T${time}:00+04:00`, state, itemCount, total });
 const ORDERS: readonly TodayOrder[] = [
-  {
-    id: '812',
-    placedAt: '2026-11-22T21:05:00+04:00',
-    state: 'DELIVERED',
-    itemCount: 3,
-    total: 55.5,
-  },
-  { id: '799', placedAt: '2026-11-22T12:34:00+04:00', state: 'CANCELLED', itemCount: 1, total: 12 },
-  { id: '801', placedAt: '2026-11-22T10:02:00+04:00', state: 'REJECTED', itemCount: 6, total: 0 },
+  order('812', '21:05', 'DELIVERED', 3, 55.5),
+  order('799', '12:34', 'CANCELLED', 1, 12),
+  order('801', '10:02', 'REJECTED', 6, 0),
 ];
 
 describe('orders-today report', () => {
   it('renders each order as id, placedAt, state, itemCount and total, in the order of the port', async () => {
-    // Prepare
-    const port = new InMemoryOrdersToday(ORDERS);
-
-    // Act
-    const rows = await ordersToday.rows(port, SCOPE, {});
-
-    // Assess
+    // Act / Assess
+    const rows = await ordersToday.rows(new InMemoryOrdersToday(ORDERS), SCOPE, {});
+    const row = (id: string, placedAt: string, state: string, itemCount: number, total: number) => ({
+      data: { id, placedAt, state, itemCount, total },
+    });
     expect(rows).toStrictEqual([
-      {
-        data: {
-          id: '812',
-          placedAt: '2026-11-22T21:05:00+04:00',
-          state: 'DELIVERED',
-          itemCount: 3,
-          total: 55.5,
-        },
-      },
-      {
-        data: {
-          id: '799',
-          placedAt: '2026-11-22T12:34:00+04:00',
-          state: 'CANCELLED',
-          itemCount: 1,
-          total: 12,
-        },
-      },
-      {
-        data: {
-          id: '801',
-          placedAt: '2026-11-22T10:02:00+04:00',
-          state: 'REJECTED',
-          itemCount: 6,
-          total: 0,
-        },
-      },
+      row('812', '2026-11-22T21:05:00+04:00', 'DELIVERED', 3, 55.5),
+      row('799', '2026-11-22T12:34:00+04:00', 'CANCELLED', 1, 12),
+      row('801', '2026-11-22T10:02:00+04:00', 'REJECTED', 6, 0),
     ]);
   });
 
@@ -77,18 +48,14 @@ describe('orders-today report', () => {
     // Prepare
     const port = new InMemoryOrdersToday(ORDERS);
 
-    // Act
+    // Act / Assess
     await ordersToday.rows(port, SCOPE, {});
-
-    // Assess
     expect(port.calls).toEqual([SCOPE]);
   });
 
   it('answers no rows on a day without orders', async () => {
-    // Act
+    // Act / Assess
     const rows = await ordersToday.rows(new InMemoryOrdersToday([]), SCOPE, {});
-
-    // Assess
     expect(rows).toEqual([]);
   });
 
@@ -97,10 +64,8 @@ describe('orders-today report', () => {
     ['format', { format: ['csv'] }],
     ['unknown and repeated parameters', { from: ['2026-01-01'], x: ['1', '2'] }],
   ])('accepts a query with %s, as it takes none', (_case, query) => {
-    // Act
+    // Act / Assess
     const parsed = ordersToday.parseParameters(readerOf(query));
-
-    // Assess
     expect(parsed).toEqual({});
   });
 
@@ -118,10 +83,8 @@ describe('orders-today report', () => {
   });
 
   it('declares exactly the keys its rows carry, in the same order', async () => {
-    // Act
+    // Act / Assess
     const rows = await ordersToday.rows(new InMemoryOrdersToday(ORDERS), SCOPE, {});
-
-    // Assess
     const keys = ordersToday.properties.map((property) => property.key);
     for (const row of rows) expect(Object.keys(row.data)).toEqual(keys);
   });
@@ -130,10 +93,8 @@ describe('orders-today report', () => {
     // Prepare
     const rows = await ordersToday.rows(new InMemoryOrdersToday(ORDERS.slice(1, 2)), SCOPE, {});
 
-    // Act
+    // Act / Assess
     const csv = toCsv(ordersToday.properties, rows);
-
-    // Assess
     expect(csv).toBe(
       'order,placed_at,state,items,total\r\n"799","2026-11-22T12:34:00+04:00","CANCELLED","1","12"\r\n',
     );

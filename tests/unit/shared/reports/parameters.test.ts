@@ -2,42 +2,62 @@ import fc from 'fast-check';
 import { PortalError, type ErrorBody, type ValidationEntry } from '../../../../shared/errors';
 import { parseDayRange } from '../../../../shared/reports/parameters';
 import { notGiven, readerOf, type Query } from '../../../support/parameters';
-import { emptyField, portalErrorOf, validation } from '../../../support/portal-errors';
-
-const WITH_COMPARE = { compare: true };
-const WITHOUT_COMPARE = { compare: false };
-
-const OUT_OF_RANGE: ErrorBody = {
-  state: 'ERROR',
-  code: 'OUT_OF_RANGE',
-  message: 'Only 31 days can be selected',
-};
+import {
+  BODIES,
+  emptyField,
+  portalErrorOf,
+  repeatedField,
+  validation,
+} from '../../../support/portal-errors';
 
 const invalidDate = (field: string): ValidationEntry => ({
   field,
   code: 'INVALID_DATE',
   message: `${field} must be a calendar date in YYYY-MM-DD form`,
 });
+const RANGE = { from: '2024-01-08', to: '2024-01-14' };
+/** RANGE with this compare[from] and compare[to]. */
+const withCompare = (from: string, to: string): Query => ({
+  ...RANGE,
+  'compare[from]': from,
+  'compare[to]': to,
+});
+/** The status and body of the refusal of `query`. */
+const refusal = (query: Query, compare = true) => {
+  const error = portalErrorOf(() => parseDayRange(readerOf(query), { compare }));
+  return { status: error.statusCode, body: error.toBody() };
+};
 
 describe('parseDayRange', () => {
-  it('reads a valid range', () => {
-    // Prepare
-    const read = readerOf({ from: '2024-01-01', to: '2024-01-07' });
-
-    // Act
-    const query = parseDayRange(read, WITH_COMPARE);
-
-    // Assess
-    expect(query).toEqual({ range: { from: '2024-01-01', to: '2024-01-07' } });
-    expect(query).not.toHaveProperty('compare');
+  it.each([
+    ['2024-01-01', '2024-01-07'],
+    ['2024-02-29', '2024-02-29'],
+    ['2024-01-01', '2024-01-31'],
+    ['2024-02-01', '2024-03-02'],
+    ['2023-12-15', '2024-01-14'],
+  ])('reads %s to %s, a range of up to 31 days with both ends included', (from, to) => {
+    // Act / Assess
+    expect(parseDayRange(readerOf({ from, to }), { compare: true })).toStrictEqual({
+      range: { from, to },
+    });
   });
 
-  it('reads a range of a single day', () => {
-    // Act
-    const query = parseDayRange(readerOf({ from: '2024-02-29', to: '2024-02-29' }), WITH_COMPARE);
+  it.each([
+    ['a compare range given as a pair', '2024-01-01', '2024-01-07'],
+    ['a compare range of exactly 31 days', '2023-12-01', '2023-12-31'],
+  ])('reads %s', (_case, from, to) => {
+    // Act / Assess
+    expect(parseDayRange(readerOf(withCompare(from, to)), { compare: true })).toStrictEqual({
+      range: RANGE,
+      compare: { from, to },
+    });
+  });
 
-    // Assess
-    expect(query).toEqual({ range: { from: '2024-02-29', to: '2024-02-29' } });
+  it('treats an empty compare pair as no compare range', () => {
+    // Act / Assess
+    expect(parseDayRange(readerOf(withCompare('', ' ')), { compare: true })).toStrictEqual({
+      range: RANGE,
+    });
   });
 
   describe.each(['from', 'to'])('when %s is not given', (field) => {
@@ -46,36 +66,13 @@ describe('parseDayRange', () => {
     it.each(notGiven(field))(
       `answers VALIDATION_ERROR with one FIELD_CANNOT_BE_EMPTY entry (%s)`,
       (_case, given) => {
-        // Prepare
-        const read = readerOf({ ...other, ...given });
-
-        // Act
-        const error = portalErrorOf(() => parseDayRange(read, WITH_COMPARE));
-
-        // Assess
-        expect(error.statusCode).toBe(400);
-        expect(error.toBody()).toEqual(validation(emptyField(field)));
+        // Act / Assess
+        expect(refusal({ ...other, ...given })).toEqual({
+          status: 400,
+          body: validation(emptyField(field)),
+        });
       },
     );
-  });
-
-  it('answers one entry per missing field, from before to', () => {
-    // Act
-    const error = portalErrorOf(() => parseDayRange(readerOf({}), WITH_COMPARE));
-
-    // Assess
-    expect(error.statusCode).toBe(400);
-    expect(error.toBody()).toEqual(validation(emptyField('from'), emptyField('to')));
-  });
-
-  it('answers one entry per empty field when both are empty', () => {
-    // Act
-    const error = portalErrorOf(() =>
-      parseDayRange(readerOf({ from: '', to: ' ' }), WITHOUT_COMPARE),
-    );
-
-    // Assess
-    expect(error.toBody()).toEqual(validation(emptyField('from'), emptyField('to')));
   });
 
   it.each([
@@ -90,24 +87,11 @@ describe('parseDayRange', () => {
     ' 2024-01-05',
     'today',
   ])('refuses from=%j as INVALID_DATE', (value) => {
-    // Act
-    const error = portalErrorOf(() =>
-      parseDayRange(readerOf({ from: value, to: '2024-01-31' }), WITH_COMPARE),
-    );
-
-    // Assess
-    expect(error.statusCode).toBe(400);
-    expect(error.toBody()).toEqual(validation(invalidDate('from')));
-  });
-
-  it('refuses an impossible to date as INVALID_DATE', () => {
-    // Act
-    const error = portalErrorOf(() =>
-      parseDayRange(readerOf({ from: '2024-02-01', to: '2024-02-30' }), WITH_COMPARE),
-    );
-
-    // Assess
-    expect(error.toBody()).toEqual(validation(invalidDate('to')));
+    // Act / Assess
+    expect(refusal({ from: value, to: '2024-01-31' })).toEqual({
+      status: 400,
+      body: validation(invalidDate('from')),
+    });
   });
 
   it.each([
@@ -115,40 +99,11 @@ describe('parseDayRange', () => {
     ['the same date twice', ['2024-01-01', '2024-01-01']],
     ['two empty values', ['', '']],
   ])('refuses a repeated from (%s) as FIELD_REPEATED', (_case, values) => {
-    // Act
-    const error = portalErrorOf(() =>
-      parseDayRange(readerOf({ from: values, to: '2024-01-07' }), WITH_COMPARE),
-    );
-
-    // Assess
-    expect(error.toBody()).toEqual(
-      validation({ field: 'from', code: 'FIELD_REPEATED', message: 'from must be given once' }),
-    );
-  });
-
-  it('refuses a range whose from is after its to as INVALID_RANGE', () => {
-    // Act
-    const error = portalErrorOf(() =>
-      parseDayRange(readerOf({ from: '2024-01-08', to: '2024-01-07' }), WITH_COMPARE),
-    );
-
-    // Assess
-    expect(error.statusCode).toBe(400);
-    expect(error.toBody()).toEqual(
-      validation({ field: 'from', code: 'INVALID_RANGE', message: 'from must not be after to' }),
-    );
-  });
-
-  it.each([
-    ['2024-01-01', '2024-01-31'],
-    ['2024-02-01', '2024-03-02'],
-    ['2023-12-15', '2024-01-14'],
-  ])('accepts %s to %s, 31 days with both ends included', (from, to) => {
-    // Act
-    const query = parseDayRange(readerOf({ from, to }), WITH_COMPARE);
-
-    // Assess
-    expect(query).toEqual({ range: { from, to } });
+    // Act / Assess
+    expect(refusal({ from: values, to: '2024-01-07' })).toEqual({
+      status: 400,
+      body: validation(repeatedField('from')),
+    });
   });
 
   it.each([
@@ -156,152 +111,88 @@ describe('parseDayRange', () => {
     ['2024-02-01', '2024-03-03'],
     ['2023-01-01', '2024-01-01'],
   ])('refuses %s to %s, longer than 31 days, as OUT_OF_RANGE', (from, to) => {
-    // Act
-    const error = portalErrorOf(() => parseDayRange(readerOf({ from, to }), WITH_COMPARE));
-
-    // Assess
-    expect(error.statusCode).toBe(400);
-    expect(error.toBody()).toEqual(OUT_OF_RANGE);
+    // Act / Assess
+    expect(refusal({ from, to })).toEqual({ status: 400, body: BODIES.daysOutOfRange });
   });
 
-  describe('compare[from] and compare[to]', () => {
-    const RANGE = { from: '2024-01-08', to: '2024-01-14' };
-    /** RANGE with this compare[from] and compare[to]. */
-    const withCompare = (from: string, to: string) =>
-      readerOf({ ...RANGE, 'compare[from]': from, 'compare[to]': to });
-
-    it('reads a compare range given as a pair', () => {
-      // Prepare
-      const read = withCompare('2024-01-01', '2024-01-07');
-
-      // Act
-      const query = parseDayRange(read, WITH_COMPARE);
-
-      // Assess
-      expect(query).toEqual({
-        range: { from: '2024-01-08', to: '2024-01-14' },
-        compare: { from: '2024-01-01', to: '2024-01-07' },
-      });
-    });
-
-    it.each([
+  it.each<[string, Query, ErrorBody]>([
+    ['one entry per missing field, from before to', {}, validation(emptyField('from'), emptyField('to'))],
+    [
+      'an impossible to date as INVALID_DATE',
+      { from: '2024-02-01', to: '2024-02-30' },
+      validation(invalidDate('to')),
+    ],
+    [
+      'a range whose from is after its to as INVALID_RANGE',
+      { from: '2024-01-08', to: '2024-01-07' },
+      validation({ field: 'from', code: 'INVALID_RANGE', message: 'from must not be after to' }),
+    ],
+    [
+      'a compare range longer than 31 days as OUT_OF_RANGE',
+      withCompare('2023-12-01', '2024-01-01'),
+      BODIES.daysOutOfRange,
+    ],
+    [
+      'a reversed compare range as INVALID_RANGE',
+      withCompare('2024-01-07', '2024-01-01'),
+      validation({
+        field: 'compare[from]',
+        code: 'INVALID_RANGE',
+        message: 'compare[from] must not be after compare[to]',
+      }),
+    ],
+    [
+      'a malformed compare date as INVALID_DATE',
+      withCompare('2024-01-01', '2024-1-7'),
+      validation(invalidDate('compare[to]')),
+    ],
+    [
+      'the range errors and the compare errors together',
+      { to: '2024-01-14', 'compare[to]': '2024-01-07' },
+      validation(emptyField('from'), {
+        field: 'compare[from]',
+        code: 'FIELD_REQUIRED_WITH',
+        message: 'compare[from] is required when compare[to] is given',
+      }),
+    ],
+    ...[
       ['compare[from]', 'compare[to]'],
       ['compare[to]', 'compare[from]'],
-    ])('requires %s when %s is given', (missing, given) => {
-      // Prepare
-      const read = readerOf({ ...RANGE, [given]: '2024-01-01' });
+    ].map(([missing = '', given = '']): [string, Query, ErrorBody] => [
+      `${missing} missing when ${given} is given as FIELD_REQUIRED_WITH`,
+      { ...RANGE, [given]: '2024-01-01' },
+      validation({
+        field: missing,
+        code: 'FIELD_REQUIRED_WITH',
+        message: `${missing} is required when ${given} is given`,
+      }),
+    ]),
+  ])('refuses %s', (_case, query, body) => {
+    // Act / Assess
+    expect(refusal(query)).toEqual({ status: 400, body });
+  });
 
-      // Act
-      const error = portalErrorOf(() => parseDayRange(read, WITH_COMPARE));
+  it('answers one entry per empty field when both are empty, for a report without compare', () => {
+    // Act / Assess
+    expect(refusal({ from: '', to: ' ' }, false).body).toEqual(
+      validation(emptyField('from'), emptyField('to')),
+    );
+  });
 
-      // Assess
-      expect(error.toBody()).toEqual(
-        validation({
-          field: missing,
-          code: 'FIELD_REQUIRED_WITH',
-          message: `${missing} is required when ${given} is given`,
-        }),
-      );
-    });
+  it('ignores compare parameters, even malformed ones, for a report without compare', () => {
+    // Prepare
+    const asked: string[] = [];
+    const read = readerOf({ ...RANGE, 'compare[from]': ['2024-02-30', 'x'], 'compare[to]': '2023-01-01' });
 
-    it('refuses a compare range longer than 31 days as OUT_OF_RANGE', () => {
-      // Prepare
-      const read = withCompare('2023-12-01', '2024-01-01');
+    // Act
+    const query = parseDayRange((name) => {
+      asked.push(name);
+      return read(name);
+    }, { compare: false });
 
-      // Act
-      const error = portalErrorOf(() => parseDayRange(read, WITH_COMPARE));
-
-      // Assess
-      expect(error.statusCode).toBe(400);
-      expect(error.toBody()).toEqual(OUT_OF_RANGE);
-    });
-
-    it('accepts a compare range of exactly 31 days', () => {
-      // Prepare
-      const read = withCompare('2023-12-01', '2023-12-31');
-
-      // Act
-      const query = parseDayRange(read, WITH_COMPARE);
-
-      // Assess
-      expect(query.compare).toEqual({ from: '2023-12-01', to: '2023-12-31' });
-    });
-
-    it('refuses a reversed compare range as INVALID_RANGE', () => {
-      // Prepare
-      const read = withCompare('2024-01-07', '2024-01-01');
-
-      // Act
-      const error = portalErrorOf(() => parseDayRange(read, WITH_COMPARE));
-
-      // Assess
-      expect(error.toBody()).toEqual(
-        validation({
-          field: 'compare[from]',
-          code: 'INVALID_RANGE',
-          message: 'compare[from] must not be after compare[to]',
-        }),
-      );
-    });
-
-    it('refuses a malformed compare date as INVALID_DATE', () => {
-      // Prepare
-      const read = withCompare('2024-01-01', '2024-1-7');
-
-      // Act
-      const error = portalErrorOf(() => parseDayRange(read, WITH_COMPARE));
-
-      // Assess
-      expect(error.toBody()).toEqual(validation(invalidDate('compare[to]')));
-    });
-
-    it('treats an empty compare pair as no compare range', () => {
-      // Prepare
-      const read = withCompare('', ' ');
-
-      // Act
-      const query = parseDayRange(read, WITH_COMPARE);
-
-      // Assess
-      expect(query).toEqual({ range: RANGE });
-    });
-
-    it('ignores compare parameters, even malformed ones, for a report without compare', () => {
-      // Prepare
-      const asked: string[] = [];
-      const read = readerOf({
-        ...RANGE,
-        'compare[from]': ['2024-02-30', 'x'],
-        'compare[to]': '2023-01-01',
-      });
-
-      // Act
-      const query = parseDayRange((name) => {
-        asked.push(name);
-        return read(name);
-      }, WITHOUT_COMPARE);
-
-      // Assess
-      expect(query).toEqual({ range: RANGE });
-      expect(asked).toEqual(['from', 'to']);
-    });
-
-    it('reports the range errors and the compare errors together', () => {
-      // Prepare
-      const read = readerOf({ to: '2024-01-14', 'compare[to]': '2024-01-07' });
-
-      // Act
-      const error = portalErrorOf(() => parseDayRange(read, WITH_COMPARE));
-
-      // Assess
-      expect(error.toBody()).toEqual(
-        validation(emptyField('from'), {
-          field: 'compare[from]',
-          code: 'FIELD_REQUIRED_WITH',
-          message: 'compare[from] is required when compare[to] is given',
-        }),
-      );
-    });
+    // Assess
+    expect(query).toEqual({ range: RANGE });
+    expect(asked).toEqual(['from', 'to']);
   });
 
   it('answers any input with a query or a 400 PortalError, never anything else', () => {

@@ -1,11 +1,12 @@
 import { type DateRange, type IsoDate } from '../../../../shared/dates';
-import type { ValidationEntry } from '../../../../shared/errors';
+import type { ErrorBody, ValidationEntry } from '../../../../shared/errors';
 import type { ReportScope } from '../../../../shared/reports/domain';
 import { toCsv } from '../../../../shared/reports/csv';
 import { parseMonthRange, revenue } from '../../../../shared/reports/revenue';
 import type { MonthTotals, RevenueQueries } from '../../../../shared/reports/revenue.sql';
 import { notGiven, readerOf, type Query } from '../../../support/parameters';
 import {
+  BODIES,
   emptyField,
   portalErrorOf,
   repeatedField,
@@ -20,32 +21,27 @@ const notFirstOfMonth = (field: string): ValidationEntry => ({
 
 const d = (value: string) => value as IsoDate;
 const months = (from: string, to: string): DateRange => ({ from: d(from), to: d(to) });
+/** The status and body of the refusal of `query`. */
+const refusal = (query: Query) => {
+  const error = portalErrorOf(() => parseMonthRange(readerOf(query)));
+  return { status: error.statusCode, body: error.toBody() };
+};
 
 describe('parseMonthRange', () => {
-  it('reads a range of first days of months', () => {
-    // Act
-    const query = parseMonthRange(readerOf({ from: '2026-01-01', to: '2026-03-01' }));
-
-    // Assess
-    expect(query).toEqual({ months: { from: '2026-01-01', to: '2026-03-01' } });
-  });
-
-  it('reads a range of a single month', () => {
-    // Act
-    const query = parseMonthRange(readerOf({ from: '2026-02-01', to: '2026-02-01' }));
-
-    // Assess
-    expect(query).toEqual({ months: { from: '2026-02-01', to: '2026-02-01' } });
-  });
-
-  it('ignores parameters it does not read, such as format', () => {
-    // Act
-    const query = parseMonthRange(
-      readerOf({ from: '2026-02-01', to: '2026-02-01', format: 'csv', extra: ['1', '2'] }),
-    );
-
-    // Assess
-    expect(query).toEqual({ months: { from: '2026-02-01', to: '2026-02-01' } });
+  it.each<[string, Query]>([
+    ['a range of first days of months', { from: '2026-01-01', to: '2026-03-01' }],
+    ['a range of a single month', { from: '2026-02-01', to: '2026-02-01' }],
+    ['12 months with both ends included', { from: '2026-01-01', to: '2026-12-01' }],
+    ['12 months across a year end', { from: '2025-11-01', to: '2026-10-01' }],
+    [
+      'a range, ignoring parameters it does not read, such as format',
+      { from: '2026-02-01', to: '2026-02-01', format: 'csv', extra: ['1', '2'] },
+    ],
+  ])('reads %s', (_case, query) => {
+    // Act / Assess
+    expect(parseMonthRange(readerOf(query))).toEqual({
+      months: { from: query.from, to: query.to },
+    });
   });
 
   describe.each(['from', 'to'])('when %s is not given', (field) => {
@@ -54,23 +50,13 @@ describe('parseMonthRange', () => {
     it.each(notGiven(field))(
       'answers VALIDATION_ERROR with one FIELD_CANNOT_BE_EMPTY entry (%s)',
       (_case, given) => {
-        // Act
-        const error = portalErrorOf(() => parseMonthRange(readerOf({ ...other, ...given })));
-
-        // Assess
-        expect(error.statusCode).toBe(400);
-        expect(error.toBody()).toEqual(validation(emptyField(field)));
+        // Act / Assess
+        expect(refusal({ ...other, ...given })).toEqual({
+          status: 400,
+          body: validation(emptyField(field)),
+        });
       },
     );
-  });
-
-  it('answers one FIELD_CANNOT_BE_EMPTY entry per missing field, from before to', () => {
-    // Act
-    const error = portalErrorOf(() => parseMonthRange(readerOf({})));
-
-    // Assess
-    expect(error.statusCode).toBe(400);
-    expect(error.toBody()).toEqual(validation(emptyField('from'), emptyField('to')));
   });
 
   it.each([
@@ -83,30 +69,11 @@ describe('parseMonthRange', () => {
     ['leading space', ' 2026-01-01'],
     ['a word', 'january'],
   ])('refuses from as INVALID_DATE for %s (%j)', (_case, value) => {
-    // Act
-    const error = portalErrorOf(() => parseMonthRange(readerOf({ from: value, to: '2026-03-01' })));
-
-    // Assess
-    expect(error.statusCode).toBe(400);
-    expect(error.toBody()).toEqual(validation(notFirstOfMonth('from')));
-  });
-
-  it('refuses a to that is not the first of a month as INVALID_DATE', () => {
-    // Act
-    const error = portalErrorOf(() =>
-      parseMonthRange(readerOf({ from: '2026-01-01', to: '2026-03-31' })),
-    );
-
-    // Assess
-    expect(error.toBody()).toEqual(validation(notFirstOfMonth('to')));
-  });
-
-  it('answers an entry for each field when one is invalid and the other missing', () => {
-    // Act
-    const error = portalErrorOf(() => parseMonthRange(readerOf({ to: '2026-03-02' })));
-
-    // Assess
-    expect(error.toBody()).toEqual(validation(notFirstOfMonth('to'), emptyField('from')));
+    // Act / Assess
+    expect(refusal({ from: value, to: '2026-03-01' })).toEqual({
+      status: 400,
+      body: validation(notFirstOfMonth('from')),
+    });
   });
 
   it.each([
@@ -114,47 +81,11 @@ describe('parseMonthRange', () => {
     ['the same month twice', ['2026-01-01', '2026-01-01']],
     ['two empty values', ['', '']],
   ])('refuses a repeated from (%s) as FIELD_REPEATED', (_case, values) => {
-    // Act
-    const error = portalErrorOf(() =>
-      parseMonthRange(readerOf({ from: values, to: '2026-03-01' })),
-    );
-
-    // Assess
-    expect(error.toBody()).toEqual(validation(repeatedField('from')));
-  });
-
-  it('refuses a repeated to as FIELD_REPEATED', () => {
-    // Act
-    const error = portalErrorOf(() =>
-      parseMonthRange(readerOf({ from: '2026-01-01', to: ['2026-03-01', '2026-04-01'] })),
-    );
-
-    // Assess
-    expect(error.toBody()).toEqual(validation(repeatedField('to')));
-  });
-
-  it('refuses a range whose from is after its to as INVALID_RANGE', () => {
-    // Act
-    const error = portalErrorOf(() =>
-      parseMonthRange(readerOf({ from: '2026-04-01', to: '2026-03-01' })),
-    );
-
-    // Assess
-    expect(error.statusCode).toBe(400);
-    expect(error.toBody()).toEqual(
-      validation({ field: 'from', code: 'INVALID_RANGE', message: 'from must not be after to' }),
-    );
-  });
-
-  it.each([
-    ['2026-01-01', '2026-12-01'],
-    ['2025-11-01', '2026-10-01'],
-  ])('accepts %s to %s, 12 months with both ends included', (from, to) => {
-    // Act
-    const query = parseMonthRange(readerOf({ from, to }));
-
-    // Assess
-    expect(query).toEqual({ months: { from, to } });
+    // Act / Assess
+    expect(refusal({ from: values, to: '2026-03-01' })).toEqual({
+      status: 400,
+      body: validation(repeatedField('from')),
+    });
   });
 
   it.each([
@@ -162,16 +93,39 @@ describe('parseMonthRange', () => {
     ['2025-11-01', '2026-11-01'],
     ['2020-01-01', '2026-01-01'],
   ])('refuses %s to %s, more than 12 months, as OUT_OF_RANGE', (from, to) => {
-    // Act
-    const error = portalErrorOf(() => parseMonthRange(readerOf({ from, to })));
+    // Act / Assess
+    expect(refusal({ from, to })).toEqual({ status: 400, body: BODIES.monthsOutOfRange });
+  });
 
-    // Assess
-    expect(error.statusCode).toBe(400);
-    expect(error.toBody()).toEqual({
-      state: 'ERROR',
-      code: 'OUT_OF_RANGE',
-      message: 'Only 12 months can be selected',
-    });
+  it.each<[string, Query, ErrorBody]>([
+    [
+      'one FIELD_CANNOT_BE_EMPTY entry per missing field, from before to',
+      {},
+      validation(emptyField('from'), emptyField('to')),
+    ],
+    [
+      'a to that is not the first of a month as INVALID_DATE',
+      { from: '2026-01-01', to: '2026-03-31' },
+      validation(notFirstOfMonth('to')),
+    ],
+    [
+      'with an entry for each field when one is invalid and the other missing',
+      { to: '2026-03-02' },
+      validation(notFirstOfMonth('to'), emptyField('from')),
+    ],
+    [
+      'a repeated to as FIELD_REPEATED',
+      { from: '2026-01-01', to: ['2026-03-01', '2026-04-01'] },
+      validation(repeatedField('to')),
+    ],
+    [
+      'a range whose from is after its to as INVALID_RANGE',
+      { from: '2026-04-01', to: '2026-03-01' },
+      validation({ field: 'from', code: 'INVALID_RANGE', message: 'from must not be after to' }),
+    ],
+  ])('refuses %s', (_case, query, body) => {
+    // Act / Assess
+    expect(refusal(query)).toEqual({ status: 400, body });
   });
 });
 
@@ -193,22 +147,24 @@ class InMemoryRevenue implements RevenueQueries {
 }
 
 const SCOPE: ReportScope = { restaurantId: 'R-2001', platformId: 'FD_DE' };
-
+const QUARTER = months('2025-11-01', '2026-01-01');
 const TOTALS: readonly MonthTotals[] = [
   { month: d('2025-11-01'), orderCount: 310, revenue: 4210.5 },
   { month: d('2025-12-01'), orderCount: 0, revenue: 0 },
   { month: d('2026-01-01'), orderCount: 298, revenue: 3999.9 },
 ];
 
+/** The report over `totals` for `asked`: its rows, and what it asked the port for. */
+const report = async (totals = TOTALS, asked = QUARTER) => {
+  const port = new InMemoryRevenue(totals);
+  const rows = await revenue.rows(port, SCOPE, { months: asked });
+  return { rows, calls: port.calls };
+};
+
 describe('revenue report', () => {
   it('renders one row per month with its month, the first day of its year, orders and sales', async () => {
-    // Prepare
-    const port = new InMemoryRevenue(TOTALS);
-
-    // Act
-    const rows = await revenue.rows(port, SCOPE, { months: months('2025-11-01', '2026-01-01') });
-
-    // Assess
+    // Act / Assess
+    const { rows } = await report();
     expect(rows).toStrictEqual([
       { data: { month: '2025-11-01', year: '2025-01-01', orderCount: 310, revenue: 4210.5 } },
       { data: { month: '2025-12-01', year: '2025-01-01', orderCount: 0, revenue: 0 } },
@@ -217,14 +173,8 @@ describe('revenue report', () => {
   });
 
   it('reads the months of the query for the scope it was given', async () => {
-    // Prepare
-    const port = new InMemoryRevenue(TOTALS);
-
-    // Act
-    await revenue.rows(port, SCOPE, { months: months('2025-11-01', '2026-01-01') });
-
-    // Assess
-    expect(port.calls).toEqual([{ scope: SCOPE, months: months('2025-11-01', '2026-01-01') }]);
+    // Act / Assess
+    expect((await report()).calls).toEqual([{ scope: SCOPE, months: QUARTER }]);
   });
 
   it('declares an English name for each property, DATE_MONTH, DATE_YEAR and CURRENCY', () => {
@@ -236,43 +186,33 @@ describe('revenue report', () => {
       { key: 'orderCount', name: 'Orders', type: 'integer', csvName: 'orders' },
       { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY', csvName: 'sales' },
     ]);
-    expect(
-      revenue.parameters.map(({ name, required, format }) => [name, required, format]),
-    ).toEqual([
-      ['from', true, 'date'],
-      ['to', true, 'date'],
-    ]);
+    expect(revenue.parameters.map(({ name, required, format }) => [name, required, format])).toEqual(
+      [
+        ['from', true, 'date'],
+        ['to', true, 'date'],
+      ],
+    );
   });
 
   it('declares exactly the keys its rows carry, in the same order', async () => {
-    // Act
-    const rows = await revenue.rows(new InMemoryRevenue(TOTALS), SCOPE, {
-      months: months('2025-11-01', '2026-01-01'),
-    });
-
-    // Assess
+    // Act / Assess
+    const { rows } = await report();
     const keys = revenue.properties.map((property) => property.key);
     for (const row of rows) expect(Object.keys(row.data)).toEqual(keys);
   });
 
   it('exports CSV with the month, year, orders and sales columns', async () => {
     // Prepare
-    const rows = await revenue.rows(new InMemoryRevenue(TOTALS.slice(0, 1)), SCOPE, {
-      months: months('2025-11-01', '2025-11-01'),
-    });
+    const { rows } = await report(TOTALS.slice(0, 1), months('2025-11-01', '2025-11-01'));
 
-    // Act
-    const csv = toCsv(revenue.properties, rows);
-
-    // Assess
-    expect(csv).toBe('month,year,orders,sales\r\n"2025-11-01","2025-01-01","310","4210.5"\r\n');
+    // Act / Assess
+    expect(toCsv(revenue.properties, rows)).toBe(
+      'month,year,orders,sales\r\n"2025-11-01","2025-01-01","310","4210.5"\r\n',
+    );
   });
 
   it('names its CSV file after the first and last month', () => {
-    // Act
-    const parts = revenue.fileNameParts({ months: months('2025-11-01', '2026-01-01') });
-
-    // Assess
-    expect(parts).toEqual(['2025-11', '2026-01']);
+    // Act / Assess
+    expect(revenue.fileNameParts({ months: QUARTER })).toEqual(['2025-11', '2026-01']);
   });
 });
