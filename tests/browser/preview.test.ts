@@ -843,9 +843,16 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     });
   });
 
-  it('works by keyboard: every control in reading order, the comparison and the download', async () => {
+  it('works by keyboard: every control in reading order, the comparison and the download, the focus kept', async () => {
     const { page, problems } = await open();
-    await signIn(page);
+    const focused = () =>
+      page.evaluate<string>(`document.activeElement?.getAttribute('data-testid') ?? ''`);
+    await page.getByTestId('sign-in').focus();
+    await page.keyboard.press('Enter');
+    await ready(page);
+    await page.getByTestId('reports-table').waitFor({ timeout: 30_000 });
+    // Signed in from the form: the focus moves to the session's first control, not the page.
+    expect(await focused()).toBe('restaurant-select');
     await page.getByTestId('reports-picker').focus();
     const reached: string[] = [];
     for (let step = 0; step < 30 && !reached.includes('reports-download'); step += 1) {
@@ -874,10 +881,17 @@ describe('the portal preview of npm start, in headless Chromium', () => {
       page.keyboard.press('Enter'),
     ]);
     expect(download.suggestedFilename()).toMatch(/^orders-per-day_R-1001_.*\.csv$/);
+    // The download over, its button still has the focus.
+    await page.locator('[data-testid="reports-download"]:not([aria-disabled])').waitFor();
+    expect(await focused()).toBe('reports-download');
 
     await page.getByTestId('reports-picker').focus();
     await page.keyboard.press('ArrowDown');
     await page.getByTestId('reports-root').and(page.locator('[data-report="dishes"]')).waitFor();
+    // Signed out: the focus goes to the sign-in form.
+    await page.getByTestId('sign-out').focus();
+    await page.keyboard.press('Enter');
+    expect(await focused()).toBe('owner-select');
     expect(problems).toEqual([]);
   });
 

@@ -376,6 +376,8 @@ const start = async (token: string, owner?: string, locale?: string) => {
     ended: false,
   };
   session = current;
+  // The form's control had the focus: hiding it would drop the focus to the page.
+  const hadFocus = ui.form.contains(document.activeElement);
   ui.form.hidden = true;
   ui.session.hidden = false;
   ui.signedInAs.textContent = read.who;
@@ -386,6 +388,7 @@ const start = async (token: string, owner?: string, locale?: string) => {
     }),
   );
   ui.restaurantSelect.value = first.id;
+  if (hadFocus) ui.restaurantSelect.focus();
   showCurrent(current);
   ui.portal.hidden = false;
   ui.portal.dataset.state = 'loading';
@@ -474,6 +477,8 @@ ui.otherApply.addEventListener('click', () => {
 ui.signOut.addEventListener('click', () => {
   signOut();
   say('');
+  // The button is hidden with the session: the focus goes to the form that replaces it.
+  (settings.signIn ? ui.ownerSelect : ui.tokenInput).focus();
 });
 window.addEventListener('hashchange', showRoute);
 ui.portal.dataset.state = 'signed-out';

@@ -272,8 +272,11 @@ export const Controls = ({ context }: { context: PluginContext }) => {
       <button
         type="button"
         data-testid="reports-download"
-        disabled={problem !== undefined || downloading}
+        disabled={problem !== undefined}
+        // Not disabled while the download runs: a disabled button would lose the focus.
+        aria-disabled={downloading ? 'true' : undefined}
         onClick={() => {
+          if (downloading) return;
           setDownloading(true);
           setDownloadFailure(undefined);
           downloadCsv(context, report, selection)
