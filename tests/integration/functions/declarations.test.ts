@@ -1,9 +1,7 @@
 /**
- * One definition per report: every report of the catalogue, invoked through its deployed
- * handler module (its `handlerFile`, the handler of serverless.yml's generated function) over
- * the seeded sample data with a query made from its declared parameters, answers rows that
- * keep its declaration exactly — the declared keys and no others, their types, and their unit
- * formats — in `data` and in `compare`.
+ * One definition per report: every report of the catalogue, through its deployed handler module
+ * over the sample data with a query made from its declared parameters, answers rows of exactly
+ * its declared keys, types and unit formats, in `data` and in `compare`.
  */
 import type { IsoDate } from '../../../shared/dates';
 import { todayIn } from '../../../tools/dates';
@@ -28,11 +26,7 @@ import { jsonBody, lambdaContext } from '../../support/events';
 
 afterAll(closeContainerDependencies);
 
-/**
- * A query that asks a report for rows of the recent past, made from its declared parameters:
- * day ranges are the last 7 days in the restaurant's time zone (compare: the 7 before), month
- * ranges the last 4 months, a required choice takes its first value.
- */
+/** A query for the last 7 days (compare: the 7 before) or 4 months, a choice's first value. */
 const sampleQuery = (report: CatalogueReport, today: IsoDate): Record<string, string> =>
   sampleParameters(report.id, report.parameters, recentRanges(today, 7));
 
@@ -120,11 +114,8 @@ describe('the sample query, made from the declared parameters', () => {
     [revenue.id, revenue, { from: '2025-10-01', to: '2026-01-01' }],
     [ordersToday.id, ordersToday, {}],
   ] as const)('asks %s for its declared day or month range', (_id, definition, query) => {
-    // Act
-    const sample = sampleParameters(definition.id, definition.parameters, RANGES);
-
-    // Assess
-    expect(sample).toEqual(query);
+    // Act / Assess
+    expect(sampleParameters(definition.id, definition.parameters, RANGES)).toEqual(query);
   });
 
   it('leaves the comparison out when no compare range is given, and takes a choice first value', () => {
@@ -190,6 +181,31 @@ describe('the row validator', () => {
     expect(problems).toEqual([]);
   });
 
+  const DECIMALS = 'is not a finite number with at most 3 decimals';
+  const MONTH = 'is not the first day of a month (YYYY-MM-01)';
+  const [DATE, YEAR] = ['is not a YYYY-MM-DD date', 'is not January 1st (YYYY-01-01)'];
+  // Each case: one value of GOOD changed, and the problem after `row 0 data: "key" = value`.
+  it.each<[string, string, string | number, string]>([
+    ['a fractional integer', 'orders', 1.5, '1.5 is not an integer'],
+    ['an integer as text', 'orders', '12', '"12" is not an integer'],
+    ['a number as text', 'share', '0.5', '"0.5" is not a finite number'],
+    ['a string as number', 'dish', 7, '7 is not a string'],
+    ['a DATE that is no calendar day', 'day', '2023-02-29', `"2023-02-29" ${DATE}`],
+    ['a DATE with a time', 'day', '2024-02-29T00:00:00Z', `"2024-02-29T00:00:00Z" ${DATE}`],
+    ['a DATE_MONTH that is not the 1st', 'month', '2024-02-15', `"2024-02-15" ${MONTH}`],
+    ['a DATE_MONTH without its day', 'month', '2024-02', `"2024-02" ${MONTH}`],
+    ['a DATE_YEAR that is not January 1st', 'year', '2024-02-01', `"2024-02-01" ${YEAR}`],
+    ['a CURRENCY with 4 decimals', 'sales', 1.2345, `1.2345 ${DECIMALS}`],
+    ['a CURRENCY with a float error', 'sales', 0.1 + 0.2, `0.30000000000000004 ${DECIMALS}`],
+    ['a CURRENCY as decimal text', 'sales', '12.50', '"12.50" is not a finite number'],
+  ])('refuses %s', (_case, key, value, problem) => {
+    // Act
+    const problems = rowProblems(PROPERTIES, [{ data: { ...GOOD, [key]: value } }]);
+
+    // Assess
+    expect(problems).toEqual([`row 0 data: "${key}" = ${problem}`]);
+  });
+
   it.each<[string, RowValues, string]>([
     ['an undeclared key', { ...GOOD, extra: 1 }, 'row 0 data: undeclared key "extra"'],
     [
@@ -197,79 +213,17 @@ describe('the row validator', () => {
       Object.fromEntries(Object.entries(GOOD).filter(([key]) => key !== 'dish')),
       'row 0 data: missing "dish"',
     ],
-    [
-      'a fractional integer',
-      { ...GOOD, orders: 1.5 },
-      'row 0 data: "orders" = 1.5 is not an integer',
-    ],
-    [
-      'an integer as text',
-      { ...GOOD, orders: '12' },
-      'row 0 data: "orders" = "12" is not an integer',
-    ],
-    [
-      'a number as text',
-      { ...GOOD, share: '0.5' },
-      'row 0 data: "share" = "0.5" is not a finite number',
-    ],
-    ['a string as number', { ...GOOD, dish: 7 }, 'row 0 data: "dish" = 7 is not a string'],
-    [
-      'a DATE that is no calendar day',
-      { ...GOOD, day: '2023-02-29' },
-      'row 0 data: "day" = "2023-02-29" is not a YYYY-MM-DD date',
-    ],
-    [
-      'a DATE with a time',
-      { ...GOOD, day: '2024-02-29T00:00:00Z' },
-      'row 0 data: "day" = "2024-02-29T00:00:00Z" is not a YYYY-MM-DD date',
-    ],
-    [
-      'a DATE_MONTH that is not the 1st',
-      { ...GOOD, month: '2024-02-15' },
-      'row 0 data: "month" = "2024-02-15" is not the first day of a month (YYYY-MM-01)',
-    ],
-    [
-      'a DATE_MONTH without its day',
-      { ...GOOD, month: '2024-02' },
-      'row 0 data: "month" = "2024-02" is not the first day of a month (YYYY-MM-01)',
-    ],
-    [
-      'a DATE_YEAR that is not January 1st',
-      { ...GOOD, year: '2024-02-01' },
-      'row 0 data: "year" = "2024-02-01" is not January 1st (YYYY-01-01)',
-    ],
-    [
-      'a CURRENCY with 4 decimals',
-      { ...GOOD, sales: 1.2345 },
-      'row 0 data: "sales" = 1.2345 is not a finite number with at most 3 decimals',
-    ],
-    [
-      'a CURRENCY with a float error',
-      { ...GOOD, sales: 0.1 + 0.2 },
-      'row 0 data: "sales" = 0.30000000000000004 is not a finite number with at most 3 decimals',
-    ],
-    [
-      'a CURRENCY as decimal text',
-      { ...GOOD, sales: '12.50' },
-      'row 0 data: "sales" = "12.50" is not a finite number',
-    ],
   ])('refuses %s', (_case, data, problem) => {
-    // Act
-    const problems = rowProblems(PROPERTIES, [{ data }]);
-
-    // Assess
-    expect(problems).toEqual([problem]);
+    // Act / Assess
+    expect(rowProblems(PROPERTIES, [{ data }])).toEqual([problem]);
   });
 
   it('holds compare to the same declaration and refuses a field beside data and compare', () => {
     // Prepare
     const row = { data: GOOD, compare: { ...GOOD, month: '2024-03-31' }, total: 1 };
 
-    // Act
-    const problems = rowProblems(PROPERTIES, [row]);
-
-    // Assess
-    expect(problems).toEqual([
+    // Act / Assess
+    expect(rowProblems(PROPERTIES, [row])).toEqual([
       'row 0: unexpected field "total"',
       'row 0 compare: "month" = "2024-03-31" is not the first day of a month (YYYY-MM-01)',
     ]);

@@ -1,8 +1,6 @@
 /**
- * Events that are not API Gateway requests, given to a deployed handler
- * (functions/orders-per-day.ts) on the container's dependencies: each is answered without
- * throwing, with one `non-HTTP event ignored` line and no access-log line
- * (tests/integration/serverless/invoke-local.test.ts does the same through `invoke local`).
+ * Events that are not API Gateway requests, given to a deployed handler (orders-per-day): each is
+ * answered without throwing, with one `non-HTTP event ignored` line and no access-log line.
  */
 import { jest } from '@jest/globals';
 import { closeContainerDependencies } from '../../../shared/runtime';

@@ -1,21 +1,12 @@
 /**
- * The release's pre-traffic hook (functions/pre-traffic.ts) end to end, with its real SDK clients
- * pointed at a local Lambda and a local CodeDeploy (tests/support/deploy-servers.ts). Each
- * published version is the real handler module (functions/<id>.ts) in an execution environment
- * of its own, started with that version's environment, against the run's database and key set,
- * a local secrets extension and a TLS front whose certificate only a test CA signed; or a
- * stand-in, for a version that answers what no real handler would.
- *
- * Every version passing both checks is Succeeded; each cause is Failed, named in one line
- * (function, check, cause) with nothing of a payload, message or secret: a secret that cannot be
- * read, a database that refuses connections, TLS that cannot be verified, a version that answers
- * anything but the contract's 401 with CORS, a function error, a malformed PRE_TRAFFIC_TARGETS,
- * and a version that never answers, reported within the hook's own time.
+ * The release's pre-traffic hook (functions/pre-traffic.ts) end to end, its SDK clients pointed
+ * at a local Lambda and CodeDeploy; each version is the real handler module in an environment of
+ * its own (run's database, key set, a local secrets extension, a test-CA TLS front) or a stand-in.
+ * All passing is Succeeded; each cause is Failed, named in one line with no payload or secret.
  */
 import { randomUUID } from 'node:crypto';
 import { catalogue, type Endpoint } from '../../../shared/catalogue';
-import type { HookOutcome } from '../../../shared/release/pre-traffic';
-import { describeFailure } from '../../../shared/release/pre-traffic';
+import { describeFailure, type HookOutcome } from '../../../shared/release/pre-traffic';
 import {
   handlerEnvironment,
   SDK_ENV,
@@ -71,10 +62,8 @@ beforeAll(async () => {
   ]);
   database = new URL(process.env.DATABASE_URL ?? '');
   password = decodeURIComponent(database.password) || 'Unasked-Pa55word!';
-  tlsFront = await startPostgresTlsFront({
-    host: database.hostname,
-    port: Number(database.port || '5432'),
-  });
+  const port = Number(database.port || '5432');
+  tlsFront = await startPostgresTlsFront({ host: database.hostname, port });
   extension.put(
     SECRET_ARN,
     JSON.stringify({ username: decodeURIComponent(database.username), password }),
@@ -92,8 +81,6 @@ afterAll(async () => {
   process.env = savedEnv;
   await Promise.all([lambda.close(), codeDeploy.close(), extension.close(), tlsFront.close()]);
 });
-
-// --- helpers -------------------------------------------------------------------------------
 
 /** The environment every version of a function has, from the run's stack. */
 const functionEnv = (overrides: Record<string, string> = {}): Record<string, string> => ({
@@ -118,17 +105,22 @@ const secretEnv = (arn: string, url: string): Record<string, string> => ({
   ...extension.env,
 });
 
+const functionName = (endpoint: Endpoint) => `portal-service-api-test-${endpoint.function}`;
+/** Orders per day as production reaches the database: by the secret, over verified TLS. */
+const tlsEnv = (extra: Record<string, string> = {}) =>
+  functionEnv({
+    ...secretEnv(SECRET_ARN, location('127.0.0.1', tlsFront.port)),
+    DB_TLS: 'verify-full',
+    ...extra,
+  });
+
 let published = 0;
 /** Publishes `runner` as a new version of `endpoint`'s function: its PRE_TRAFFIC_TARGETS entry. */
 const publish = (endpoint: Endpoint, runner: Runner) => {
   published += 1;
   return {
     function: endpoint.function,
-    version: lambda.publish(
-      `portal-service-api-test-${endpoint.function}`,
-      String(published),
-      runner,
-    ),
+    version: lambda.publish(functionName(endpoint), String(published), runner),
     method: endpoint.method,
     path: endpoint.paths[0],
   };
@@ -138,7 +130,7 @@ const environments: HandlerEnvironment[] = [];
 /** The real handler of `endpoint` with `env`, published as a new version. */
 const publishHandler = (endpoint: Endpoint, env: Record<string, string>) => {
   const environment = handlerEnvironment(endpoint.handlerFile, {
-    AWS_LAMBDA_FUNCTION_NAME: `portal-service-api-test-${endpoint.function}`,
+    AWS_LAMBDA_FUNCTION_NAME: functionName(endpoint),
     AWS_LAMBDA_FUNCTION_VERSION: String(published + 1),
     ...env,
   });
@@ -150,22 +142,12 @@ let healthy: ReturnType<typeof publish> | undefined;
 /** One healthy version of dishes, beside a failing one: it must not be named. */
 const healthyDishes = () => (healthy ??= publishHandler(DISHES, functionEnv()));
 
-interface Run {
-  readonly outcome: HookOutcome;
-  /** The statuses CodeDeploy was told for this run's deployment. */
-  readonly reported: readonly string[];
-  /** The hook's failure lines, as `<function>: <check>: <cause>`. */
-  readonly failureLines: readonly string[];
-  readonly summary: Record<string, unknown> | undefined;
-  readonly lines: readonly string[];
-  readonly elapsedMs: number;
-}
-
+type Run = Awaited<ReturnType<typeof runHook>>;
 /** Runs the hook for a new deployment with PRE_TRAFFIC_TARGETS `targets`. */
 const runHook = async (
   targets: unknown,
   { remainingMs = 60_000 }: { remainingMs?: number } = {},
-): Promise<Run> => {
+) => {
   process.env.PRE_TRAFFIC_TARGETS = typeof targets === 'string' ? targets : JSON.stringify(targets);
   const event = {
     DeploymentId: `d-${randomUUID().slice(0, 9).toUpperCase()}`,
@@ -183,6 +165,7 @@ const runHook = async (
   const entries = logs.lines().map((line) => JSON.parse(line) as Record<string, unknown>);
   return {
     outcome,
+    /** The statuses CodeDeploy was told for this run's deployment. */
     reported: codeDeploy.reports
       .filter(
         (report) =>
@@ -190,6 +173,7 @@ const runHook = async (
           report.lifecycleEventHookExecutionId === event.LifecycleEventHookExecutionId,
       )
       .map(({ status }) => status),
+    /** The hook's failure lines, as `<function>: <check>: <cause>`. */
     failureLines: entries
       .filter(({ message }) => message === 'pre-traffic check failed')
       .map((entry) => describeFailure(entry as unknown as Parameters<typeof describeFailure>[0])),
@@ -225,24 +209,16 @@ const expectFailed = (run: Run, failures: readonly string[]): void => {
   }
 };
 
-// --- the suite -----------------------------------------------------------------------------
-
 describe('the pre-traffic hook', () => {
   it('reports Succeeded when every endpoint’s new version passes both checks', async () => {
     // Prepare: every endpoint of the catalogue on the run's database; orders per day as
     // production reaches it, by a secret and verified TLS.
     const firstEnvironment = environments.length;
     const targets = catalogue.map((endpoint) =>
-      endpoint === ORDERS_PER_DAY
-        ? publishHandler(
-            endpoint,
-            functionEnv({
-              ...secretEnv(SECRET_ARN, location('127.0.0.1', tlsFront.port)),
-              DB_TLS: 'verify-full',
-              DB_CA: tlsFront.caFile,
-            }),
-          )
-        : publishHandler(endpoint, functionEnv()),
+      publishHandler(
+        endpoint,
+        endpoint === ORDERS_PER_DAY ? tlsEnv({ DB_CA: tlsFront.caFile }) : functionEnv(),
+      ),
     );
     const before = lambda.calls.length;
     const secretReads = extension.reads(SECRET_ARN);
@@ -287,37 +263,28 @@ describe('the pre-traffic hook', () => {
     }
   });
 
-  it('reports Failed, naming the function, when its database secret cannot be read', async () => {
-    const failing = publishHandler(ORDERS_PER_DAY, functionEnv(secretEnv(DENIED_ARN, location())));
+  it.each([
+    [
+      'its database secret cannot be read',
+      () => Promise.resolve(secretEnv(DENIED_ARN, location())),
+      'SecretReadError ERR_DATABASE_SECRET_READ',
+    ],
+    [
+      'the database refuses connections',
+      async () => ({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/reports` }),
+      'Error ECONNREFUSED',
+    ],
+  ])('reports Failed, naming the function, when %s', async (_case, env, cause) => {
+    const failing = publishHandler(ORDERS_PER_DAY, functionEnv(await env()));
 
     const run = await runHook([failing, healthyDishes()]);
 
-    expectFailed(run, [
-      'ordersPerDay: pre-traffic: database failed (SecretReadError ERR_DATABASE_SECRET_READ)',
-    ]);
-  });
-
-  it('reports Failed when the database refuses connections', async () => {
-    const refusing = await freePort();
-    const failing = publishHandler(
-      ORDERS_PER_DAY,
-      functionEnv({ DATABASE_URL: `postgres://postgres@127.0.0.1:${refusing}/reports` }),
-    );
-
-    const run = await runHook([failing, healthyDishes()]);
-
-    expectFailed(run, ['ordersPerDay: pre-traffic: database failed (Error ECONNREFUSED)']);
+    expectFailed(run, [`ordersPerDay: pre-traffic: database failed (${cause})`]);
   });
 
   it('reports Failed when the database’s certificate cannot be verified', async () => {
     // The TLS front's certificate chains to the test CA only, not to the RDS CAs (DB_CA unset).
-    const failing = publishHandler(
-      ORDERS_PER_DAY,
-      functionEnv({
-        ...secretEnv(SECRET_ARN, location('127.0.0.1', tlsFront.port)),
-        DB_TLS: 'verify-full',
-      }),
-    );
+    const failing = publishHandler(ORDERS_PER_DAY, tlsEnv());
     const tlsConnections = tlsFront.passedOn();
 
     const run = await runHook([failing, healthyDishes()]);

@@ -1,8 +1,7 @@
 /**
- * The deployed report handlers (functions/orders-per-day.ts, functions/dishes.ts), invoked with
- * real API Gateway events against the real database and the real local key-set server of the
- * global setup. Report figures are checked against an independent reading of the raw orders
- * (tests/support/oracle.ts).
+ * The deployed report handlers (functions/orders-per-day.ts, functions/dishes.ts) on real API
+ * Gateway events, the real database and key set; figures are checked against an independent
+ * reading of the raw orders (tests/support/oracle.ts).
  */
 import { handler as dishesHandler } from '../../../functions/dishes';
 import { handler as ordersDayHandler } from '../../../functions/orders-per-day';
@@ -51,6 +50,11 @@ const ordersDayEndpoint = (...args: Parameters<typeof createDependencies>) => {
   return reportEndpoint(ordersPerDay, deps.database.bind(ordersPerDay.queries), deps);
 };
 
+/** The first sample owner's token, for the tests that need no other. */
+let token = '';
+beforeAll(async () => {
+  token = await tokenFor(owner1);
+});
 afterAll(async () => {
   await Promise.all([closeContainerDependencies(), ...built.map((deps) => deps.close())]);
 });
@@ -65,19 +69,9 @@ const getReport = (
 ) => invoke(HANDLERS[resource], restEvent(reportRequest(resource, id, token, query, headers)));
 
 /** A restaurant's platform, as the oracle reads its raw orders. */
-interface Platform {
-  readonly id: string;
-  readonly platform: string;
-  readonly timeZone: string;
-  readonly minorUnits: number;
-}
-const DUBAI: Platform = { id: 'R-1001', platform: 'TB_AE', timeZone: 'Asia/Dubai', minorUnits: 2 };
-const KUWAIT: Platform = {
-  id: 'R-1002',
-  platform: 'TB_KW',
-  timeZone: 'Asia/Kuwait',
-  minorUnits: 3,
-};
+const DUBAI = { id: 'R-1001', platform: 'TB_AE', timeZone: 'Asia/Dubai', minorUnits: 2 };
+const KUWAIT = { id: 'R-1002', platform: 'TB_KW', timeZone: 'Asia/Kuwait', minorUnits: 3 };
+type Platform = typeof DUBAI;
 
 /** The orders/day rows of `of` over `range`, read from its raw orders. */
 const daysOf = async (of: Platform, range: DateRange) =>
@@ -90,7 +84,6 @@ const rowsOf = (rows: readonly unknown[]) => ({ data: rows.map((data) => ({ data
 
 describe('GET /v1/restaurants/{id}/reports/orders/day', () => {
   it('answers the sample event with one row per day, each carrying its compare day', async () => {
-    const token = await tokenFor(owner1);
     const today = dubaiToday();
 
     const result = await invoke(ordersDayHandler, sampleEvent('orders-per-day', token));
@@ -108,7 +101,6 @@ describe('GET /v1/restaurants/{id}/reports/orders/day', () => {
     'counts $id days in its own time zone over 31 days, zeros included, cancelled excluded, rounded to the currency',
     async (restaurant) => {
       const range = lastDays(31, restaurant.timeZone);
-      const token = await tokenFor(owner1);
 
       const result = await getReport(ORDERS_DAY, restaurant.id, token, range, {
         'x-platform-id': restaurant.platform,
@@ -156,7 +148,6 @@ describe('GET /v1/restaurants/{id}/reports/orders/day', () => {
       3,
     ],
   ])('%s', async (_behaviour, id, headers, restaurant, days) => {
-    const token = await tokenFor(owner1);
     const range = lastDays(days, restaurant.timeZone);
 
     const result = await getReport(ORDERS_DAY, id, token, range, headers);
@@ -165,7 +156,6 @@ describe('GET /v1/restaurants/{id}/reports/orders/day', () => {
   });
 
   it('leaves compare off the rows past the end of a shorter compare range', async () => {
-    const token = await tokenFor(owner1);
     const today = dubaiToday();
 
     const result = await getReport(ORDERS_DAY, 'R-1001', token, {
@@ -182,7 +172,6 @@ describe('GET /v1/restaurants/{id}/reports/orders/day', () => {
 
 describe('CSV export', () => {
   it('answers orders/day with compare as exactly the comparison CSV of spec 2.4, as a download', async () => {
-    const token = await tokenFor(owner1);
     const today = dubaiToday();
     const query = {
       from: addDays(today, -2),
@@ -197,39 +186,28 @@ describe('CSV export', () => {
       getReport(ORDERS_DAY, 'R-1001', token, { ...query, format: 'json' }),
     ]);
 
-    type Row = { data: Record<string, string | number>; compare: Record<string, string | number> };
-    const rows = (jsonBody(json) as { data: Row[] }).data;
-    const quoted = (values: (string | number)[]) =>
-      values.map((value) => `"${String(value)}"`).join(',');
+    type Values = Record<'date' | 'orderCount' | 'revenue', string | number>;
+    const rows = (jsonBody(json) as { data: { data: Values; compare: Values }[] }).data;
+    const line = (values: (string | number)[]) =>
+      `${values.map((value) => `"${String(value)}"`).join(',')}\r\n`;
     expect(csv.statusCode).toBe(200);
     expect(csv.headers).toMatchObject({
       'Content-Type': 'text/csv; charset=utf-8',
       'Content-Disposition': `attachment; filename="orders-per-day_R-1001_${query.from}_${query.to}_vs_${query['compare[from]']}_${query['compare[to]']}.csv"`,
-      'Access-Control-Allow-Origin': '*',
+      ...CORS,
       'Access-Control-Expose-Headers': 'Content-Disposition',
     });
     expect(csv.body).toBe(
-      [
-        'day,orders,sales,day_comparison,orders_comparison,sales_comparison',
-        ...rows.map((row) =>
-          quoted([
-            row.data.date,
-            row.data.orderCount,
-            row.data.revenue,
-            row.compare.date,
-            row.compare.orderCount,
-            row.compare.revenue,
-          ] as (string | number)[]),
-        ),
-      ]
-        .map((line) => `${line}\r\n`)
-        .join(''),
+      'day,orders,sales,day_comparison,orders_comparison,sales_comparison\r\n' +
+        rows
+          .map(({ data, compare }) =>
+            line([data, compare].flatMap((v) => [v.date, v.orderCount, v.revenue])),
+          )
+          .join(''),
     );
   });
 
   it('answers dishes as CSV when the client sends Accept: text/csv', async () => {
-    const token = await tokenFor(owner1);
-
     const result = await getReport(DISHES, 'R-1001', token, lastDays(7), { Accept: 'text/csv' });
 
     expect(result.statusCode).toBe(200);
@@ -238,8 +216,6 @@ describe('CSV export', () => {
   });
 
   it('keeps errors JSON when CSV was asked for', async () => {
-    const token = await tokenFor(owner1);
-
     const result = await getReport(DISHES, 'R-2001', token, { ...lastDays(1), format: 'csv' });
 
     expectError(result, 403, BODIES.forbidden, { 'Content-Type': 'application/json' });
@@ -248,8 +224,6 @@ describe('CSV export', () => {
 
 describe('GET /v1/restaurants/{id}/reports/dishes', () => {
   it('answers the sample event with every dish ordered, highest revenue first', async () => {
-    const token = await tokenFor(owner1);
-
     const result = await invoke(dishesHandler, sampleEvent('dishes', token));
 
     const expected = await dishesOf(DUBAI, lastDays(7));
@@ -259,7 +233,6 @@ describe('GET /v1/restaurants/{id}/reports/dishes', () => {
   });
 
   it('reports a 3-decimal currency through an HTTP API (v2) event', async () => {
-    const token = await tokenFor(owner1);
     const range = lastDays(31, KUWAIT.timeZone);
 
     const result = await invoke(
@@ -275,8 +248,6 @@ describe('spec section 7, as a client meets each row', () => {
   const week = () => lastDays(7);
 
   it('400 OUT_OF_RANGE when the range is longer than 31 days', async () => {
-    const token = await tokenFor(owner1);
-
     const result = await getReport(ORDERS_DAY, 'R-1001', token, lastDays(32));
 
     expectError(result, 400, BODIES.daysOutOfRange);
@@ -298,8 +269,6 @@ describe('spec section 7, as a client meets each row', () => {
   ] as const)(
     '400, not 500, for the year 0000 on %s, which PostgreSQL cannot store',
     async (_case, resource, query) => {
-      const token = await tokenFor(owner1);
-
       const result = await getReport(resource, 'R-1001', token, query);
 
       expect(result.statusCode).toBe(400);
@@ -308,8 +277,6 @@ describe('spec section 7, as a client meets each row', () => {
   );
 
   it('400 VALIDATION_ERROR with one entry per missing field', async () => {
-    const token = await tokenFor(owner1);
-
     const result = await getReport(DISHES, 'R-1001', token, { to: '' });
 
     expectError(result, 400, validation(emptyField('from'), emptyField('to')));
@@ -353,8 +320,6 @@ describe('spec section 7, as a client meets each row', () => {
     ['an own restaurant on a platform it is not on', 'R-1002', { 'X-Platform-Id': 'TB_AE' }],
     ["another restaurant's id on an own platform", 'tb-kw-3301', { 'X-Platform-Id': 'TB_AE' }],
   ])('403 FORBIDDEN for %s', async (_case, id, headers) => {
-    const token = await tokenFor(owner1);
-
     const result = await getReport(ORDERS_DAY, id, token, week(), headers);
 
     expectError(result, 403, BODIES.forbidden);
@@ -368,7 +333,6 @@ describe('spec section 7, as a client meets each row', () => {
         DB_CONNECT_TIMEOUT_SECONDS: '1',
       }),
     );
-    const token = await tokenFor(owner1);
 
     const result = await invoke(
       endpoint,

@@ -1,11 +1,7 @@
 /**
- * The orders-today, revenue and dashboard handlers (functions/orders-today.ts,
- * functions/revenue.ts, functions/dashboard.ts), invoked with real API Gateway events
- * against the real database and the real local key-set server of the global setup. Figures are
- * checked against an independent reading of the raw orders (tests/support/services-oracle.ts);
- * answers that depend on the clock are checked against the reading at the moment before and
- * the moment after the call. Days and months around DST changes are checked on orders of a
- * restaurant that exists only inside a rolled-back transaction, with the database clock set.
+ * The orders-today, revenue and dashboard handlers on real API Gateway events, the real database
+ * and key set, checked against an independent reading of the orders (services-oracle.ts) at the
+ * moments before and after the call; DST days and months on a rolled-back fixture restaurant.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { handler as dashboardHandler } from '../../../functions/dashboard';
@@ -69,47 +65,19 @@ const invokeTimed = async (handler: unknown, event: unknown) => {
 
 afterAll(closeContainerDependencies);
 
-interface Restaurant {
-  readonly owner: SampleOwner;
-  readonly id: string;
-  readonly platform: string;
-  readonly timeZone: string;
-  readonly currency: string;
-  readonly minorUnits: number;
-}
-
-const DUBAI: Restaurant = {
-  owner: owner1,
-  id: 'R-1001',
-  platform: 'TB_AE',
-  timeZone: 'Asia/Dubai',
-  currency: 'AED',
-  minorUnits: 2,
-};
-const KUWAIT: Restaurant = {
-  owner: owner1,
-  id: 'R-1002',
-  platform: 'TB_KW',
-  timeZone: 'Asia/Kuwait',
-  currency: 'KWD',
-  minorUnits: 3,
-};
-const BERLIN: Restaurant = {
-  owner: owner2,
-  id: 'R-2001',
-  platform: 'FD_DE',
-  timeZone: 'Europe/Berlin',
-  currency: 'EUR',
-  minorUnits: 2,
-};
-const MEXICO: Restaurant = {
-  owner: owner3,
-  id: 'R-3001',
-  platform: 'PY_MX',
-  timeZone: 'America/Mexico_City',
-  currency: 'MXN',
-  minorUnits: 2,
-};
+const restaurantOf = (
+  owner: SampleOwner,
+  id: string,
+  platform: string,
+  timeZone: string,
+  currency: string,
+  minorUnits: number,
+) => ({ owner, id, platform, timeZone, currency, minorUnits });
+type Restaurant = ReturnType<typeof restaurantOf>;
+const DUBAI = restaurantOf(owner1, 'R-1001', 'TB_AE', 'Asia/Dubai', 'AED', 2);
+const KUWAIT = restaurantOf(owner1, 'R-1002', 'TB_KW', 'Asia/Kuwait', 'KWD', 3);
+const BERLIN = restaurantOf(owner2, 'R-2001', 'FD_DE', 'Europe/Berlin', 'EUR', 2);
+const MEXICO = restaurantOf(owner3, 'R-3001', 'PY_MX', 'America/Mexico_City', 'MXN', 2);
 
 type EventKind = 'REST v1' | 'HTTP API v2';
 
@@ -137,36 +105,25 @@ const getAsOwner = async (
   return invokeTimed(handler, eventOf(kind, request(resource, restaurant, token, query)));
 };
 
-/** The orders-today body of `restaurant` at a moment, read from its orders. */
-const ordersTodayAt = async (restaurant: Restaurant) => {
-  const orders = await listedOrders(restaurant.id, restaurant.platform);
+/** The orders of `r` on its platform, read independently of the handlers. */
+const ordersOf = (r: Restaurant) => listedOrders(r.id, r.platform);
+/** The orders-today body of `r` at a moment, read from its orders. */
+const ordersTodayAt = async (r: Restaurant) => {
+  const orders = await ordersOf(r);
   return (now: Date) => ({
-    data: expectedOrdersToday(orders, restaurant.timeZone, restaurant.minorUnits, now).map(
-      (data) => ({ data }),
-    ),
+    data: expectedOrdersToday(orders, r.timeZone, r.minorUnits, now).map((data) => ({ data })),
   });
 };
-/** The dashboard body of `restaurant` at a moment, read from its orders. */
-const dashboardAt = async (restaurant: Restaurant) => {
-  const orders = await listedOrders(restaurant.id, restaurant.platform);
+/** The dashboard body of `r` at a moment, read from its orders. */
+const dashboardAt = async (r: Restaurant) => {
+  const orders = await ordersOf(r);
   return (now: Date) => ({
-    data: expectedDashboard(
-      orders,
-      restaurant.timeZone,
-      restaurant.currency,
-      restaurant.minorUnits,
-      now,
-    ),
+    data: expectedDashboard(orders, r.timeZone, r.currency, r.minorUnits, now),
   });
 };
-/** The revenue rows of `restaurant` over the months from `from` to `to`, read from its orders. */
-const revenueOf = async (restaurant: Restaurant, from: IsoDate, to: IsoDate) =>
-  expectedRevenue(
-    await listedOrders(restaurant.id, restaurant.platform),
-    restaurant.timeZone,
-    eachMonth(from, to),
-    restaurant.minorUnits,
-  );
+/** The revenue rows of `r` over the months from `from` to `to`, read from its orders. */
+const revenueOf = async (r: Restaurant, from: IsoDate, to: IsoDate) =>
+  expectedRevenue(await ordersOf(r), r.timeZone, eachMonth(from, to), r.minorUnits);
 
 /** An RFC 4180 body as the reports export it: every value quoted, CRLF line ends. */
 const csvOf = (header: string, rows: readonly (readonly (string | number)[])[]): string =>
@@ -194,6 +151,24 @@ const expectAnswerAt = (
   expect(result.statusCode).toBe(200);
   expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', ...CORS });
   expect(moments.map(expected)).toContainEqual(jsonBody(result));
+};
+
+const CSV = { format: 'csv' };
+/** Expects a 200 CSV download named `filename`, with the CORS header. */
+const expectCsv = (result: APIGatewayProxyResult, filename: string) => {
+  expect(result.statusCode).toBe(200);
+  expect(result.headers).toMatchObject({
+    'Content-Type': 'text/csv; charset=utf-8',
+    'Content-Disposition': `attachment; filename="${filename}"`,
+    ...CORS,
+  });
+};
+
+/** A dashboard of zeros on `date`, compared with the week before. */
+const zeroDashboard = (date: IsoDate, currency: string | null) => {
+  const zero = { value: 0, compare: 0 };
+  const figures = { orders: zero, revenue: zero, averageOrderValue: zero, cancellationRate: zero };
+  return { date, compareDate: addDays(date, -7), currency, ...figures };
 };
 
 /** The months the sample data covers (its 90 days up to today), and one month after. */
@@ -227,37 +202,23 @@ describe('GET /v1/restaurants/{id}/orders/today', () => {
 
   it('exports CSV with format=csv: one quoted line per order under the declared columns', async () => {
     // Act
-    const { result, moments } = await getAsOwner(
-      ordersTodayHandler,
-      DUBAI,
-      'REST v1',
-      ORDERS_TODAY,
-      { format: 'csv' },
-    );
+    const timed = await getAsOwner(ordersTodayHandler, DUBAI, 'REST v1', ORDERS_TODAY, CSV);
 
     // Assess
-    const orders = await listedOrders(DUBAI.id, DUBAI.platform);
-    expect(result.statusCode).toBe(200);
-    expect(result.headers).toMatchObject({
-      'Content-Type': 'text/csv; charset=utf-8',
-      'Content-Disposition': 'attachment; filename="orders-today_R-1001_today.csv"',
-      ...CORS,
-    });
-    expect(result.body.startsWith('order,placed_at,state,items,total\r\n')).toBe(true);
-    expect(
-      moments.map((now) =>
-        csvOf(
-          'order,placed_at,state,items,total',
-          expectedOrdersToday(orders, DUBAI.timeZone, 2, now).map((order) => [
-            order.id,
-            order.placedAt,
-            order.state,
-            order.itemCount,
-            order.total,
-          ]),
-        ),
-      ),
-    ).toContain(result.body);
+    const { result, moments } = timed;
+    const orders = await ordersOf(DUBAI);
+    expectCsv(result, 'orders-today_R-1001_today.csv');
+    const rowsAt = (now: Date) =>
+      expectedOrdersToday(orders, DUBAI.timeZone, 2, now).map((o) => [
+        o.id,
+        o.placedAt,
+        o.state,
+        o.itemCount,
+        o.total,
+      ]);
+    expect(moments.map((now) => csvOf('order,placed_at,state,items,total', rowsAt(now)))).toContain(
+      result.body,
+    );
   });
 });
 
@@ -306,19 +267,14 @@ describe('GET /v1/restaurants/{id}/reports/revenue', () => {
 
     // Act
     const { result } = await getAsOwner(revenueHandler, DUBAI, 'REST v1', REVENUE, {
+      ...CSV,
       from,
       to,
-      format: 'csv',
     });
 
     // Assess
     const expected = await revenueOf(DUBAI, from, to);
-    expect(result.statusCode).toBe(200);
-    expect(result.headers).toMatchObject({
-      'Content-Type': 'text/csv; charset=utf-8',
-      'Content-Disposition': `attachment; filename="revenue_R-1001_${from.slice(0, 7)}_${to.slice(0, 7)}.csv"`,
-      ...CORS,
-    });
+    expectCsv(result, `revenue_R-1001_${from.slice(0, 7)}_${to.slice(0, 7)}.csv`);
     expect(result.body).toBe(
       csvOf(
         'month,year,orders,sales',
@@ -427,19 +383,8 @@ describe('a restaurant the token grants but the database does not know', () => {
 
     // Assess
     expect(result.statusCode).toBe(200);
-    const zero = { value: 0, compare: 0 };
     expect(
-      moments.map((now) => ({
-        data: {
-          date: todayIn('UTC', now),
-          compareDate: addDays(todayIn('UTC', now), -7),
-          currency: null,
-          orders: zero,
-          revenue: zero,
-          averageOrderValue: zero,
-          cancellationRate: zero,
-        },
-      })),
+      moments.map((now) => ({ data: zeroDashboard(todayIn('UTC', now), null) })),
     ).toContainEqual(jsonBody(result));
   });
 });
@@ -487,15 +432,7 @@ describe.each([
     const token = await tokenFor(owner1);
 
     // Act
-    const result = await invoke(
-      handler,
-      restEvent({
-        resource: v1,
-        pathParameters: { id: '' },
-        headers: { Authorization: `Bearer ${token}` },
-        query,
-      }),
-    );
+    const result = await invoke(handler, restEvent(reportRequest(v1, '', token, query)));
 
     // Assess
     expectError(result, 400, validation(emptyField('id')));
@@ -508,10 +445,8 @@ describe.each([
 ])('the %s report', (_name, handler, resource, query) => {
   it('400 VALIDATION_ERROR for an unknown format, with the CORS header', async () => {
     // Act
-    const { result } = await getAsOwner(handler, DUBAI, 'REST v1', resource, {
-      ...query,
-      format: 'xml',
-    });
+    const xml = { ...query, format: 'xml' };
+    const { result } = await getAsOwner(handler, DUBAI, 'REST v1', resource, xml);
 
     // Assess
     expectError(
@@ -567,6 +502,7 @@ describe('days and months around DST changes, on a restaurant inside a rolled-ba
     const row = (i: number, placedAt: string, state: string, itemCount: number, total: number) => ({
       data: { id: ids[i], placedAt, state, itemCount, total },
     });
+
     // Assess
     expect(rows).toEqual([
       row(4, '2026-10-25T23:59:00+01:00', 'PLACED', 3, 7),
@@ -644,23 +580,18 @@ describe('days and months around DST changes, on a restaurant inside a rolled-ba
     );
 
     // Assess
-    const month = (m: string, orderCount: number, sales: number) => ({
-      data: { month: `2026-${m}-01`, year: '2026-01-01', orderCount, revenue: sales },
-    });
-    expect(rows).toEqual([
-      month('01', 0, 0),
-      month('02', 1, 1),
-      month('03', 2, 6.01),
-      month('04', 1, 8),
-      month('05', 0, 0),
-      month('06', 0, 0),
-      month('07', 0, 0),
-      month('08', 0, 0),
-      month('09', 1, 16),
-      month('10', 2, 96),
-      month('11', 1, 128),
-      month('12', 0, 0),
-    ]);
+    const counts = [0, 1, 2, 1, 0, 0, 0, 0, 1, 2, 1, 0]; // January to December
+    const sales = [0, 1, 6.01, 8, 0, 0, 0, 0, 16, 96, 128, 0];
+    expect(rows).toEqual(
+      counts.map((orderCount, i) => ({
+        data: {
+          month: `2026-${String(i + 1).padStart(2, '0')}-01`,
+          year: '2026-01-01',
+          orderCount,
+          revenue: sales[i],
+        },
+      })),
+    );
   });
 
   it('compares the autumn DST day with the week before up to the same local time, not the same instant', async () => {
@@ -704,15 +635,9 @@ describe('days and months around DST changes, on a restaurant inside a rolled-ba
     );
 
     // Assess
-    const zero = { value: 0, compare: 0 };
     expect(data).toEqual({
-      date: '2026-10-25',
+      ...zeroDashboard('2026-10-25' as IsoDate, 'EUR'),
       compareDate: '2026-10-18',
-      currency: 'EUR',
-      orders: zero,
-      revenue: zero,
-      averageOrderValue: zero,
-      cancellationRate: zero,
     });
   });
 });

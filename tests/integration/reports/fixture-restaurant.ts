@@ -1,18 +1,13 @@
 /**
- * A fixture restaurant for the report SQL tests (shared/reports/<id>.sql.ts) on the run's real
- * database: its orders and lines written inside a transaction that is rolled back, so the
- * seeded sample data stays as it was. The triggers of migration 004 fill the daily rollups the
- * report SQL reads as the rows arrive.
+ * A fixture restaurant for the report SQL tests on the run's real database, written inside a
+ * transaction that is rolled back; migration 004's triggers fill the rollups as rows arrive.
  */
 import postgres from 'postgres';
 import type { Sql } from '../../../shared/db/client';
 
 class Rollback extends Error {}
 
-/**
- * Runs `run` in a transaction on the run's database that is then rolled back, on a connection
- * of its own (`options` added to its settings).
- */
+/** Runs `run` in a rolled-back transaction on a connection of its own, with `options`. */
 export const rolledBack = async (
   run: (tx: postgres.TransactionSql) => Promise<void>,
   options: postgres.Options<Record<string, postgres.PostgresType>> = {},
@@ -52,10 +47,7 @@ export interface FixtureRestaurant {
 /** The fixture restaurant's id and its platform FX_AE (it is also sold on FY_AE). */
 export const FIXTURE_SCOPE = { restaurantId: 'FIX-1', platformId: 'FX_AE' } as const;
 
-/**
- * Runs `check` on a connection that sees `orders` of one fixture restaurant, handing it the
- * report's queries bound to that connection.
- */
+/** Runs `check` on the report's queries, bound to a connection that sees `orders` of FIX-1. */
 export const withFixture = async <Q>(
   bind: (sql: Sql) => Q,
   restaurant: FixtureRestaurant,

@@ -1,8 +1,6 @@
 /**
  * The oracle of the rollup tests: the report queries as they were before the daily rollups
- * (migration 004), aggregating orders and order lines straight from the source tables, and the
- * rollup rows recomputed from the same tables with an independent reading of the range day.
- * Test code only: production reads the rollups.
+ * (migration 004), aggregating the source tables, and the rollup rows recomputed from them.
  */
 import type postgres from 'postgres';
 import type { DateRange, IsoDate } from '../../../shared/dates';
@@ -21,17 +19,25 @@ const restaurantOf = (sql: Sql, restaurantId: string) => sql`
     where r.id = ${restaurantId}
   )`;
 
+/** The counted orders of `scope` from the local midnight of `from` up to `end` (local). */
 const countedOrders = (
   sql: Sql,
   { restaurantId, platformId }: ReportScope,
   { from, to }: DateRange,
+  end = sql`(${to}::date + 1)::timestamp`,
 ) => sql`
   orders o
     on o.restaurant_id = ${restaurantId}
    and o.platform_id = ${platformId}
    and o.placed_at >= (${from}::date::timestamp at time zone restaurant.time_zone)
-   and o.placed_at < ((${to}::date + 1)::timestamp at time zone restaurant.time_zone)
+   and o.placed_at < (${end} at time zone restaurant.time_zone)
    and o.state = any(${[...COUNTED_STATES]})`;
+
+/** The order count and revenue of a row, as every report answers them. */
+const figures = (row: postgres.Row) => ({
+  orderCount: integer(row, 'order_count'),
+  revenue: decimal(row, 'revenue'),
+});
 
 export const liveOrdersPerDay = async (
   sql: Sql,
@@ -54,11 +60,7 @@ export const liveOrdersPerDay = async (
     from generate_series(${range.from}::date, ${range.to}::date, interval '1 day') as days(day)
     left join totals on totals.day = days.day::date
     order by days.day`;
-  return rows.map((row) => ({
-    date: text(row, 'date') as IsoDate,
-    orderCount: integer(row, 'order_count'),
-    revenue: decimal(row, 'revenue'),
-  }));
+  return rows.map((row) => ({ date: text(row, 'date') as IsoDate, ...figures(row) }));
 };
 
 export const liveDishes = async (
@@ -76,31 +78,21 @@ export const liveDishes = async (
     join order_lines l on l.order_id = o.id
     group by l.dish_name, restaurant.minor_units
     order by sum(l.quantity * l.unit_price) desc, order_count desc, name asc`;
-  return rows.map((row) => ({
-    name: text(row, 'name'),
-    orderCount: integer(row, 'order_count'),
-    revenue: decimal(row, 'revenue'),
-  }));
+  return rows.map((row) => ({ name: text(row, 'name'), ...figures(row) }));
 };
 
 export const liveRevenuePerMonth = async (
   sql: Sql,
-  { restaurantId, platformId }: ReportScope,
+  scope: ReportScope,
   { from, to }: DateRange,
 ): Promise<MonthTotals[]> => {
   const rows = await sql`
-    with ${restaurantOf(sql, restaurantId)},
+    with ${restaurantOf(sql, scope.restaurantId)},
     totals as (
       select date_trunc('month', o.placed_at at time zone restaurant.time_zone)::date as month,
              count(*) as orders,
              sum(o.total) as revenue
-      from restaurant
-      join orders o
-        on o.restaurant_id = ${restaurantId}
-       and o.platform_id = ${platformId}
-       and o.placed_at >= (${from}::date::timestamp at time zone restaurant.time_zone)
-       and o.placed_at < ((${to}::date + interval '1 month') at time zone restaurant.time_zone)
-       and o.state = any(${[...COUNTED_STATES]})
+      from restaurant join ${countedOrders(sql, scope, { from, to }, sql`(${to}::date + interval '1 month')`)}
       group by 1
     )
     select to_char(months.month, 'YYYY-MM-DD') as month,
@@ -111,11 +103,7 @@ export const liveRevenuePerMonth = async (
            as months(month)
     left join totals on totals.month = months.month::date
     order by months.month`;
-  return rows.map((row) => ({
-    month: text(row, 'month') as IsoDate,
-    orderCount: integer(row, 'order_count'),
-    revenue: decimal(row, 'revenue'),
-  }));
+  return rows.map((row) => ({ month: text(row, 'month') as IsoDate, ...figures(row) }));
 };
 
 export interface RollupTables {
@@ -124,10 +112,9 @@ export interface RollupTables {
 }
 
 /**
- * The rollup rows of `restaurantIds`, as stored and as the
- * source tables say they should be. The range day is found here by searching the days around
- * the local one for the last whose local midnight is at or before the order, not by the
- * migration's report_day().
+ * The rollup rows of `restaurantIds`, as stored and as the source tables say they should be; the
+ * range day is the last day around the local one whose local midnight is at or before the order
+ * (not the migration's report_day()).
  */
 export const rollupTables = async (
   sql: Sql,

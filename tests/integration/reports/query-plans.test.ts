@@ -1,13 +1,8 @@
 /**
- * The plans of the report queries at a small scale: 20,000 orders of 50
- * restaurants over two years, ~2.5 lines each, written inside a transaction that is rolled back
- * (the seeded sample data stays as it was) and ANALYZEd there; the triggers of migration 004
- * fill the daily rollups as the rows arrive. EXPLAIN (FORMAT JSON) of the exact SQL each
- * report's SQL module (shared/reports/<id>.sql.ts) sends (caught through postgres.js' debug
- * hook) must range-scan the primary key of its rollup table (restaurant, platform, a range of
- * days), never read a rollup sequentially and never read orders or order lines at all. Runs on the embedded PGlite and on
- * TEST_DATABASE_URL alike; the planner is left at its defaults; the data volume alone makes the
- * index the cheaper path. Latency is measured by tools/bench/queries.ts, never here.
+ * The plans of the report queries over 20,000 orders of 50 restaurants, written and ANALYZEd in
+ * a rolled-back transaction: EXPLAIN of the exact SQL each report module sends (caught through
+ * postgres.js' debug hook) range-scans its rollup's primary key, never reads a rollup
+ * sequentially, and never reads orders or order lines. The planner is left at its defaults.
  */
 import postgres from 'postgres';
 import type { Sql } from '../../../shared/db/client';
@@ -69,11 +64,7 @@ const plansOf = async (run: (sql: Sql) => Promise<unknown>): Promise<PlanNode[]>
         from orders o
         cross join lateral generate_series(1, 1 + (o.id % 4)::int) as n
         where o.restaurant_id like 'PLAN-%'`;
-      await tx`analyze orders`;
-      await tx`analyze order_lines`;
-      await tx`analyze restaurants`;
-      await tx`analyze report_daily_orders`;
-      await tx`analyze report_daily_dishes`;
+      await tx`analyze orders, order_lines, restaurants, report_daily_orders, report_daily_dishes`;
       capturing = true;
       await run(tx as unknown as Sql);
       capturing = false;
@@ -128,27 +119,19 @@ const expectRollupRangeScan = (nodes: readonly PlanNode[], index: string, upperB
 };
 
 describe('report query plans at scale', () => {
-  it(`orders/day for one restaurant over 31 days range-scans ${DAYS_INDEX}, never reading orders`, async () => {
-    expectRollupRangeScan(
-      await plansOf((sql) => ordersPerDayQueries(sql).ordersPerDay(scope, range)),
-      DAYS_INDEX,
-      /day <= /,
-    );
-  });
+  type Query = (sql: Sql) => Promise<unknown>;
+  const perDay: Query = (sql) => ordersPerDayQueries(sql).ordersPerDay(scope, range);
+  const dishes: Query = (sql) => dishesQueries(sql).dishes(scope, range);
+  const revenue: Query = (sql) => revenueQueries(sql).revenuePerMonth(scope, months);
 
-  it(`dishes for one restaurant over 31 days range-scans ${DISHES_INDEX}, never reading orders or lines`, async () => {
-    expectRollupRangeScan(
-      await plansOf((sql) => dishesQueries(sql).dishes(scope, range)),
-      DISHES_INDEX,
-      /day <= /,
-    );
-  });
-
-  it(`revenue for one restaurant over 12 months range-scans ${DAYS_INDEX}, never reading orders`, async () => {
-    expectRollupRangeScan(
-      await plansOf((sql) => revenueQueries(sql).revenuePerMonth(scope, months)),
-      DAYS_INDEX,
-      /day < /,
-    );
-  });
+  it.each([
+    ['orders/day', '31 days', DAYS_INDEX, perDay, /day <= /],
+    ['dishes', '31 days', DISHES_INDEX, dishes, /day <= /],
+    ['revenue', '12 months', DAYS_INDEX, revenue, /day < /],
+  ])(
+    '%s for one restaurant over %s range-scans %s, never reading orders or lines',
+    async (_report, _span, index, query, upperBound) => {
+      expectRollupRangeScan(await plansOf(query), index, upperBound);
+    },
+  );
 });

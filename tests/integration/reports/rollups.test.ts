@@ -1,19 +1,9 @@
 /**
- * The daily rollups (migration 004_report_rollups.sql) against the aggregation they replace.
- * fast-check writes random histories into four restaurants whose zones change their clocks
- * around midnight or at night (Havana, Santiago, Berlin) or never (Dubai): orders inserted one
- * by one, in bulk, or with their lines in one statement; states, instants, totals,
- * restaurants and platforms changed one by one and in bulk; orders deleted (their lines go by
- * the foreign key's cascade); lines inserted, upserted, changed, moved to another order,
- * renamed in bulk and deleted; a restaurant's time zone changed. After every step the rollup
- * tables must equal the rows recomputed from orders and order lines, and at the end every
- * report read from the rollups must equal the same report aggregated from the source tables
- * with the SQL used before the rollups (live-aggregation.ts), over ranges that start and end
- * on the days around each clock change. Each history is written inside a transaction that is
- * rolled back. Runs on the embedded PGlite and on TEST_DATABASE_URL alike;
- * ROLLUP_TEST_RUNS raises the number of histories. On real PostgreSQL, two transactions also
- * write the same order at the same time (PGlite has one backend and no concurrent
- * transactions).
+ * The daily rollups (migration 004) against the aggregation they replace: after every step of
+ * random histories (fast-check; inserts, updates, deletes of orders and lines, zone changes) in
+ * four restaurants around clock changes, the rollups equal the rows recomputed from the source
+ * tables and every report equals live-aggregation.ts. ROLLUP_TEST_RUNS raises the number of
+ * histories; on real PostgreSQL, concurrent writers of one order are checked too.
  */
 import fc from 'fast-check';
 import postgres from 'postgres';
@@ -48,11 +38,7 @@ const PLATFORMS = ['RP_A', 'RP_B'] as const;
 const STATES = ['PLACED', 'ACCEPTED', 'DELIVERED', 'CANCELLED', 'REJECTED'] as const;
 const DISHES = ['Dish A', 'Dish B', 'Dish C', 'Dish D'] as const;
 
-/**
- * Instants orders are placed around: clock changes of the zones above (Havana's autumn change
- * repeats the hour after midnight, so its first hour belongs to the previous day's range),
- * and a month's end.
- */
+/** Instants around clock changes of the zones above (Havana's repeats its first hour) and a month's end. */
 const BASES = [
   '2023-11-05T05:00:00Z', // Havana: 01:00 CDT back to 00:00 CST
   '2023-03-12T05:00:00Z', // Havana: 00:00 CST forward to 01:00 CDT
@@ -62,22 +48,8 @@ const BASES = [
   '2024-01-31T20:00:00Z', // Dubai: midnight opening February
 ].map((instant) => Date.parse(instant));
 
-type State = (typeof STATES)[number];
-
-interface Line {
-  readonly dish: string;
-  readonly quantity: number;
-  readonly unitMilli: number;
-}
-
-interface NewOrder {
-  readonly restaurant: number;
-  readonly platform: number;
-  readonly at: number;
-  readonly state: State;
-  readonly totalMilli: number;
-  readonly lines: readonly Line[];
-}
+/** The values an arbitrary draws. */
+type Drawn<A> = A extends fc.Arbitrary<infer T> ? T : never;
 
 const pick = fc.nat({ max: 1000 });
 const restaurantIndex = fc.nat({ max: RESTAURANTS.length - 1 });
@@ -92,12 +64,9 @@ const instant = fc
     fc.nat({ max: 59 }),
   )
   .map(([base, minutes, seconds]) => (BASES[base] ?? 0) + minutes * 60_000 + seconds * 1000);
-const line: fc.Arbitrary<Line> = fc.record({
-  dish,
-  quantity: fc.integer({ min: 1, max: 5 }),
-  unitMilli: milli,
-});
-const newOrder: fc.Arbitrary<NewOrder> = fc.record({
+const line = fc.record({ dish, quantity: fc.integer({ min: 1, max: 5 }), unitMilli: milli });
+type Line = Drawn<typeof line>;
+const newOrder = fc.record({
   restaurant: restaurantIndex,
   platform: platformIndex,
   at: instant,
@@ -105,6 +74,7 @@ const newOrder: fc.Arbitrary<NewOrder> = fc.record({
   totalMilli: milli,
   lines: fc.array(line, { maxLength: 4 }),
 });
+type NewOrder = Drawn<typeof newOrder>;
 
 /** A step of kind `kind`, drawn with `weight` against the other kinds. */
 const variant = <K extends string, F>(
@@ -143,9 +113,12 @@ const step = fc.oneof(
   variant(2, 'renameLines', { pick, dish }),
   variant(2, 'deleteLine', { pick }),
   variant(1, 'deleteLines', { pick, dish }),
-  variant(1, 'changeZone', { restaurant: restaurantIndex, zone: fc.nat({ max: ZONES.length - 1 }) }),
+  variant(1, 'changeZone', {
+    restaurant: restaurantIndex,
+    zone: fc.nat({ max: ZONES.length - 1 }),
+  }),
 );
-type Step = typeof step extends fc.Arbitrary<infer S> ? S : never;
+type Step = Drawn<typeof step>;
 
 type Tx = postgres.TransactionSql;
 
@@ -153,15 +126,14 @@ const money = (thousandths: number): string => (thousandths / 1000).toFixed(3);
 const iso = (epochMs: number): string => new Date(epochMs).toISOString();
 const restaurantId = (index: number): string => RESTAURANT_IDS[index] ?? 'ROLL-0';
 const platformId = (index: number): string => PLATFORMS[index] ?? 'RP_A';
-const linesJson = (lines: readonly Line[]) =>
-  JSON.stringify(
-    lines.map((l, i) => ({
-      line_no: i + 1,
-      dish_name: l.dish,
-      quantity: l.quantity,
-      unit_price: money(l.unitMilli),
-    })),
-  );
+const lineRows = (lines: readonly Line[]) =>
+  lines.map((l, i) => ({
+    line_no: i + 1,
+    dish_name: l.dish,
+    quantity: l.quantity,
+    unit_price: money(l.unitMilli),
+  }));
+const linesJson = (lines: readonly Line[]) => JSON.stringify(lineRows(lines));
 
 const orderIds = async (tx: Tx): Promise<string[]> =>
   (
@@ -169,8 +141,12 @@ const orderIds = async (tx: Tx): Promise<string[]> =>
       select id::text as id from orders where restaurant_id = any(${RESTAURANT_IDS}) order by id`
   ).map((row) => row.id);
 
-const lineKeys = async (tx: Tx): Promise<{ order_id: string; line_no: number }[]> => [
-  ...(await tx<{ order_id: string; line_no: number }[]>`
+interface LineKey {
+  order_id: string;
+  line_no: number;
+}
+const lineKeys = async (tx: Tx): Promise<LineKey[]> => [
+  ...(await tx<LineKey[]>`
     select l.order_id::text as order_id, l.line_no
     from order_lines l join orders o on o.id = l.order_id
     where o.restaurant_id = any(${RESTAURANT_IDS})
@@ -208,11 +184,21 @@ const insertOrder = async (tx: Tx, order: NewOrder, oneStatement: boolean): Prom
   }
 };
 
-const apply = async (tx: Tx, s: Step): Promise<void> => {
+/** Runs `write` on the order `pick` chooses, if there is one. */
+const onOrder = async (tx: Tx, pick: number, write: (id: string) => Promise<unknown>) => {
+  const id = chosen(await orderIds(tx), pick);
+  if (id !== undefined) await write(id);
+};
+/** Runs `write` on the order line `pick` chooses, if there is one. */
+const onLine = async (tx: Tx, pick: number, write: (key: LineKey) => Promise<unknown>) => {
+  const key = chosen(await lineKeys(tx), pick);
+  if (key !== undefined) await write(key);
+};
+
+const apply = async (tx: Tx, s: Step): Promise<unknown> => {
   switch (s.kind) {
     case 'insertOrder':
-      await insertOrder(tx, s.order, s.oneStatement);
-      return;
+      return insertOrder(tx, s.order, s.oneStatement);
     case 'insertOrders': {
       const orders = s.orders.map((order, n) => ({
         n,
@@ -233,24 +219,16 @@ const apply = async (tx: Tx, s: Step): Promise<void> => {
       // Identities are drawn in insertion order, which follows o.n.
       ids.sort((a, b) => Number(a.id) - Number(b.id));
       const lines = s.orders.flatMap((order, i) =>
-        order.lines.map((l, n) => ({
-          order_id: ids[i]?.id,
-          line_no: n + 1,
-          dish_name: l.dish,
-          quantity: l.quantity,
-          unit_price: money(l.unitMilli),
-        })),
+        lineRows(order.lines).map((l) => ({ order_id: ids[i]?.id, ...l })),
       );
-      await tx`
+      return tx`
         insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
         select * from json_to_recordset(${JSON.stringify(lines)}::text::json)
           as l(order_id bigint, line_no smallint, dish_name text, quantity integer, unit_price numeric)`;
-      return;
     }
-    case 'updateOrder': {
-      const id = chosen(await orderIds(tx), s.pick);
-      if (id === undefined) return;
-      await tx`
+    case 'updateOrder':
+      return onOrder(tx, s.pick, async (id) => {
+        await tx`
         update orders
         set state = coalesce(${s.state}::text, state),
             placed_at = coalesce(${s.at === null ? null : iso(s.at)}::timestamptz, placed_at),
@@ -258,51 +236,40 @@ const apply = async (tx: Tx, s: Step): Promise<void> => {
             restaurant_id = coalesce(${s.scope === null ? null : restaurantId(s.scope.restaurant)}::text, restaurant_id),
             platform_id = coalesce(${s.scope === null ? null : platformId(s.scope.platform)}::text, platform_id)
         where id = ${id}::bigint`;
-      return;
-    }
+      });
     case 'updateOrders':
-      await tx`
+      return tx`
         update orders
         set state = coalesce(${s.state}::text, state),
             placed_at = placed_at + ${s.shiftMinutes}::int * interval '1 minute'
         where restaurant_id = ${restaurantId(s.restaurant)} and id % 2 = ${s.parity}`;
-      return;
-    case 'deleteOrder': {
-      const id = chosen(await orderIds(tx), s.pick);
-      if (id !== undefined) await tx`delete from orders where id = ${id}::bigint`;
-      return;
-    }
+    case 'deleteOrder':
+      return onOrder(tx, s.pick, (id) => tx`delete from orders where id = ${id}::bigint`);
     case 'deleteOrders':
-      await tx`delete from orders where restaurant_id = ${restaurantId(s.restaurant)} and id % 2 = ${s.parity}`;
-      return;
-    case 'insertLines': {
-      const id = chosen(await orderIds(tx), s.pick);
-      if (id === undefined) return;
-      await tx`
+      return tx`delete from orders where restaurant_id = ${restaurantId(s.restaurant)} and id % 2 = ${s.parity}`;
+    case 'insertLines':
+      return onOrder(tx, s.pick, async (id) => {
+        await tx`
         insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
         select ${id}::bigint,
                (select coalesce(max(line_no), 0) from order_lines where order_id = ${id}::bigint) + l.line_no,
                l.dish_name, l.quantity, l.unit_price
         from json_to_recordset(${linesJson(s.lines)}::text::json)
           as l(line_no smallint, dish_name text, quantity integer, unit_price numeric)`;
-      return;
-    }
-    case 'upsertLine': {
-      const id = chosen(await orderIds(tx), s.pick);
-      if (id === undefined) return;
-      await tx`
+      });
+    case 'upsertLine':
+      return onOrder(tx, s.pick, async (id) => {
+        await tx`
         insert into order_lines (order_id, line_no, dish_name, quantity, unit_price)
         values (${id}::bigint, ${s.lineNo}, ${s.line.dish}, ${s.line.quantity}, ${money(s.line.unitMilli)}::numeric)
         on conflict (order_id, line_no) do update
           set dish_name = excluded.dish_name, quantity = excluded.quantity,
               unit_price = excluded.unit_price`;
-      return;
-    }
-    case 'updateLine': {
-      const key = chosen(await lineKeys(tx), s.pick);
-      if (key === undefined) return;
-      const target = s.moveTo === null ? null : (chosen(await orderIds(tx), s.moveTo) ?? null);
-      await tx`
+      });
+    case 'updateLine':
+      return onLine(tx, s.pick, async (key) => {
+        const target = s.moveTo === null ? null : (chosen(await orderIds(tx), s.moveTo) ?? null);
+        await tx`
         update order_lines
         set dish_name = coalesce(${s.dish}::text, dish_name),
             quantity = coalesce(${s.quantity}::int, quantity),
@@ -312,31 +279,21 @@ const apply = async (tx: Tx, s: Step): Promise<void> => {
                            else (select coalesce(max(line_no), 0) + 1 from order_lines
                                  where order_id = ${target}::bigint) end
         where order_id = ${key.order_id}::bigint and line_no = ${key.line_no}`;
-      return;
-    }
-    case 'renameLines': {
-      const id = chosen(await orderIds(tx), s.pick);
-      if (id !== undefined)
+      });
+    case 'renameLines':
+      return onOrder(tx, s.pick, async (id) => {
         await tx`update order_lines set dish_name = ${s.dish} where order_id = ${id}::bigint`;
-      return;
-    }
-    case 'deleteLine': {
-      const key = chosen(await lineKeys(tx), s.pick);
-      if (key !== undefined) {
+      });
+    case 'deleteLine':
+      return onLine(tx, s.pick, async (key) => {
         await tx`delete from order_lines where order_id = ${key.order_id}::bigint and line_no = ${key.line_no}`;
-      }
-      return;
-    }
-    case 'deleteLines': {
-      const id = chosen(await orderIds(tx), s.pick);
-      if (id !== undefined) {
+      });
+    case 'deleteLines':
+      return onOrder(tx, s.pick, async (id) => {
         await tx`delete from order_lines where order_id = ${id}::bigint and dish_name = ${s.dish}`;
-      }
-      return;
-    }
+      });
     case 'changeZone':
-      await tx`update restaurants set time_zone = ${ZONES[s.zone] ?? 'UTC'} where id = ${restaurantId(s.restaurant)}`;
-      return;
+      return tx`update restaurants set time_zone = ${ZONES[s.zone] ?? 'UTC'} where id = ${restaurantId(s.restaurant)}`;
   }
 };
 
@@ -410,21 +367,17 @@ describe('daily rollups', () => {
             await apply(tx, s);
             await expectRollupsMatchSource(tx, `step ${i} ${s.kind}`);
           }
-          const perDay = ordersPerDayQueries(tx as unknown as Sql);
-          const dishList = dishesQueries(tx as unknown as Sql);
-          const revenue = revenueQueries(tx as unknown as Sql);
+          const sql = tx as unknown as Sql;
           const zones = await tx<{ id: string; time_zone: string }[]>`
             select id, time_zone from restaurants where id = any(${RESTAURANT_IDS})`;
           for (const { id, time_zone: zone } of zones) {
             for (const platform of PLATFORMS) {
               const scope = { restaurantId: id, platformId: platform };
               for (const range of rangesFor(zone)) {
-                const [days, liveDays, dishes, liveDishList] = await Promise.all([
-                  perDay.ordersPerDay(scope, range),
-                  liveOrdersPerDay(tx, scope, range),
-                  dishList.dishes(scope, range),
-                  liveDishes(tx, scope, range),
-                ]);
+                const days = await ordersPerDayQueries(sql).ordersPerDay(scope, range);
+                const dishes = await dishesQueries(sql).dishes(scope, range);
+                const live = [liveOrdersPerDay(tx, scope, range), liveDishes(tx, scope, range)];
+                const [liveDays, liveDishList] = await Promise.all(live);
                 expect({ scope, range, days, dishes }).toEqual({
                   scope,
                   range,
@@ -433,15 +386,9 @@ describe('daily rollups', () => {
                 });
               }
               for (const months of monthsFor(zone)) {
-                const [perMonth, livePerMonth] = await Promise.all([
-                  revenue.revenuePerMonth(scope, months),
-                  liveRevenuePerMonth(tx, scope, months),
-                ]);
-                expect({ scope, months, perMonth }).toEqual({
-                  scope,
-                  months,
-                  perMonth: livePerMonth,
-                });
+                const perMonth = await revenueQueries(sql).revenuePerMonth(scope, months);
+                const live = await liveRevenuePerMonth(tx, scope, months);
+                expect({ scope, months, perMonth }).toEqual({ scope, months, perMonth: live });
               }
             }
           }
@@ -539,19 +486,17 @@ const filedOnMay1st = (stored: RollupTables) => {
 
 if (process.env.TEST_DATABASE_KIND === 'postgresql') {
   describe('daily rollups under concurrent writers of one order (PostgreSQL)', () => {
-    // `first` writes and holds its transaction open; `second` then blocks on its lock until
-    // `first` commits. The rollups must equal the source tables, and `check` what they hold.
+    // The first writer holds its transaction open; the second then blocks on its lock until
+    // the first commits. The rollups must equal the source tables, and `check` what they hold.
     it.each<{
       behaviour: string;
-      first: Writer;
-      second: Writer;
+      writers: [Writer, Writer];
       check: (stored: RollupTables) => void;
     }>([
       {
         behaviour:
           'counts an order once per dish when two transactions add lines of that dish to it at the same time',
-        first: addTea(2, 1),
-        second: addTea(3, 2),
+        writers: [addTea(2, 1), addTea(3, 2)],
         check: (stored) => {
           expect(stored.dishes).toContainEqual(
             expect.objectContaining({ dish_name: 'Tea', orders: 1, revenue: '9.000' }),
@@ -560,46 +505,38 @@ if (process.env.TEST_DATABASE_KIND === 'postgresql') {
       },
       {
         behaviour: 'does not count a line added while its order is being cancelled',
-        first: cancelOrder,
-        second: addTea(2, 1),
+        writers: [cancelOrder, addTea(2, 1)],
         check: nothingCounted,
       },
       {
         behaviour: 'takes out a line added just before its order is cancelled',
-        first: addTea(2, 1),
-        second: cancelOrder,
+        writers: [addTea(2, 1), cancelOrder],
         check: nothingCounted,
       },
       {
         behaviour:
           'files an order written during a time-zone change under the new zone, once it commits',
-        first: moveToHavana,
-        second: orderNearMidnight,
+        writers: [moveToHavana, orderNearMidnight],
         check: filedOnMay1st,
       },
       {
-        behaviour:
-          'changes a time zone only after the order writers under way have committed',
-        first: orderNearMidnight,
-        second: moveToHavana,
+        behaviour: 'changes a time zone only after the order writers under way have committed',
+        writers: [orderNearMidnight, moveToHavana],
         check: filedOnMay1st,
       },
       {
         behaviour: 'rebuilds only after the order writers under way have committed',
-        first: addTea(2, 1),
-        second: rebuild,
+        writers: [addTea(2, 1), rebuild],
         check: (stored) => {
           expect(stored.dishes).toContainEqual(expect.objectContaining({ dish_name: 'Tea' }));
         },
       },
       {
-        behaviour:
-          'takes out the lines of an order deleted while a line is being added to it',
-        first: addTea(2, 1),
-        second: deleteOrder,
+        behaviour: 'takes out the lines of an order deleted while a line is being added to it',
+        writers: [addTea(2, 1), deleteOrder],
         check: nothingCounted,
       },
-    ])('$behaviour', async ({ first, second, check }) => {
+    ])('$behaviour', async ({ writers: [first, second], check }) => {
       await withCommittedOrder(async ({ admin, a, b, orderId, restaurant }) => {
         await a`begin`;
         await first(a, { orderId, restaurant });

@@ -22,8 +22,13 @@ class InMemoryOrdersToday implements OrdersTodayQueries {
 const SCOPE: ReportScope = { restaurantId: 'R-1001', platformId: 'TB_AE' };
 
 /** An order placed on 2026-11-22 in Dubai, at `time`. */
-const order = (id: string, time: string, state: string, itemCount: number, total: number): TodayOrder =>
-  ({ id, placedAt: `2026-11-22T${time}:00+04:00`, state, itemCount, total });
+const order = (
+  id: string,
+  time: string,
+  state: string,
+  itemCount: number,
+  total: number,
+): TodayOrder => ({ id, placedAt: `2026-11-22T${time}:00+04:00`, state, itemCount, total });
 const ORDERS: readonly TodayOrder[] = [
   order('812', '21:05', 'DELIVERED', 3, 55.5),
   order('799', '12:34', 'CANCELLED', 1, 12),
@@ -34,7 +39,13 @@ describe('orders-today report', () => {
   it('renders each order as id, placedAt, state, itemCount and total, in the order of the port', async () => {
     // Act / Assess
     const rows = await ordersToday.rows(new InMemoryOrdersToday(ORDERS), SCOPE, {});
-    const row = (id: string, placedAt: string, state: string, itemCount: number, total: number) => ({
+    const row = (
+      id: string,
+      placedAt: string,
+      state: string,
+      itemCount: number,
+      total: number,
+    ) => ({
       data: { id, placedAt, state, itemCount, total },
     });
     expect(rows).toStrictEqual([

@@ -116,7 +116,11 @@ describe('parseDayRange', () => {
   });
 
   it.each<[string, Query, ErrorBody]>([
-    ['one entry per missing field, from before to', {}, validation(emptyField('from'), emptyField('to'))],
+    [
+      'one entry per missing field, from before to',
+      {},
+      validation(emptyField('from'), emptyField('to')),
+    ],
     [
       'an impossible to date as INVALID_DATE',
       { from: '2024-02-01', to: '2024-02-30' },
@@ -182,13 +186,20 @@ describe('parseDayRange', () => {
   it('ignores compare parameters, even malformed ones, for a report without compare', () => {
     // Prepare
     const asked: string[] = [];
-    const read = readerOf({ ...RANGE, 'compare[from]': ['2024-02-30', 'x'], 'compare[to]': '2023-01-01' });
+    const read = readerOf({
+      ...RANGE,
+      'compare[from]': ['2024-02-30', 'x'],
+      'compare[to]': '2023-01-01',
+    });
 
     // Act
-    const query = parseDayRange((name) => {
-      asked.push(name);
-      return read(name);
-    }, { compare: false });
+    const query = parseDayRange(
+      (name) => {
+        asked.push(name);
+        return read(name);
+      },
+      { compare: false },
+    );
 
     // Assess
     expect(query).toEqual({ range: RANGE });

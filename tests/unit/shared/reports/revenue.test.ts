@@ -186,12 +186,12 @@ describe('revenue report', () => {
       { key: 'orderCount', name: 'Orders', type: 'integer', csvName: 'orders' },
       { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY', csvName: 'sales' },
     ]);
-    expect(revenue.parameters.map(({ name, required, format }) => [name, required, format])).toEqual(
-      [
-        ['from', true, 'date'],
-        ['to', true, 'date'],
-      ],
-    );
+    expect(
+      revenue.parameters.map(({ name, required, format }) => [name, required, format]),
+    ).toEqual([
+      ['from', true, 'date'],
+      ['to', true, 'date'],
+    ]);
   });
 
   it('declares exactly the keys its rows carry, in the same order', async () => {
