@@ -42,9 +42,9 @@ export class OrderReader {
   ) {}
 
   line(lineNo: number, text: FileLine): LineOutcome {
-    if (text instanceof NotUtf8) {
+    if (typeof text !== 'string') {
       this.read += 1;
-      return this.refuse(notUtf8(text, lineNo));
+      return this.refuse(unreadableLine(text, lineNo));
     }
     if (text.trim() === '') return { kind: 'blank' };
     this.read += 1;
@@ -72,10 +72,42 @@ export class OrderReader {
   }
 }
 
-/** A line of a file: its text, or the line as it is when its bytes are not UTF-8. */
-export type FileLine = string | NotUtf8;
+/** The longest line read: a longer one is refused by its number, and its bytes are skipped. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * How much of a file one read takes: Node's default (64 KiB) makes a long line cost more in
+ * stream turns than in parsing.
+ */
+export const READ_BYTES = 1024 * 1024;
+
+/** A line longer than the limit: only its length is kept. */
+export class LineTooLong {
+  constructor(readonly bytes: number) {}
+}
+
+/**
+ * A line of a file: its text, the line as it is when its bytes are not UTF-8, or the length of
+ * a line over the limit.
+ */
+export type FileLine = string | NotUtf8 | LineTooLong;
+
+/** The refusal of a line that cannot be read as text. */
+export const unreadableLine = (line: NotUtf8 | LineTooLong, lineNo: number): string =>
+  line instanceof NotUtf8
+    ? notUtf8(line, lineNo)
+    : `line ${String(lineNo)}: is ${String(line.bytes)} bytes long; a line may hold ${String(MAX_LINE_BYTES)}`;
+
+const LF = 10;
+const CR = 13;
 const BREAK = /\r\n|\n|\r/;
+
+/** The index of the first LF or CR of `bytes` from `start` (-1: none). */
+const firstBreak = (bytes: Buffer, start = 0): number => {
+  const lf = bytes.indexOf(LF, start);
+  const cr = bytes.indexOf(CR, start);
+  return lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+};
 
 /** The first byte of `bytes` that does not start a UTF-8 character (-1: none). */
 const firstBadByte = (bytes: Buffer): number => {
@@ -88,7 +120,20 @@ const firstBadByte = (bytes: Buffer): number => {
   return -1;
 };
 
-/** The lines of a block of whole lines: strings, or NotUtf8 for a line that is not UTF-8. */
+const decoded = (line: Buffer): FileLine => {
+  if (isUtf8(line)) return line.toString('utf8');
+  const bad = firstBadByte(line);
+  return new NotUtf8(
+    line.toString('utf8'),
+    line.subarray(0, bad).toString('utf8').length,
+    line[bad] ?? 0,
+  );
+};
+
+/**
+ * The lines of a block that ends with a line break (or the file's last bytes): strings, or
+ * NotUtf8 for a line that is not UTF-8.
+ */
 function* blockLines(block: Buffer): Generator<FileLine> {
   if (isUtf8(block)) {
     const lines = block.toString('utf8').split(BREAK);
@@ -97,50 +142,113 @@ function* blockLines(block: Buffer): Generator<FileLine> {
     yield* lines;
     return;
   }
+  // Each search starts where the last one found its break: the block is read once.
+  const next = (byte: number, from: number): number => {
+    const at = block.indexOf(byte, from);
+    return at < 0 ? Number.POSITIVE_INFINITY : at;
+  };
+  let lf = -1;
+  let cr = -1;
   for (let start = 0; start < block.length;) {
-    let end = block.indexOf(10, start);
-    if (end < 0) end = block.length;
-    const line = block.subarray(start, end > start && block[end - 1] === 13 ? end - 1 : end);
-    start = end + 1;
-    if (isUtf8(line)) {
-      yield* line.toString('utf8').split(BREAK);
-      continue;
-    }
-    const bad = firstBadByte(line);
-    yield new NotUtf8(
-      line.toString('utf8'),
-      line.subarray(0, bad).toString('utf8').length,
-      line[bad] ?? 0,
-    );
+    if (lf < start) lf = next(LF, start);
+    if (cr < start) cr = next(CR, start);
+    const end = Math.min(lf, cr, block.length);
+    yield decoded(block.subarray(start, end));
+    start = end + (block[end] === CR && block[end + 1] === LF ? 2 : 1);
   }
 }
 
 /**
  * The lines of a file (line breaks as readline reads them: \n, \r\n or \r), without a UTF-8
  * byte-order mark on the first (some exporters write one). Bytes that are not UTF-8 are not
- * decoded into U+FFFD: their line comes as NotUtf8, for the checks to refuse.
+ * decoded into U+FFFD: their line comes as NotUtf8, for the checks to refuse. A line over
+ * `maxLineBytes` comes as LineTooLong, its bytes skipped as they arrive.
+ *
+ * Linear in the file's size whatever its lines' lengths: each piece of input is searched for
+ * breaks once, and the bytes of an unfinished line are kept as pieces and joined once, when its
+ * break arrives.
  */
-export async function* fileLines(input: NodeJS.ReadableStream): AsyncIterable<FileLine> {
+export async function* fileLines(
+  input: NodeJS.ReadableStream,
+  maxLineBytes = MAX_LINE_BYTES,
+): AsyncIterable<FileLine> {
+  // Pieces no longer than the limit: a line within one piece is never too long.
+  const pieceBytes = Math.min(1024 * 1024, maxLineBytes);
   let first = true;
-  let rest: Buffer = Buffer.alloc(0);
-  const lines = function* (block: Buffer): Generator<FileLine> {
-    for (const line of blockLines(block)) {
+  /** The pieces of the unfinished line, and their length. */
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  /** The length so far of a line over the limit being skipped; undefined: none. */
+  let skipped: number | undefined;
+  /** The last piece ended with CR: an LF starting the next one belongs to that break. */
+  let afterCr = false;
+
+  const lines = function* (block: Buffer, single = false): Generator<FileLine> {
+    for (const line of single ? [decoded(block)] : blockLines(block)) {
       yield first && typeof line === 'string' && line.startsWith('\uFEFF') ? line.slice(1) : line;
       first = false;
     }
   };
+  /** `bytes` past the break at `at`: CRLF, CR or LF. */
+  const pastBreak = (bytes: Buffer, at: number): Buffer => {
+    const next = at + 1;
+    if (bytes[at] === CR && next === bytes.length) afterCr = true;
+    return bytes.subarray(bytes[at] === CR && bytes[next] === LF ? next + 1 : next);
+  };
+  const piece = function* (input: Buffer): Generator<FileLine> {
+    let bytes = input;
+    if (afterCr) {
+      afterCr = false;
+      if (bytes[0] === LF) bytes = bytes.subarray(1);
+    }
+    const lineEnd = firstBreak(bytes);
+    if (lineEnd < 0) {
+      if (skipped !== undefined) {
+        skipped += bytes.length;
+        return;
+      }
+      pending.push(bytes);
+      pendingBytes += bytes.length;
+      if (pendingBytes > maxLineBytes) {
+        skipped = pendingBytes;
+        pending = [];
+        pendingBytes = 0;
+      }
+      return;
+    }
+    if (skipped !== undefined || pendingBytes + lineEnd > maxLineBytes) {
+      first = false;
+      yield new LineTooLong((skipped ?? pendingBytes) + lineEnd);
+      skipped = undefined;
+      pending = [];
+      pendingBytes = 0;
+      const rest = pastBreak(bytes, lineEnd);
+      if (rest.length > 0) yield* piece(rest);
+      return;
+    }
+    const last = Math.max(bytes.lastIndexOf(LF), bytes.lastIndexOf(CR));
+    pending.push(bytes.subarray(0, last + 1));
+    const block = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
+    const crlf = bytes[lineEnd] === CR && bytes[lineEnd + 1] === LF;
+    if (last === lineEnd + (crlf ? 1 : 0)) {
+      // One line and its break: decoded without searching the text again.
+      yield* lines(block.subarray(0, block.length - (crlf ? 2 : 1)), true);
+    } else {
+      yield* lines(block);
+    }
+    const rest = pastBreak(bytes, last);
+    pending = rest.length > 0 ? [rest] : [];
+    pendingBytes = rest.length;
+  };
+
   for await (const chunk of input) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    const data = rest.length === 0 ? bytes : Buffer.concat([rest, bytes]);
-    const end = data.lastIndexOf(10);
-    if (end < 0) {
-      rest = data;
-      continue;
+    for (let start = 0; start < bytes.length; start += pieceBytes) {
+      yield* piece(bytes.subarray(start, start + pieceBytes));
     }
-    yield* lines(data.subarray(0, end + 1));
-    rest = Buffer.from(data.subarray(end + 1));
   }
-  if (rest.length > 0) yield* lines(rest);
+  if (skipped !== undefined) yield new LineTooLong(skipped);
+  else if (pendingBytes > 0) yield* lines(Buffer.concat(pending));
 }
 
 /** A batch of checked lines, as the worker sends it: in line order. */
@@ -234,7 +342,7 @@ export const runFileCheck = async (
   taken: () => Promise<void>,
 ): Promise<void> => {
   const reader = new OrderReader(request.context, request.skipInvalid, request.refusedBefore);
-  const input = createReadStream(request.path);
+  const input = createReadStream(request.path, { highWaterMark: READ_BYTES });
   let bytes = 0;
   input.on('data', (chunk: Buffer | string) => {
     bytes += chunk.length;

@@ -11,12 +11,17 @@ import type { Readable } from 'node:stream';
 import type postgres from 'postgres';
 import { readsOrders, type ImportOptions } from './import-args';
 import { createProgress, formatRate, type ProgressSink } from './import-progress';
-import { checkFileInWorker, fileLines, OrderReader, type FileLine } from './import-check';
+import {
+  checkFileInWorker,
+  fileLines,
+  OrderReader,
+  READ_BYTES,
+  unreadableLine,
+  type FileLine,
+} from './import-check';
 import {
   checkDeclaration,
   IDENTITY_STATES,
-  NotUtf8,
-  notUtf8,
   parseStateMap,
   type Declaration,
   type StateMap,
@@ -89,7 +94,7 @@ const lineSource = async (
   let bytes = 0;
   return {
     open: () => {
-      const input = fromStdin ? io.stdin : createReadStream(path);
+      const input = fromStdin ? io.stdin : createReadStream(path, { highWaterMark: READ_BYTES });
       input.on('data', (chunk: Buffer | string) => {
         bytes += chunk.length;
       });
@@ -162,9 +167,9 @@ export const runImport = async (
         let lineNo = 0;
         for await (const line of declarationLines.open()) {
           lineNo += 1;
-          if (line instanceof NotUtf8) {
+          if (typeof line !== 'string') {
             declarationsRefused += 1;
-            refuse(notUtf8(line, lineNo));
+            refuse(unreadableLine(line, lineNo));
             continue;
           }
           if (line.trim() === '') continue;

@@ -104,10 +104,19 @@ const refuse = (field: string, message: string): never => {
   throw new Refusal(field, message);
 };
 
+/** The most characters of a value a refusal quotes; a longer one is cut, its length named. */
+export const QUOTED_CHARACTERS = 60;
+
+/** A value as a refusal names it: its JSON, cut to an excerpt when long; never the whole. */
 const quote = (value: unknown): string => {
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a non-finite number';
   // JSON.stringify(undefined) is undefined, whatever its declared type says.
   const json = JSON.stringify(value) as unknown;
-  return typeof json === 'string' ? json : String(value);
+  const text = typeof json === 'string' ? json : String(value);
+  if (text.length <= QUOTED_CHARACTERS) return text;
+  // Not ending on the first half of a surrogate pair.
+  const excerpt = text.slice(0, QUOTED_CHARACTERS).replace(/[\uD800-\uDBFF]$/, '');
+  return `${excerpt}… (${String(text.length)} characters)`;
 };
 
 /** Parses one line of NDJSON into an object, or refuses it. */

@@ -6,8 +6,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkFileInWorker, OrderReader, type CheckedBatch } from '../../../tools/db/import-check';
-import { IDENTITY_STATES, type OrderContext } from '../../../tools/db/import-validate';
+import { Readable } from 'node:stream';
+import {
+  checkFileInWorker,
+  fileLines,
+  LineTooLong,
+  MAX_LINE_BYTES,
+  OrderReader,
+  unreadableLine,
+  type CheckedBatch,
+  type FileLine,
+} from '../../../tools/db/import-check';
+import { IDENTITY_STATES, NotUtf8, type OrderContext } from '../../../tools/db/import-validate';
 import { copyRowsOf } from '../../../tools/db/import-write';
 
 const CONTEXT: OrderContext = {
@@ -144,5 +154,80 @@ describe('checkFileInWorker', () => {
       })(),
     ).rejects.toThrow(/ENOENT/);
     expect(taken).toEqual([]);
+  });
+});
+
+describe('fileLines', () => {
+  /** The lines read from `bytes` arriving in pieces cut at `cuts`. */
+  const read = async (bytes: Buffer, cuts: readonly number[], maxLineBytes?: number) => {
+    const pieces = [0, ...cuts, bytes.length].slice(1).map((end, i, ends) => {
+      return bytes.subarray(i === 0 ? 0 : ends[i - 1], end);
+    });
+    const lines: FileLine[] = [];
+    for await (const line of fileLines(Readable.from(pieces), maxLineBytes)) lines.push(line);
+    return lines;
+  };
+  const everyCut = (bytes: Buffer) => Array.from({ length: bytes.length + 1 }, (_, i) => [i]);
+
+  it('splits at LF, CRLF and CR wherever the pieces are cut, drops a leading BOM, and keeps a line that is not UTF-8 as it is', async () => {
+    // Prepare: a CRLF, an LF, CRs in a row (a blank line between), a line not UTF-8, no last break
+    const bytes = Buffer.concat([
+      Buffer.from('\uFEFFone\r\ntwo\nthree\r\rfünf\r'),
+      Buffer.from([0x62, 0x61, 0xff, 0x64]),
+      Buffer.from('\r\nlast'),
+    ]);
+
+    // Act
+    const readings = await Promise.all(
+      [...everyCut(bytes), Array.from(bytes, (_, i) => i + 1)].map((cuts) => read(bytes, cuts)),
+    );
+
+    // Assess
+    const expected = ['one', 'two', 'three', '', 'fünf', new NotUtf8('ba\uFFFDd', 2, 0xff), 'last'];
+    expect(readings.filter((lines) => JSON.stringify(lines) !== JSON.stringify(expected))).toEqual(
+      [],
+    );
+    expect(readings[0]?.[5]).toBeInstanceOf(NotUtf8);
+  });
+
+  it('refuses a line over the limit by its length, skipping its bytes, and reads on after its break', async () => {
+    // Prepare: the limit is 8 bytes; a line of 8, one of 9 and one of 20 (ended by CRLF), then more
+    const bytes = Buffer.from(`12345678\n123456789\n${'x'.repeat(20)}\r\nok\r${'y'.repeat(9)}`);
+
+    // Act
+    const readings = await Promise.all(
+      [...everyCut(bytes), Array.from(bytes, (_, i) => i + 1)].map((cuts) => read(bytes, cuts, 8)),
+    );
+
+    // Assess
+    const expected = [
+      '12345678',
+      new LineTooLong(9),
+      new LineTooLong(20),
+      'ok',
+      new LineTooLong(9),
+    ];
+    expect(readings.filter((lines) => JSON.stringify(lines) !== JSON.stringify(expected))).toEqual(
+      [],
+    );
+    expect(readings.every((lines) => lines[1] instanceof LineTooLong)).toBe(true);
+    expect(unreadableLine(new LineTooLong(70_000_000), 7)).toBe(
+      `line 7: is 70000000 bytes long; a line may hold ${String(MAX_LINE_BYTES)}`,
+    );
+  });
+
+  it('refuses a line over the limit in OrderReader, counting it as read', () => {
+    // Prepare
+    const reader = new OrderReader(CONTEXT, false);
+
+    // Act
+    const outcome = reader.line(3, new LineTooLong(MAX_LINE_BYTES + 1));
+
+    // Assess
+    expect(outcome).toEqual({
+      kind: 'refused',
+      message: `line 3: is ${String(MAX_LINE_BYTES + 1)} bytes long; a line may hold ${String(MAX_LINE_BYTES)}`,
+    });
+    expect({ read: reader.read, refused: reader.refused }).toEqual({ read: 1, refused: 1 });
   });
 });

@@ -116,6 +116,50 @@ describe('checkOrder', () => {
     expect(checkOrder(text, 7, CONTEXT)).toEqual({ error: `line 7: ${message}` });
   });
 
+  it('names a number too large to be finite as such, not as null', () => {
+    // Act
+    const checked = checkOrder(line().replace('"total":"42.500"', '"total":1e309'), 7, CONTEXT);
+
+    // Assess
+    expect(checked).toEqual({
+      error:
+        'line 7: total: a non-finite number is not a decimal string (write amounts as strings, e.g. "0.000")',
+    });
+  });
+
+  it('quotes a long value as an excerpt with its length: every refusal stays under 1 KB', () => {
+    // Prepare: each field of the order, and of its line, given a huge value of each kind
+    const huge = [
+      'x'.repeat(1_000_000),
+      '1'.repeat(1_000_000),
+      '😀'.repeat(100),
+      Array.from({ length: 100_000 }, (_, i) => i),
+      Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${String(i)}`, i])),
+    ];
+    const lines = [...Object.keys(ORDER), 'extra'].flatMap((key) =>
+      huge.flatMap((value) => [
+        line({ [key]: value }),
+        line({ lines: [tea({ [key === 'extra' ? 'dish' : key]: value })] }),
+      ]),
+    );
+
+    // Act
+    const refusals = lines
+      .map((text) => checkOrder(text, 7, CONTEXT))
+      .flatMap((checked) => ('error' in checked ? [checked.error] : []));
+
+    // Assess
+    expect(refusals.length).toBeGreaterThan(30);
+    expect(refusals.filter((refusal) => Buffer.byteLength(refusal) > 1024)).toEqual([]);
+    expect(refusals).toContain(
+      `line 7: state: "${'x'.repeat(59)}… (1000002 characters) is not one of PLACED, ACCEPTED, DELIVERED, CANCELLED, REJECTED (map the brand's states with --states <file.json>)`,
+    );
+    // An excerpt never ends on half a character.
+    expect(
+      refusals.filter((refusal) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(refusal)),
+    ).toEqual([]);
+  });
+
   it('maps the brand states of a --states file, and names the file for one it does not map', () => {
     const parsed = parseStateMap('{"COMPLETED":"DELIVERED","VOIDED":"CANCELLED"}', 'states.json');
     if (!('map' in parsed)) throw new Error(parsed.error);
