@@ -437,40 +437,48 @@ const timeZone = (value: unknown, field: string, known: ReadonlySet<string>): st
   return zone;
 };
 
+/** The currencies this runtime's ICU knows (ISO 4217, without codes that are not money). */
+const ICU_CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+
+/** A currency's usual minor units, as ICU (CLDR) gives them: what the reports plugin shows. */
+export const icuMinorUnits = (code: string): number =>
+  new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
+    .maximumFractionDigits ?? 2;
+
 const currency = (
   value: unknown,
   minorUnits: unknown,
   currencies: ReadonlyMap<string, number>,
 ): { readonly currency: string; readonly minorUnits: number } => {
   if (value === undefined) return refuse('currency', 'missing');
-  if (typeof value !== 'string' || !/^[A-Z]{3}$/.test(value)) {
-    return refuse('currency', `${quote(value)} is not an ISO 4217 code (three capital letters)`);
+  if (typeof value !== 'string' || !ICU_CURRENCIES.has(value)) {
+    return refuse('currency', `${quote(value)} is not an ISO 4217 currency code (e.g. "AED")`);
   }
   const known = currencies.get(value);
-  if (minorUnits === undefined) {
-    if (known === undefined) {
-      return refuse(
-        'minorUnits',
-        `missing: ${value} is not known yet; give its minor units (0 to ${String(MAX_MINOR_UNITS)})`,
-      );
-    }
-    return { currency: value, minorUnits: known };
-  }
+  const usual = icuMinorUnits(value);
+  // Undeclared: the table's, or else ICU's; either way held to what the amounts can hold.
+  const units = minorUnits ?? known ?? usual;
   if (
-    typeof minorUnits !== 'number' ||
-    !Number.isInteger(minorUnits) ||
-    minorUnits < 0 ||
-    minorUnits > MAX_MINOR_UNITS
+    typeof units !== 'number' ||
+    !Number.isInteger(units) ||
+    units < 0 ||
+    units > MAX_MINOR_UNITS
   ) {
     return refuse(
       'minorUnits',
-      `${quote(minorUnits)} is not an integer from 0 to ${String(MAX_MINOR_UNITS)}`,
+      `${quote(units)} is not an integer from 0 to ${String(MAX_MINOR_UNITS)}`,
     );
   }
-  if (known !== undefined && known !== minorUnits) {
-    return refuse('minorUnits', `${value} has ${String(known)}, not ${String(minorUnits)}`);
+  if (known !== undefined && known !== units) {
+    return refuse('minorUnits', `${value} has ${String(known)}, not ${String(units)}`);
   }
-  return { currency: value, minorUnits };
+  if (known === undefined && usual !== units) {
+    return refuse(
+      'minorUnits',
+      `${String(units)} disagrees with ISO 4217 as ICU knows it: ${value} has ${String(usual)}`,
+    );
+  }
+  return { currency: value, minorUnits: units };
 };
 
 /** One restaurant declaration (docs/import.md "Declaring restaurants"). */

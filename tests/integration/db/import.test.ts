@@ -182,7 +182,7 @@ describe('npm run import', () => {
     expect(row).toEqual({ name: 'Import fixture Dubai', time_zone: 'Asia/Dubai', currency: 'AED' });
   });
 
-  it('refuses a declaration with an unknown time zone or a currency without its minor units', async () => {
+  it('refuses a declaration with an unknown time zone or a code that is not an ISO 4217 currency', async () => {
     const path = file('bad-restaurants.ndjson', [
       { ...DECLARATIONS()[1], timeZone: 'Mars/Olympus' },
       { ...DECLARATIONS()[1], currency: 'XQZ' },
@@ -192,7 +192,7 @@ describe('npm run import', () => {
       out: [],
       err: [
         'line 1: timeZone: "Mars/Olympus" is not an IANA time zone (e.g. "Asia/Dubai")',
-        'line 2: minorUnits: missing: XQZ is not known yet; give its minor units (0 to 3)',
+        'line 2: currency: "XQZ" is not an ISO 4217 currency code (e.g. "AED")',
         'nothing written: 2 lines refused (--skip-invalid writes the others)',
       ],
     });

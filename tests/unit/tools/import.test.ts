@@ -234,6 +234,17 @@ describe('checkDeclaration', () => {
         DECLARATION_CONTEXT,
       ),
     ).toMatchObject({ value: { currency: 'AED', minorUnits: 2 } });
+    // A new currency without minor units: ISO 4217's, as ICU knows them.
+    expect(
+      checkDeclaration(declaration({ minorUnits: undefined }), 1, DECLARATION_CONTEXT),
+    ).toEqual({ value: SALMIYA });
+    expect(
+      checkDeclaration(
+        declaration({ currency: 'JPY', minorUnits: undefined }),
+        1,
+        DECLARATION_CONTEXT,
+      ),
+    ).toMatchObject({ value: { currency: 'JPY', minorUnits: 0 } });
   });
 
   it.each([
@@ -241,11 +252,10 @@ describe('checkDeclaration', () => {
       { timeZone: 'Asia/Atlantis' },
       'timeZone: "Asia/Atlantis" is not an IANA time zone (e.g. "Asia/Dubai")',
     ],
-    [{ currency: 'kwd' }, 'currency: "kwd" is not an ISO 4217 code (three capital letters)'],
-    [
-      { minorUnits: undefined },
-      'minorUnits: missing: KWD is not known yet; give its minor units (0 to 3)',
-    ],
+    [{ currency: 'kwd' }, 'currency: "kwd" is not an ISO 4217 currency code (e.g. "AED")'],
+    [{ currency: 'ABC' }, 'currency: "ABC" is not an ISO 4217 currency code (e.g. "AED")'],
+    [{ currency: 'XXX' }, 'currency: "XXX" is not an ISO 4217 currency code (e.g. "AED")'],
+    [{ minorUnits: 2 }, 'minorUnits: 2 disagrees with ISO 4217 as ICU knows it: KWD has 3'],
     [{ currency: 'AED', minorUnits: 3 }, 'minorUnits: AED has 2, not 3'],
     [{ minorUnits: 4 }, 'minorUnits: 4 is not an integer from 0 to 3'],
     [
