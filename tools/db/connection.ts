@@ -155,10 +155,12 @@ export const openToolDatabase = async (env: Env, pool: ToolPool): Promise<Sql> =
   } catch (error) {
     await sql.end({ timeout: 0 });
     const port = 'url' in where ? new URL(where.url).port || '5432' : where.credentials.port;
-    throw new ToolDatabaseError(
-      `cannot connect to the database at ${host}:${port}: ${oneLine(error, password)}`,
-      3,
-    );
+    // postgres.js words a connect timeout as `write CONNECT_TIMEOUT undefined:undefined`.
+    const reason =
+      (error as { code?: unknown }).code === 'CONNECT_TIMEOUT'
+        ? `no answer within ${String(options.connectTimeoutSeconds)} s (CONNECT_TIMEOUT)`
+        : oneLine(error, password);
+    throw new ToolDatabaseError(`cannot connect to the database at ${host}:${port}: ${reason}`, 3);
   }
   return sql;
 };
