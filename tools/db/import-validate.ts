@@ -107,16 +107,20 @@ const refuse = (field: string, message: string): never => {
 /** The most characters of a value a refusal quotes; a longer one is cut, its length named. */
 export const QUOTED_CHARACTERS = 60;
 
-/** A value as a refusal names it: its JSON, cut to an excerpt when long; never the whole. */
+/** `text` cut to an excerpt with its length when long: a refusal never repeats a whole value. */
+const excerpt = (text: string): string => {
+  if (text.length <= QUOTED_CHARACTERS) return text;
+  // Not ending on the first half of a surrogate pair.
+  const start = text.slice(0, QUOTED_CHARACTERS).replace(/[\uD800-\uDBFF]$/, '');
+  return `${start}… (${String(text.length)} characters)`;
+};
+
+/** A value as a refusal names it: its JSON, cut to an excerpt when long. */
 const quote = (value: unknown): string => {
   if (typeof value === 'number' && !Number.isFinite(value)) return 'a non-finite number';
   // JSON.stringify(undefined) is undefined, whatever its declared type says.
   const json = JSON.stringify(value) as unknown;
-  const text = typeof json === 'string' ? json : String(value);
-  if (text.length <= QUOTED_CHARACTERS) return text;
-  // Not ending on the first half of a surrogate pair.
-  const excerpt = text.slice(0, QUOTED_CHARACTERS).replace(/[\uD800-\uDBFF]$/, '');
-  return `${excerpt}… (${String(text.length)} characters)`;
+  return excerpt(typeof json === 'string' ? json : String(value));
 };
 
 /** Parses one line of NDJSON into an object, or refuses it. */
@@ -337,7 +341,8 @@ export const jsonFieldAt = (json: string, at: number): string | undefined => {
 /** The refusal of a line that is not UTF-8, naming the field that holds its first bad byte. */
 export const notUtf8 = (line: NotUtf8, lineNo: number): string => {
   const byte = `0x${line.byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  const field = jsonFieldAt(line.text, line.at);
+  const at = jsonFieldAt(line.text, line.at);
+  const field = at === undefined ? undefined : excerpt(at);
   return field === undefined
     ? `line ${String(lineNo)}: not UTF-8: byte ${byte}`
     : `line ${String(lineNo)}: ${field}: not UTF-8 (byte ${byte}); the file must be UTF-8`;

@@ -11,6 +11,8 @@ import {
   checkOrder,
   IDENTITY_STATES,
   instant,
+  NotUtf8,
+  notUtf8,
   parseStateMap,
   type DeclarationContext,
   type OrderContext,
@@ -153,6 +155,12 @@ describe('checkOrder', () => {
     expect(refusals.filter((refusal) => Buffer.byteLength(refusal) > 1024)).toEqual([]);
     expect(refusals).toContain(
       `line 7: state: "${'x'.repeat(59)}… (1000002 characters) is not one of PLACED, ACCEPTED, DELIVERED, CANCELLED, REJECTED (map the brand's states with --states <file.json>)`,
+    );
+    // A line not UTF-8 names its field, cut the same way.
+    const key = 'k'.repeat(100_000);
+    const text = `{"${key}": "a\uFFFD"}`;
+    expect(notUtf8(new NotUtf8(text, text.indexOf('\uFFFD'), 0xff), 7)).toBe(
+      `line 7: ${'k'.repeat(60)}… (100000 characters): not UTF-8 (byte 0xFF); the file must be UTF-8`,
     );
     // An excerpt never ends on half a character.
     expect(
