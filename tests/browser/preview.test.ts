@@ -61,11 +61,11 @@ afterEach(async () => {
   await Promise.all(contexts.splice(0).map((context) => context.close()));
 });
 
-const open = async (locale: Locale = 'en-US'): Promise<Opened> => {
+const open = async (locale: Locale = 'en-US', width = 1200): Promise<Opened> => {
   const context = await browser.newContext({
     locale,
     timezoneId: 'Asia/Dubai',
-    viewport: { width: 1200, height: 800 },
+    viewport: { width, height: 800 },
     acceptDownloads: true,
   });
   contexts.push(context);
@@ -781,6 +781,72 @@ describe('the portal preview of npm start, in headless Chromium', () => {
       expect(problems).toEqual([]);
     });
   });
+
+  it.each(Object.keys(LOCALES) as Locale[])(
+    'fits a 375 px phone in %s: the page never scrolls sideways, the table scrolls in its own box to its last column, the charts take the full width with readable labels',
+    async (locale) => {
+      // Prepare: the widest table, a period beside its comparison
+      const { page, problems } = await open(locale, 375);
+      await signIn(page, 'owner-1', locale);
+      await choose(page, 'orders-per-day', week());
+      await page.getByTestId('reports-compare-toggle').check();
+      await page.locator('[data-testid="reports-header"][data-key="revenue:compare"]').waitFor();
+
+      // Act: the box scrolled to the end of the reading direction
+      const layout = await page.evaluate<{
+        page: number;
+        box: { left: number; right: number; scrolls: boolean };
+        last: { left: number; right: number };
+        charts: number[];
+        root: number;
+        labels: { left: number; right: number; size: number }[][];
+      }>(`(() => {
+        const box = document.querySelector('[data-testid="reports-table-scroll"]');
+        box.scrollLeft = getComputedStyle(box).direction === 'rtl' ? -box.scrollWidth : box.scrollWidth;
+        const rect = (element) => {
+          const { left, right } = element.getBoundingClientRect();
+          return { left: Math.round(left), right: Math.round(right) };
+        };
+        const headers = [...document.querySelectorAll('[data-testid="reports-header"]')];
+        return {
+          page: document.documentElement.scrollWidth,
+          box: { ...rect(box), scrolls: box.scrollWidth > box.clientWidth },
+          last: rect(headers[headers.length - 1]),
+          charts: [...document.querySelectorAll('[data-testid="reports-chart"]')].map(
+            (chart) => Math.round(chart.getBoundingClientRect().width),
+          ),
+          root: Math.round(document.querySelector('[data-testid="reports-root"]').getBoundingClientRect().width),
+          labels: [...document.querySelectorAll('[data-testid="reports-chart-image"]')].map((svg) =>
+            [...svg.querySelectorAll('g text')].map((text) => ({
+              ...rect(text),
+              size: text.getBoundingClientRect().height,
+            })),
+          ),
+        };
+      })()`);
+
+      // Assess
+      expect(layout.page).toBeLessThanOrEqual(375);
+      expect(layout.box.scrolls).toBe(true);
+      expect(layout.box.left).toBeGreaterThanOrEqual(0);
+      expect(layout.box.right).toBeLessThanOrEqual(375);
+      expect(layout.last.left).toBeGreaterThanOrEqual(layout.box.left - 1);
+      expect(layout.last.right).toBeLessThanOrEqual(layout.box.right + 1);
+      expect(layout.charts).toHaveLength(2);
+      expect(layout.charts.filter((width) => width < layout.root - 32)).toEqual([]);
+      // Readable: each day's label at least 10 px high, none over another.
+      for (const labels of layout.labels) {
+        expect(labels.length).toBeGreaterThan(1);
+        expect(labels.filter(({ size }) => size < 10)).toEqual([]);
+        const across = [...labels].sort((a, b) => a.left - b.left);
+        expect(
+          across.filter((label, i) => i > 0 && label.left < (across[i - 1]?.right ?? 0)),
+        ).toEqual([]);
+      }
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+    },
+  );
 
   describe.each(['de-DE', 'ar-AE'] as const)('in %s', (locale) => {
     it('shows a comparison period beside the period, as the API answers it, in table and chart', async () => {

@@ -2,8 +2,8 @@
  * npm run preview:screenshots — the pictures of docs/preview.md, regenerated: `npm start` on free
  * ports (its embedded database and local issuer), the portal preview in headless Chromium
  * (Debian's package, as the browser suite drives it), signed in as the sample owner with the
- * shot's locale in the token, and one 1200×800 PNG per language in docs/images/. The dates in
- * them are those of the day it runs.
+ * shot's locale in the token, and per language one 1200×800 PNG and one of a 375 px phone in
+ * docs/images/. The dates in them are those of the day it runs.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,21 +13,29 @@ import { freePort, startService } from './service';
 
 const ROOT = join(import.meta.dirname, '../..');
 const OUT_DIR = join(ROOT, 'docs/images');
-const VIEWPORT = { width: 1200, height: 800 };
+const DESKTOP = { width: 1200, height: 800 };
+const PHONE = { width: 375, height: 812 };
 
 interface Shot {
   readonly file: string;
   readonly locale: string;
   readonly report: string;
   readonly compare: boolean;
+  readonly viewport: { readonly width: number; readonly height: number };
 }
 
-const SHOTS: readonly Shot[] = [
-  { file: 'preview-en-US.png', locale: 'en-US', report: 'orders-per-day', compare: true },
-  { file: 'preview-ar-AE.png', locale: 'ar-AE', report: 'orders-per-day', compare: true },
-  { file: 'preview-de-DE.png', locale: 'de-DE', report: 'revenue', compare: false },
-  { file: 'preview-es-MX.png', locale: 'es-MX', report: 'orders-today', compare: false },
-];
+/** Each language's page, shot on a desktop and on a phone. */
+const PAGES = [
+  { locale: 'en-US', report: 'orders-per-day', compare: true },
+  { locale: 'ar-AE', report: 'orders-per-day', compare: true },
+  { locale: 'de-DE', report: 'revenue', compare: false },
+  { locale: 'es-MX', report: 'orders-today', compare: false },
+] as const;
+
+const SHOTS: readonly Shot[] = PAGES.flatMap((page) => [
+  { ...page, file: `preview-${page.locale}.png`, viewport: DESKTOP },
+  { ...page, file: `preview-${page.locale}-375.png`, viewport: PHONE },
+]);
 
 /** Waits until the table is drawn with its currency header (the currency comes separately). */
 const tableDrawn = (page: Page) =>
@@ -53,7 +61,7 @@ try {
       const context = await browser.newContext({
         locale: shot.locale,
         timezoneId: 'Asia/Dubai',
-        viewport: VIEWPORT,
+        viewport: shot.viewport,
       });
       const page = await context.newPage();
       await page.goto(service.ready.previewUrl);

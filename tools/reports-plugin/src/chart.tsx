@@ -84,7 +84,9 @@ const Chart = ({ measure, axis, rows, comparing, context, rtl }: ChartProps) => 
   const plot = HEIGHT - TOP - BOTTOM;
   const slot = WIDTH / rows.length;
   const bar = Math.max(1, slot * (comparing ? 0.38 : 0.7));
-  const every = Math.ceil(rows.length / 8);
+  // A phone draws the chart at about two thirds of its size: fewer, larger labels.
+  const narrow = matchMedia('(max-width: 480px)').matches;
+  const every = Math.ceil(rows.length / (narrow ? 4 : 8));
   const height = (n: number) => (top > 0 ? (Math.max(0, n) / top) * plot : 0);
   const place = (index: number) => (rtl ? rows.length - 1 - index : index) * slot;
   return (

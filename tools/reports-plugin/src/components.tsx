@@ -403,60 +403,69 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
         />
       )}
       {rows && filled && (
-        <table class="rp-table" data-testid="reports-table" aria-labelledby={`${id}h`}>
-          <thead>
-            <tr>
-              {properties.map((property) => [
-                <th
-                  key={property.key}
-                  class={property.type === 'string' ? undefined : 'rp-num'}
-                  scope="col"
-                  data-testid="reports-header"
-                  data-key={property.key}
-                >
-                  {headerText(property, formatContext)}
-                </th>,
-                comparing && (
+        // Scrolls by itself, in either direction, when the columns are wider than the screen.
+        <div
+          class="rp-scroll"
+          role="region"
+          tabIndex={0}
+          aria-labelledby={`${id}h`}
+          data-testid="reports-table-scroll"
+        >
+          <table class="rp-table" data-testid="reports-table" aria-labelledby={`${id}h`}>
+            <thead>
+              <tr>
+                {properties.map((property) => [
                   <th
-                    key={`${property.key}-compare`}
+                    key={property.key}
                     class={property.type === 'string' ? undefined : 'rp-num'}
                     scope="col"
                     data-testid="reports-header"
-                    data-key={`${property.key}:compare`}
-                  >
-                    {headerText(property, formatContext, true)}
-                  </th>
-                ),
-              ])}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row, index) => (
-              <tr key={index} data-testid="reports-row">
-                {properties.map((property) => [
-                  <td
-                    key={property.key}
-                    class={property.type === 'string' ? undefined : 'rp-num'}
                     data-key={property.key}
-                    data-testid="reports-cell"
                   >
-                    {formatValue(property, row.data[property.key], formatContext)}
-                  </td>,
+                    {headerText(property, formatContext)}
+                  </th>,
                   comparing && (
-                    <td
+                    <th
                       key={`${property.key}-compare`}
                       class={property.type === 'string' ? undefined : 'rp-num'}
+                      scope="col"
+                      data-testid="reports-header"
                       data-key={`${property.key}:compare`}
-                      data-testid="reports-cell"
                     >
-                      {formatValue(property, row.compare?.[property.key], formatContext)}
-                    </td>
+                      {headerText(property, formatContext, true)}
+                    </th>
                   ),
                 ])}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((row, index) => (
+                <tr key={index} data-testid="reports-row">
+                  {properties.map((property) => [
+                    <td
+                      key={property.key}
+                      class={property.type === 'string' ? undefined : 'rp-num'}
+                      data-key={property.key}
+                      data-testid="reports-cell"
+                    >
+                      {formatValue(property, row.data[property.key], formatContext)}
+                    </td>,
+                    comparing && (
+                      <td
+                        key={`${property.key}-compare`}
+                        class={property.type === 'string' ? undefined : 'rp-num'}
+                        data-key={`${property.key}:compare`}
+                        data-testid="reports-cell"
+                      >
+                        {formatValue(property, row.compare?.[property.key], formatContext)}
+                      </td>
+                    ),
+                  ])}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );
