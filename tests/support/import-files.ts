@@ -1,6 +1,7 @@
 /**
  * Helpers of the npm run import suites: the import run in this process, an NDJSON file written
- * from lines, and a summary line without its run time and rate.
+ * from lines, a summary line without its run time and rate, and a Kuwaiti restaurant's order
+ * lines checked without a database.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { Readable } from 'node:stream';
 import type postgres from 'postgres';
 import type { ImportOptions } from '../../tools/db/import-args';
 import { runImport } from '../../tools/db/import-run';
+import { IDENTITY_STATES, type OrderContext } from '../../tools/db/import-validate';
 import type { StagingMethod } from '../../tools/db/import-write';
 
 /** The command line's options when none is given. */
@@ -79,3 +81,24 @@ export const expectImported = (outcome: ImportOutcome, path: string, counts: str
     err: [],
   });
 };
+
+/** What the order checks know without a database: R-1002 on TB_KW, in KWD (3 decimals). */
+export const KUWAIT_CONTEXT: OrderContext = {
+  restaurants: new Map([
+    ['R-1002', { currency: 'KWD', minorUnits: 3, platforms: new Set(['TB_KW']) }],
+  ]),
+  states: IDENTITY_STATES,
+};
+
+/** A valid order line of R-1002 on TB_KW, changed by `overrides`. */
+export const kuwaitOrder = (orderId: string, overrides: Record<string, unknown> = {}): string =>
+  JSON.stringify({
+    restaurantId: 'R-1002',
+    platformId: 'TB_KW',
+    orderId,
+    placedAt: '2026-11-20T12:34:56+04:00',
+    state: 'DELIVERED',
+    total: '42.500',
+    lines: [{ dish: 'Falafel\twrap', quantity: 2, unitPrice: '12.000' }],
+    ...overrides,
+  });

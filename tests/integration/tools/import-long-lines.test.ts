@@ -9,28 +9,9 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileLines, OrderReader, READ_BYTES } from '../../../tools/db/import-check';
-import { IDENTITY_STATES, type OrderContext } from '../../../tools/db/import-validate';
+import { KUWAIT_CONTEXT, kuwaitOrder as order } from '../../support/import-files';
 
 const MB = 1_000_000;
-const CONTEXT: OrderContext = {
-  restaurants: new Map([
-    ['R-1002', { currency: 'KWD', minorUnits: 3, platforms: new Set(['TB_KW']) }],
-  ]),
-  states: IDENTITY_STATES,
-};
-
-const order = (orderId: string, extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({
-    restaurantId: 'R-1002',
-    platformId: 'TB_KW',
-    orderId,
-    placedAt: '2026-11-20T12:34:56+04:00',
-    state: 'DELIVERED',
-    total: '24.000',
-    lines: [{ dish: 'Falafel wrap', quantity: 2, unitPrice: '12.000' }],
-    ...extra,
-  });
-
 let dir = '';
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'import-long-lines-'));
@@ -53,7 +34,7 @@ const best = async (run: () => Promise<unknown>, runs: number): Promise<number> 
 
 /** The file read and checked as the import's worker does: its refusals, and orders read. */
 const check = async (path: string) => {
-  const reader = new OrderReader(CONTEXT, false);
+  const reader = new OrderReader(KUWAIT_CONTEXT, false);
   const refusals: string[] = [];
   let lineNo = 0;
   for await (const line of fileLines(createReadStream(path, { highWaterMark: READ_BYTES }))) {

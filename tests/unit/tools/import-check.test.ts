@@ -17,27 +17,9 @@ import {
   type CheckedBatch,
   type FileLine,
 } from '../../../tools/db/import-check';
-import { IDENTITY_STATES, NotUtf8, type OrderContext } from '../../../tools/db/import-validate';
+import { NotUtf8 } from '../../../tools/db/import-validate';
 import { copyRowsOf } from '../../../tools/db/import-write';
-
-const CONTEXT: OrderContext = {
-  restaurants: new Map([
-    ['R-1002', { currency: 'KWD', minorUnits: 3, platforms: new Set(['TB_KW']) }],
-  ]),
-  states: IDENTITY_STATES,
-};
-
-const order = (orderId: string, overrides: Record<string, unknown> = {}): string =>
-  JSON.stringify({
-    restaurantId: 'R-1002',
-    platformId: 'TB_KW',
-    orderId,
-    placedAt: '2026-11-20T12:34:56+04:00',
-    state: 'DELIVERED',
-    total: '42.500',
-    lines: [{ dish: 'Falafel\twrap', quantity: 2, unitPrice: '12.000' }],
-    ...overrides,
-  });
+import { KUWAIT_CONTEXT as CONTEXT, kuwaitOrder as order } from '../../support/import-files';
 
 /** A file of every outcome: orders, a refusal, a blank line, a repeated order, more orders. */
 const LINES = [
