@@ -186,9 +186,10 @@ const measuresOf = (report: ReportId): string[] =>
 const columnName = (report: ReportId, key: string, locale: Locale) => {
   const property = reportOf(report).properties.find((p) => p.key === key);
   if (!property) throw new Error(`no column ${key} in ${report}`);
-  return property.names[LOCALES[locale]];
+  return property.names[LOCALES[locale]] ?? property.name;
 };
-const reportTitle = (report: ReportId, locale: Locale) => reportOf(report).titles[LOCALES[locale]];
+const reportTitle = (report: ReportId, locale: Locale) =>
+  reportOf(report).titles[LOCALES[locale]] ?? reportOf(report).title;
 
 const utc = (date: string) => {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];

@@ -69,13 +69,12 @@ const parserOf = (report: CatalogueReport): Parse => {
   return (read) => (parse as Parse).call(report, read);
 };
 
-/** A catalogue name in every language of the plugin; English where a translation is missing. */
-const namesOf = (english: string, local: LocalNames | undefined): Names => ({
-  en: english,
-  ar: local?.ar ?? english,
-  de: local?.de ?? english,
-  es: local?.es ?? english,
-});
+/**
+ * A catalogue name's translations that differ from its English: the plugin shows the English
+ * name where one is missing, so the bundle carries each name once.
+ */
+const namesOf = (english: string, local: LocalNames | undefined): Names =>
+  Object.fromEntries(Object.entries(local ?? {}).filter(([, name]) => name !== english));
 
 export const pluginReports = (): ReportSpec[] =>
   catalogue.flatMap((endpoint): ReportSpec[] => {

@@ -51,7 +51,6 @@ describe('the reports the plugin offers, read from the catalogue', () => {
     });
     const revenue = reports.find((report) => report.id === 'revenue');
     expect(revenue?.titles).toEqual({
-      en: 'Revenue per month',
       ar: 'الإيرادات شهريًا',
       de: 'Umsatz pro Monat',
       es: 'Ingresos por mes',
@@ -60,27 +59,27 @@ describe('the reports the plugin offers, read from the catalogue', () => {
       {
         key: 'month',
         name: 'Month',
-        names: { en: 'Month', ar: 'الشهر', de: 'Monat', es: 'Mes' },
+        names: { ar: 'الشهر', de: 'Monat', es: 'Mes' },
         type: 'string',
         unit: 'DATE_MONTH',
       },
       {
         key: 'year',
         name: 'Year',
-        names: { en: 'Year', ar: 'السنة', de: 'Jahr', es: 'Año' },
+        names: { ar: 'السنة', de: 'Jahr', es: 'Año' },
         type: 'string',
         unit: 'DATE_YEAR',
       },
       {
         key: 'orderCount',
         name: 'Orders',
-        names: { en: 'Orders', ar: 'الطلبات', de: 'Bestellungen', es: 'Pedidos' },
+        names: { ar: 'الطلبات', de: 'Bestellungen', es: 'Pedidos' },
         type: 'integer',
       },
       {
         key: 'revenue',
         name: 'Sales',
-        names: { en: 'Sales', ar: 'المبيعات', de: 'Umsatz', es: 'Ventas' },
+        names: { ar: 'المبيعات', de: 'Umsatz', es: 'Ventas' },
         type: 'number',
         unit: 'CURRENCY',
       },

@@ -222,7 +222,7 @@ export const Controls = ({ context }: { context: PluginContext }) => {
         >
           {reports.map((option) => (
             <option key={option.id} value={option.id}>
-              {option.titles[language]}
+              {option.titles[language] ?? option.title}
             </option>
           ))}
         </select>
@@ -377,7 +377,7 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
       data-restaurant={restaurant?.id ?? ''}
     >
       <h2 class="rp-title" id={`${id}h`}>
-        {report.titles[language]}
+        {report.titles[language] ?? report.title}
       </h2>
       {loading && (
         <p class="rp-loading" role="status" aria-live="polite" data-testid="reports-loading">

@@ -75,7 +75,7 @@ export const headerText = (
   context: FormatContext,
   comparison = false,
 ): string => {
-  const name = property.names[context.language];
+  const name = property.names[context.language] ?? property.name;
   const currency =
     property.unit === 'CURRENCY' && context.currency
       ? currencySymbol(context.currency, context.locale)

@@ -8,8 +8,8 @@ export type Unit = 'DATE' | 'DATE_MONTH' | 'DATE_YEAR' | 'CURRENCY';
 /** The languages the plugin speaks (messages/<language>.json). */
 export const LANGUAGES = ['en', 'ar', 'de', 'es'] as const;
 export type Language = (typeof LANGUAGES)[number];
-/** A name in every language of the plugin. */
-export type Names = Readonly<Record<Language, string>>;
+/** A name's translations; a language without one shows the English name. */
+export type Names = Readonly<Partial<Record<Language, string>>>;
 
 export interface ReportProperty {
   readonly key: string;
