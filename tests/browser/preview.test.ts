@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
 import { CURRENCIES, SAMPLE_OWNERS } from '../../tools/db/sample-data';
 import { addDays, todayIn } from '../../tools/dates';
 import { launchChromium } from '../../tools/local/chromium';
@@ -601,6 +601,61 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     ).toEqual(['R-1001', 'R-1002']);
     expect(problems).toEqual([]);
   });
+
+  it("loads the owner's language file from beside the bundle, and only that one", async () => {
+    const { page, problems } = await open('de-DE');
+    const files: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/cdn/')) files.push(request.url().replace(/^.*\/cdn\//, ''));
+    });
+
+    await signIn(page, 'owner-1', 'de-DE');
+
+    expect(files).toEqual([
+      'eu/reports/index.js',
+      expect.stringMatching(/^eu\/reports\/de-\w+\.js$/),
+    ]);
+    expect(await page.getByTestId('navigation-title').textContent()).toBe(say('de-DE', 'title'));
+    expect(await page.getByTestId('reports-root').getAttribute('lang')).toBe('de-DE');
+    expect(problems).toEqual([]);
+  });
+
+  it.each([
+    ['fails', (route: Route) => route.abort('failed')],
+    ['never answers', () => undefined],
+  ])(
+    'speaks English, left to right, when the language file %s, and says so in the console',
+    async (_case, handle) => {
+      const { page, problems } = await open('ar-AE');
+      const warnings: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'warning') warnings.push(message.text());
+      });
+      await page.route(/\/cdn\/eu\/reports\/ar-\w+\.js$/, handle);
+
+      await signIn(page, 'owner-1', 'ar-AE');
+
+      expect(await page.getByTestId('navigation-title').textContent()).toBe(say('en-US', 'title'));
+      const root = page.getByTestId('reports-root');
+      expect({
+        lang: await root.getAttribute('lang'),
+        dir: await root.getAttribute('dir'),
+      }).toEqual({ lang: 'en', dir: 'ltr' });
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          /^reports plugin: the ar messages did not load \(.+\); English instead$/,
+        ),
+      ]);
+      // Chromium's own lines for the failed file, if any, are the only problems.
+      expect(
+        problems.filter(
+          (problem) =>
+            !/ar-\w+\.js/.test(problem) &&
+            problem !== 'console: Failed to load resource: net::ERR_FAILED',
+        ),
+      ).toEqual([]);
+    },
+  );
 
   it('takes a pasted token instead of signing in', async () => {
     const { page, problems } = await open();

@@ -1,12 +1,14 @@
 /**
  * npm run build:plugin -- [--api-url <url>] [--out <dir>]
- * Builds the reference reports plugin (tools/reports-plugin/) into one minified ES module,
- * `<out>/index.js` (default dist/plugins/reports), with the API URL and the reports of the
- * catalogue baked in, and writes `<out>/meta.json` with its size. `buildReportsPlugin` is the
- * same build for scripts (npm start's preview).
+ * Builds the reference reports plugin (tools/reports-plugin/) into minified ES modules in `<out>`
+ * (default dist/plugins/reports): `index.js`, the bundle the portal loads, with the API URL and
+ * the reports of the catalogue baked in, and one `<language>-<hash>.js` per language but English,
+ * which index.js imports beside itself when an owner speaks it. `<out>/meta.json` gives the sizes
+ * and the files; a rebuild removes the files the previous meta.json named and this build did not
+ * write, and nothing else. `buildReportsPlugin` is the same build for scripts (npm start).
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -25,25 +27,57 @@ export interface BuildOptions {
   readonly outDir?: string;
 }
 
-export interface BuildResult {
-  /** Absolute path of index.js. */
+export interface BuiltFile {
+  /** Absolute path. */
   readonly file: string;
   readonly bytes: number;
   readonly gzipBytes: number;
 }
+
+/** index.js, and the chunks it may import (one per language but English). */
+export interface BuildResult extends BuiltFile {
+  readonly chunks: readonly BuiltFile[];
+}
+
+const META = 'meta.json';
+
+/** The files a previous build's meta.json names, by name; none when it has no such list. */
+const previousFiles = async (outDir: string): Promise<string[]> => {
+  try {
+    const meta = JSON.parse(await readFile(resolve(outDir, META), 'utf8')) as { files?: unknown };
+    return Array.isArray(meta.files)
+      ? meta.files.filter(
+          (name): name is string => typeof name === 'string' && name === basename(name),
+        )
+      : [];
+  } catch {
+    return [];
+  }
+};
+
+const sized = (file: string, code: Uint8Array): BuiltFile => ({
+  file,
+  bytes: code.length,
+  gzipBytes: gzipSync(code, { level: 9 }).length,
+});
 
 export const buildReportsPlugin = async (options: BuildOptions): Promise<BuildResult> => {
   const apiUrl = new URL(options.apiUrl).href.replace(/\/+$/, '');
   const outDir = resolve(ROOT, options.outDir ?? DEFAULT_OUT_DIR);
   const file = resolve(outDir, 'index.js');
   await mkdir(outDir, { recursive: true });
-  await build({
-    entryPoints: [ENTRY],
-    outfile: file,
+  const before = await previousFiles(outDir);
+  const { outputFiles } = await build({
+    entryPoints: { index: ENTRY },
+    outdir: outDir,
+    // Each import() (a language's messages) becomes a file of its own beside index.js.
+    splitting: true,
+    chunkNames: '[name]-[hash]',
+    write: false,
     bundle: true,
     format: 'esm',
     platform: 'browser',
-    target: 'es2020',
+    target: 'es2022',
     minify: true,
     legalComments: 'none',
     // Module scripts are always UTF-8: Arabic text costs 2 bytes a letter, not a 6-byte escape.
@@ -54,13 +88,32 @@ export const buildReportsPlugin = async (options: BuildOptions): Promise<BuildRe
     define: { __REPORTS_PLUGIN_CONFIG__: JSON.stringify(pluginConfig(apiUrl)) },
     logLevel: 'warning',
   });
-  const code = await readFile(file);
-  const result = { file, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
+  const written = outputFiles.map((output) => sized(output.path, output.contents));
+  const entry = written.find((output) => output.file === file);
+  if (!entry || written.some((output) => dirname(output.file) !== outDir)) {
+    throw new Error(`esbuild wrote ${written.map((output) => output.file).join(', ')}`);
+  }
+  for (const output of outputFiles) await writeFile(output.path, output.contents);
+  const names = written.map((output) => basename(output.file));
+  for (const stale of before.filter((name) => !names.includes(name))) {
+    await rm(resolve(outDir, stale), { force: true });
+  }
+  const chunks = written.filter((output) => output !== entry);
   await writeFile(
-    resolve(outDir, 'meta.json'),
-    `${JSON.stringify({ bytes: result.bytes, gzipBytes: result.gzipBytes, apiUrl }, null, 2)}\n`,
+    resolve(outDir, META),
+    `${JSON.stringify(
+      {
+        bytes: entry.bytes,
+        gzipBytes: entry.gzipBytes,
+        apiUrl,
+        files: names,
+        chunks: Object.fromEntries(chunks.map((chunk) => [basename(chunk.file), chunk.bytes])),
+      },
+      null,
+      2,
+    )}\n`,
   );
-  return result;
+  return { ...entry, chunks };
 };
 
 export const USAGE = 'usage: npm run build:plugin -- [--api-url <url>] [--out <dir>]';
@@ -110,8 +163,10 @@ const main = async (): Promise<number> => {
     console.log(USAGE);
     return 0;
   }
-  const { file, bytes, gzipBytes } = await buildReportsPlugin(options);
+  const { file, bytes, gzipBytes, chunks } = await buildReportsPlugin(options);
   console.log(`${file}: ${bytes} bytes, ${gzipBytes} gzipped (API ${options.apiUrl})`);
+  for (const chunk of chunks) console.log(`${chunk.file}: ${chunk.bytes} bytes`);
+  console.log('Upload the whole folder: index.js imports the language files beside it.');
   return 0;
 };
 

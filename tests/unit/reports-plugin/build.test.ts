@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -12,10 +12,15 @@ import { catalogue } from '../../../shared/catalogue';
 import { MAX_RANGE_DAYS, parseDayRange } from '../../../shared/reports/parameters';
 import { MAX_RANGE_MONTHS, parseMonthRange } from '../../../shared/reports/revenue';
 import { run } from '../../support/processes';
+import MESSAGES_EN from '../../../tools/reports-plugin/messages/en.json' with { type: 'json' };
+import { LANGUAGES } from '../../../tools/reports-plugin/src/reports';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
 
-/** The size budget of the bundle (docs/plugin.md): Preact and the plugin, minified. */
+/**
+ * The size budget (docs/plugin.md): what one owner loads, index.js (Preact, the plugin, English)
+ * and one language file, minified.
+ */
 const BUDGET = { bytes: 40 * 1024, gzipBytes: 16 * 1024 };
 
 describe('the reports the plugin offers, read from the catalogue', () => {
@@ -109,33 +114,94 @@ describe('npm run build:plugin', () => {
     await rm(out, { recursive: true, force: true });
   });
 
-  it('builds one small ES module whose default export has mount, the API URL baked in', async () => {
+  it('builds index.js, its default export mount, the API URL baked in, and one file per language but English', async () => {
+    // Act
     const result = await buildReportsPlugin({ apiUrl: 'https://api.example.com/', outDir: out });
 
+    // Assess
     const code = await readFile(result.file, 'utf8');
     expect(result.file).toBe(join(out, 'index.js'));
     expect(result.bytes).toBe(Buffer.byteLength(code));
     expect(result.gzipBytes).toBe(gzipSync(code, { level: 9 }).length);
-    expect(result.bytes).toBeLessThan(BUDGET.bytes);
-    expect(result.gzipBytes).toBeLessThan(BUDGET.gzipBytes);
+    expect(code).toContain('https://api.example.com');
+    expect(code).toContain('/v1/restaurants/{id}/reports/orders/day');
+    // English is in index.js; each other language is a chunk of its own, imported beside it.
+    const chunkOf = (language: string) =>
+      result.chunks.find((chunk) => new RegExp(`/${language}-\\w+\\.js$`).test(chunk.file));
+    expect(result.chunks).toHaveLength(LANGUAGES.length - 1);
+    for (const language of LANGUAGES.filter((spoken) => spoken !== 'en')) {
+      const chunk = chunkOf(language);
+      expect(chunk).toBeDefined();
+      expect(code).toContain(`import("./${basename(chunk?.file ?? '')}")`);
+    }
+    expect(code).toContain(MESSAGES_EN.title);
+    // Nothing else is loaded: no static import, no require, no import() but the languages.
+    expect(code).not.toMatch(/\bimport\s*["'{*]|\bfrom\s*["']\.{0,2}\/|\brequire\(/);
+    expect(code.match(/\bimport\s*\(/g)).toHaveLength(LANGUAGES.length - 1);
+    expect(await readdir(out)).toEqual(
+      ['index.js', 'meta.json', ...result.chunks.map((chunk) => basename(chunk.file))].sort(),
+    );
     expect(JSON.parse(await readFile(join(out, 'meta.json'), 'utf8'))).toEqual({
       bytes: result.bytes,
       gzipBytes: result.gzipBytes,
       apiUrl: 'https://api.example.com',
+      files: ['index.js', ...result.chunks.map((chunk) => basename(chunk.file))],
+      chunks: Object.fromEntries(result.chunks.map((chunk) => [basename(chunk.file), chunk.bytes])),
     });
-    expect(code).toContain('https://api.example.com');
-    expect(code).toContain('/v1/restaurants/{id}/reports/orders/day');
-    expect(code).not.toMatch(/\bimport\s*\(|\brequire\(/);
 
     // Imported as the portal does (import()), in a plain Node without a DOM: nothing runs
-    // before mount.
+    // before mount. A language file is a module whose default export is its messages.
+    const arabic = pathToFileURL(chunkOf('ar')?.file ?? '').href;
     const { stdout } = await promisify(execFile)(process.execPath, [
       '--input-type=module',
       '-e',
       `const m = await import(${JSON.stringify(pathToFileURL(result.file).href)});
-       console.log(Object.keys(m).join(), typeof m.default.mount, m.default.mount.length);`,
+       console.log(Object.keys(m).join(), typeof m.default.mount, m.default.mount.length);
+       console.log(JSON.stringify((await import(${JSON.stringify(arabic)})).default));`,
     ]);
-    expect(stdout.trim()).toBe('default function 2');
+    const [exports, messages] = stdout.trim().split('\n');
+    expect(exports).toBe('default function 2');
+    expect(JSON.parse(messages ?? '')).toEqual(
+      JSON.parse(await readFile('tools/reports-plugin/messages/ar.json', 'utf8')),
+    );
+  });
+
+  it('stays within its budget: index.js and the largest language file, what one owner loads', async () => {
+    // Act
+    const result = await buildReportsPlugin({ apiUrl: 'https://api.example.com', outDir: out });
+
+    // Assess
+    const largest = (key: 'bytes' | 'gzipBytes') =>
+      result[key] + Math.max(...result.chunks.map((chunk) => chunk[key]));
+    expect(largest('bytes')).toBeLessThan(BUDGET.bytes);
+    expect(largest('gzipBytes')).toBeLessThan(BUDGET.gzipBytes);
+  });
+
+  it('removes the files its previous build wrote and this one did not, and nothing else', async () => {
+    // Arrange
+    const folder = join(out, 'rebuilt');
+    await mkdir(folder);
+    await writeFile(join(folder, 'ar-OLDHASH.js'), 'export default {}');
+    await writeFile(join(folder, 'upload-notes.txt'), 'mine');
+    await writeFile(
+      join(folder, 'meta.json'),
+      JSON.stringify({ files: ['index.js', 'ar-OLDHASH.js', '../escape.txt'] }),
+    );
+    await writeFile(join(out, 'escape.txt'), 'outside');
+
+    // Act
+    const result = await buildReportsPlugin({ apiUrl: 'https://api.example.com', outDir: folder });
+
+    // Assess
+    expect((await readdir(folder)).sort()).toEqual(
+      [
+        'index.js',
+        'meta.json',
+        'upload-notes.txt',
+        ...result.chunks.map((chunk) => basename(chunk.file)),
+      ].sort(),
+    );
+    expect(await readFile(join(out, 'escape.txt'), 'utf8')).toBe('outside');
   });
 
   it('reads its flags', () => {

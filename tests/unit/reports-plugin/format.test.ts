@@ -9,6 +9,7 @@ import {
 } from '../../../tools/reports-plugin/src/format';
 import { languageOf, translator } from '../../../tools/reports-plugin/src/i18n';
 import type { ReportProperty, ReportSpec } from '../../../tools/reports-plugin/src/reports';
+import { SPOKEN } from '../../support/plugin-messages';
 
 const named = (english: string, de = english) => ({
   name: english,
@@ -36,7 +37,7 @@ const PLACED_AT: ReportProperty = { key: 'placedAt', ...named('Placed at'), type
 /** The context of an owner whose token says `locale`. */
 const at = (locale: string, currency?: string): FormatContext => {
   const language = languageOf(locale);
-  return { locale, language, t: translator(language), currency };
+  return { locale, language, t: translator(SPOKEN[language]), currency };
 };
 
 const LOCALES = ['en-US', 'de-DE', 'ar-AE'] as const;

@@ -1,15 +1,18 @@
 import {
   canonicalLocale,
   direction,
+  languageFor,
   languageOf,
-  MESSAGES,
+  loadLanguage,
   speechFor,
   tokenLocale,
   translator,
 } from '../../../tools/reports-plugin/src/i18n';
-import { LANGUAGES } from '../../../tools/reports-plugin/src/reports';
+import { readFile } from 'node:fs/promises';
+import { LANGUAGES, type Language } from '../../../tools/reports-plugin/src/reports';
 import { pluginReports } from '../../../tools/plugin/reports';
 import { REPORT_NAMES } from '../../../shared/reports/translations';
+import { SPOKEN } from '../../support/plugin-messages';
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
@@ -19,12 +22,23 @@ const token = (user: unknown) =>
     '.',
   );
 
+/** The file itself, read from disk. */
+const messageFile = async (language: Language): Promise<unknown> =>
+  JSON.parse(await readFile(`tools/reports-plugin/messages/${language}.json`, 'utf8'));
+
 describe('the message files', () => {
+  it.each(LANGUAGES)('%s is loaded as its own file says', async (language) => {
+    expect(await loadLanguage(language)).toEqual({
+      language,
+      messages: await messageFile(language),
+    });
+  });
+
   it.each(LANGUAGES.filter((language) => language !== 'en'))(
     '%s has every English message, no other, with the same placeholders',
     (language) => {
-      const english = MESSAGES.en;
-      const local = MESSAGES[language];
+      const english = SPOKEN.en;
+      const local = SPOKEN[language];
       expect(Object.keys(local).sort()).toEqual(Object.keys(english).sort());
       for (const [key, text] of Object.entries(english)) {
         expect({ key, placeholders: placeholders(local[key] ?? '') }).toEqual({
@@ -65,11 +79,19 @@ describe('the message files', () => {
   });
 
   it('fills placeholders and leaves unknown ones visible', () => {
-    const t = translator('de');
+    const t = translator(SPOKEN.de);
     expect(t('error.other', { status: 502 })).toBe(
       'Der Bericht konnte nicht geladen werden (HTTP 502).',
     );
     expect(t('error.other')).toContain('{status}');
+  });
+
+  it('falls back to English for a key a language lacks, and knows which keys exist', () => {
+    const t = translator({ title: 'Berichte' });
+    expect(t('title')).toBe('Berichte');
+    expect(t('download')).toBe(SPOKEN.en.download);
+    expect(t.optional('value.state.DELIVERED')).toBe(SPOKEN.en['value.state.DELIVERED']);
+    expect(t.optional('value.state.NO_SUCH_STATE')).toBeUndefined();
   });
 });
 
@@ -79,9 +101,11 @@ describe("the owner's language, from the token's user.locale", () => {
     ['de-DE', 'de-DE', 'de', 'ltr'],
     ['es_MX', 'es-MX', 'es', 'ltr'],
     ['en_US', 'en-US', 'en', 'ltr'],
-    ['fr_FR', 'fr-FR', 'en', 'ltr'],
-  ])('%s: formats in %s, speaks %s, %s', (locale, tag, language, dir) => {
-    const speech = speechFor(token({ locale }), 'en-GB');
+    ['ja_JP', 'ja-JP', 'en', 'ltr'],
+  ])('%s: formats in %s, speaks %s, %s', async (locale, tag, language, dir) => {
+    const spoken = await loadLanguage(languageFor(token({ locale })));
+    const speech = speechFor(token({ locale }), 'en-GB', spoken);
+    expect(speech.t('title')).toBe(SPOKEN[spoken.language].title);
     expect({ locale: speech.locale, language: speech.language, dir: speech.dir }).toEqual({
       locale: tag,
       language,
@@ -89,9 +113,9 @@ describe("the owner's language, from the token's user.locale", () => {
     });
   });
 
-  it('without a usable locale: English messages, the browser’s formats', () => {
+  it('without a usable locale: English messages, the browser’s formats', async () => {
     for (const user of [{}, { locale: 42 }, { locale: 'not a locale!' }, undefined]) {
-      const speech = speechFor(token(user), 'de-DE');
+      const speech = speechFor(token(user), 'de-DE', await loadLanguage(languageFor(token(user))));
       expect({ language: speech.language, locale: speech.locale }).toEqual({
         language: 'en',
         locale: 'de-DE',

@@ -5,7 +5,7 @@
  * calendar dates: parsed and formatted in UTC, never through the local time zone. A date-time
  * with an offset shows its own wall-clock time (the restaurant's), a known code its word.
  */
-import { optionalMessage, type Translate } from './i18n';
+import type { Translate } from './i18n';
 import type { Language, ReportProperty, ReportSpec } from './reports';
 
 export interface FormatContext {
@@ -174,7 +174,7 @@ export const formatValue = (
       if (typeof value !== 'number') {
         return (
           wallClockTime(value, locale) ??
-          optionalMessage(context.language, `value.${property.key}.${value}`) ??
+          context.t.optional(`value.${property.key}.${value}`) ??
           value
         );
       }

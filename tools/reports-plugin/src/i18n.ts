@@ -1,21 +1,63 @@
 /**
  * The owner's language: the locale of the token's `user.locale` (spec 2.2, `en_US` or `en-US`),
  * the messages of its language (messages/<language>.json, English when the plugin does not
- * speak it) and the writing direction of those messages.
+ * speak it) and the writing direction of those messages. English is in the bundle; every other
+ * language is a chunk of its own beside it, fetched only for an owner who speaks it.
  */
-import ar from '../messages/ar.json' with { type: 'json' };
-import de from '../messages/de.json' with { type: 'json' };
 import en from '../messages/en.json' with { type: 'json' };
-import es from '../messages/es.json' with { type: 'json' };
 import { LANGUAGES, type Language } from './reports';
 
 export type Messages = typeof en;
 export type MessageKey = keyof Messages;
-export const MESSAGES: Readonly<Record<Language, Readonly<Record<string, string>>>> = {
-  en,
-  ar,
-  de,
-  es,
+/** One language's messages, by key (the unit tests hold every file to English's keys). */
+export type Catalogue = Readonly<Record<string, string>>;
+
+/** Each language but English: its messages, as the chunk the build makes of the file. */
+const TRANSLATIONS: Readonly<
+  Record<Exclude<Language, 'en'>, () => Promise<{ readonly default: Catalogue }>>
+> = {
+  ar: () => import('../messages/ar.json', { with: { type: 'json' } }),
+  de: () => import('../messages/de.json', { with: { type: 'json' } }),
+  es: () => import('../messages/es.json', { with: { type: 'json' } }),
+};
+
+/** A language the plugin speaks, with its messages. */
+export interface Spoken {
+  readonly language: Language;
+  readonly messages: Catalogue;
+}
+
+const ENGLISH: Spoken = { language: 'en', messages: en };
+
+/** How long the owner waits for a language's chunk before the plugin speaks English. */
+export const LANGUAGE_TIMEOUT_MS = 5000;
+
+/**
+ * A language's messages. A chunk that fails or does not arrive in time leaves the owner with
+ * English (and its direction) rather than no report: a console warning says which.
+ */
+export const loadLanguage = async (
+  language: Language,
+  timeoutMs = LANGUAGE_TIMEOUT_MS,
+): Promise<Spoken> => {
+  if (language === 'en') return ENGLISH;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  try {
+    const { default: messages } = await Promise.race([TRANSLATIONS[language](), late]);
+    return { language, messages };
+  } catch (error) {
+    console.warn(
+      `reports plugin: the ${language} messages did not load (${String(error)}); English instead`,
+    );
+    return ENGLISH;
+  } finally {
+    clearTimeout(timer);
+  }
 };
 
 const base64UrlDecode = (text: string): string => {
@@ -58,22 +100,21 @@ const RTL_LANGUAGES = new Set(['ar', 'fa', 'he', 'iw', 'ps', 'ur', 'yi', 'dv', '
 export const direction = (language: string): 'rtl' | 'ltr' =>
   RTL_LANGUAGES.has(language.split('-')[0]?.toLowerCase() ?? '') ? 'rtl' : 'ltr';
 
-export type Translate = (
-  key: MessageKey,
-  values?: Readonly<Record<string, string | number>>,
-) => string;
+export interface Translate {
+  (key: MessageKey, values?: Readonly<Record<string, string | number>>): string;
+  /** A message that may not exist (`value.state.DELIVERED`), or undefined. */
+  readonly optional: (key: string) => string | undefined;
+}
 
 /** Fills a message's `{name}` placeholders; a key missing in a language falls back to English. */
-export const translator =
-  (language: Language): Translate =>
-  (key, values = {}) =>
-    (MESSAGES[language][key] ?? en[key]).replace(/\{(\w+)\}/g, (whole, name: string) =>
+export const translator = (messages: Catalogue): Translate => {
+  const optional = (key: string): string | undefined => messages[key] ?? (en as Catalogue)[key];
+  const t = (key: MessageKey, values: Readonly<Record<string, string | number>> = {}) =>
+    (optional(key) ?? key).replace(/\{(\w+)\}/g, (whole, name: string) =>
       Object.hasOwn(values, name) ? String(values[name]) : whole,
     );
-
-/** A message that may not exist (`value.state.DELIVERED`), or undefined. */
-export const optionalMessage = (language: Language, key: string): string | undefined =>
-  MESSAGES[language][key] ?? (en as Readonly<Record<string, string>>)[key];
+  return Object.assign(t, { optional });
+};
 
 /** Everything about the owner's language the views need. */
 export interface Speech {
@@ -86,14 +127,18 @@ export interface Speech {
   readonly t: Translate;
 }
 
-export const speechFor = (token: string, browserLocale: string): Speech => {
+/** The language the token's locale asks for: the one to load before `speechFor`. */
+export const languageFor = (token: string): Language => languageOf(tokenLocale(token));
+
+/** The owner's speech: `spoken` is what `loadLanguage(languageFor(token))` gave. */
+export const speechFor = (token: string, browserLocale: string, spoken: Spoken): Speech => {
   const fromToken = tokenLocale(token);
-  const language = languageOf(fromToken);
+  const { language, messages } = spoken;
   return {
     locale: fromToken ?? canonicalLocale(browserLocale) ?? 'en',
     language,
     lang: fromToken && languageOf(fromToken) === language ? fromToken : language,
     dir: direction(language),
-    t: translator(language),
+    t: translator(messages),
   };
 };

@@ -2,21 +2,21 @@
  * The reference reports plugin (spec 9.1): the default export the portal mounts. It keeps the
  * current restaurant in one store that the SDK observer updates, draws the controls as the
  * navigation's sticky content and the report below, and fetches the restaurant currency from
- * the dashboard (the report rows do not carry it).
+ * the dashboard (the report rows do not carry it). It draws once the owner's language has
+ * loaded (English at once).
  */
 import { render } from 'preact';
 import type { PortalPlugin, PortalSdk } from '../../portal/sdk';
 import { fetchCurrency } from './api';
 import { Controls, ReportView, type PluginContext } from './components';
-import { speechFor } from './i18n';
+import { languageFor, loadLanguage, speechFor, type Speech } from './i18n';
 import { localToday } from './range';
 import { createState } from './state';
 import { STYLES } from './styles';
 
 const config = __REPORTS_PLUGIN_CONFIG__;
 
-const mount = (element: HTMLElement, sdk: PortalSdk): (() => void) => {
-  const speech = speechFor(sdk.getToken(), navigator.language || 'en');
+const show = (element: HTMLElement, sdk: PortalSdk, speech: Speech): (() => void) => {
   const today = localToday();
   const state = createState(config.reports, today);
   const context: PluginContext = {
@@ -79,6 +79,19 @@ const mount = (element: HTMLElement, sdk: PortalSdk): (() => void) => {
     render(null, host);
     host.remove();
     style.remove();
+  };
+};
+
+const mount = (element: HTMLElement, sdk: PortalSdk): (() => void) => {
+  let unmount: (() => void) | undefined;
+  let unmounted = false;
+  void loadLanguage(languageFor(sdk.getToken())).then((spoken) => {
+    if (unmounted) return;
+    unmount = show(element, sdk, speechFor(sdk.getToken(), navigator.language || 'en', spoken));
+  });
+  return () => {
+    unmounted = true;
+    unmount?.();
   };
 };
 
