@@ -7,11 +7,11 @@
  * untouched. It answers --help, and refuses, writing nothing, an unknown option, a bad or taken
  * id, and no id or two.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../../support/processes';
+import { copyRepository, nodeIn, passedSuites } from '../../support/repository-copy';
 
 /** A name no other test, document or example uses (the docs' example is orders-by-state). */
 const NAME = 'scaffold-probe';
@@ -20,36 +20,7 @@ let copy = '';
 let copiedFiles: readonly string[] = [];
 
 /** Runs a node script in the copy, with none of this run's service settings. */
-const inCopy = (args: readonly string[]) => {
-  const env = {
-    ...Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([key]) =>
-          ![
-            'DATABASE_URL',
-            'JWKS_URL',
-            'JWT_ISSUER',
-            'TEST_DATABASE_URL',
-            'LEGACY_PLATFORM_KEYS',
-          ].includes(key),
-      ),
-    ),
-  };
-  try {
-    return {
-      code: 0,
-      output: execFileSync(process.execPath, args, {
-        cwd: copy,
-        env,
-        encoding: 'utf8',
-        stdio: 'pipe',
-      }),
-    };
-  } catch (error) {
-    const failed = error as { status: number; stdout: string; stderr: string };
-    return { code: failed.status, output: `${failed.stdout}${failed.stderr}` };
-  }
-};
+const inCopy = (args: readonly string[]) => nodeIn(copy, args);
 
 /** npm run new:report in the copy, its two streams apart. */
 const newReport = (args: readonly string[]) => {
@@ -64,16 +35,7 @@ const newReport = (args: readonly string[]) => {
 const USAGE = 'usage: npm run new:report -- <id>   (kebab-case, e.g. orders-by-state)';
 
 beforeAll(() => {
-  copy = mkdtempSync(join(tmpdir(), 'portal-new-report-'));
-  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  })
-    .split('\n')
-    .filter((file) => file !== '' && existsSync(join(ROOT, file)));
-  for (const file of files) cpSync(join(ROOT, file), join(copy, file), { recursive: true });
-  copiedFiles = files;
-  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  ({ dir: copy, files: copiedFiles } = copyRepository('portal-new-report-'));
 });
 
 afterAll(() => {
@@ -142,24 +104,35 @@ describe('npm run new:report', () => {
         `tests/integration/functions/${NAME}.test.ts`,
       ]),
     ).toMatchObject({ code: 0 });
-    const tests = inCopy([
-      '--experimental-vm-modules',
-      '--no-warnings=ExperimentalWarning',
-      'node_modules/jest/bin/jest.js',
-      '--verbose',
+    // Both projects: the package test is a slow suite, the others are npm test's.
+    const suites = [
       `tests/unit/shared/reports/${NAME}.test.ts`,
       `tests/integration/functions/${NAME}.test.ts`,
       'tests/integration/openapi.test.ts',
       'tests/integration/functions/declarations.test.ts',
-      'tests/unit/build',
+      'tests/unit/build/',
       'tests/security/fuzz.test.ts',
       'tests/security/authorization-matrix.test.ts',
       'tests/integration/serverless/package.test.ts',
-    ]);
+    ];
+    const tests = nodeIn(
+      copy,
+      [
+        '--experimental-vm-modules',
+        '--no-warnings=ExperimentalWarning',
+        'node_modules/jest/bin/jest.js',
+        '--verbose',
+        ...suites,
+      ],
+      { JEST_PROJECTS: 'test,slow' },
+    );
     expect({ code: tests.code, failures: tests.output.match(/✕.*/g) ?? [] }).toEqual({
       code: 0,
       failures: [],
     });
+    // Every suite ran (a suite outside the chosen projects would be skipped without a word).
+    const passed = passedSuites(tests.output);
+    expect(suites.filter((suite) => !passed.some((file) => file.startsWith(suite)))).toEqual([]);
   });
 
   it.each([
