@@ -1017,7 +1017,7 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it("downloads the CSV: the file is byte for byte the API's, under the API's file name", async () => {
+  it("downloads the CSV for a spreadsheet: a byte-order mark, then the API's file with amounts in the currency's decimals, under the API's file name", async () => {
     const { page, problems } = await open();
     await signIn(page);
     const period = week();
@@ -1031,10 +1031,25 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     const saved = await readFile(await download.path());
     const expected = await direct('R-1001', 'orders-per-day', `${query(period)}&format=csv`);
     const disposition = expected.response.headers.get('content-disposition') ?? '';
+    const digits = minorUnitsOf(restaurantOf('R-1001').currency);
+    // The API's lines, each last value (sales) written with the currency's decimals.
+    const [header, ...lines] = expected.body.toString('utf8').split('\r\n');
+    const withDecimals = lines.map((line) =>
+      line.replace(
+        /"(\d+)(?:\.(\d+))?"$/,
+        (_whole, units: string, fraction: string | undefined) =>
+          `"${units}.${(fraction ?? '').padEnd(digits, '0')}"`,
+      ),
+    );
 
     expect(expected.status).toBe(200);
-    expect(saved.equals(expected.body)).toBe(true);
-    expect(saved.toString('utf8').startsWith('day,orders,sales\r\n')).toBe(true);
+    expect(digits).toBe(2);
+    expect([...saved.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(saved.subarray(3).toString('utf8')).toBe([header, ...withDecimals].join('\r\n'));
+    expect(header).toBe('day,orders,sales');
+    expect(
+      withDecimals.slice(0, -1).every((line) => /^"[^"]+","\d+","\d+\.\d{2}"$/.test(line)),
+    ).toBe(true);
     expect(download.suggestedFilename()).toBe(/filename="([^"]+)"/.exec(disposition)?.[1]);
     expect(download.suggestedFilename()).toBe(
       `orders-per-day_R-1001_${period.from}_${period.to}.csv`,

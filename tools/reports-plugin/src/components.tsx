@@ -7,7 +7,15 @@ import { useEffect, useId, useMemo, useState } from 'preact/hooks';
 import { authorisedGet, fetchRows, fileNameOf, reportUrl, ReportError, UNREACHABLE } from './api';
 import type { Fetch, ReportFailure, ReportRow } from './api';
 import { Charts, timeAxis } from './chart';
-import { formatValue, hasData, headerText, shownProperties, type FormatContext } from './format';
+import { spreadsheetCsv } from './csv';
+import {
+  formatValue,
+  hasData,
+  headerText,
+  minorUnits,
+  shownProperties,
+  type FormatContext,
+} from './format';
 import type { MessageKey, Speech, Translate } from './i18n';
 import {
   latestEnd,
@@ -141,7 +149,10 @@ const RangeInputs = ({ report, range, onChange, testId, label, named, t }: Range
   );
 };
 
-/** Fetches the CSV with the token and saves it under the name the API gives. */
+/**
+ * Fetches the CSV with the token and saves it, made for spreadsheets (csv.ts), under the name
+ * the API gives.
+ */
 const downloadCsv = async (context: PluginContext, report: ReportSpec, selection: Selection) => {
   const restaurant = context.state.restaurant.get();
   if (!restaurant) return;
@@ -152,7 +163,13 @@ const downloadCsv = async (context: PluginContext, report: ReportSpec, selection
     format: 'csv',
   });
   const response = await authorisedGet(context.fetch, url, context.getToken());
-  const blob = await response.blob();
+  const currency = context.state.currency.get();
+  const digits =
+    currency?.restaurantId === restaurant.id && currency.currency
+      ? minorUnits(currency.currency)
+      : undefined;
+  const text = spreadsheetCsv(await response.text(), report.properties, digits);
+  const blob = new Blob([text], { type: 'text/csv;charset=utf-8' });
   const link = document.createElement('a');
   link.href = URL.createObjectURL(blob);
   link.download = fileNameOf(response.headers.get('Content-Disposition'), `${report.id}.csv`);
