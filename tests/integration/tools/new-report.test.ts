@@ -10,14 +10,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../../support/processes';
 import { copyRepository, nodeIn, passedSuites } from '../../support/repository-copy';
 
 /** A name no other test, document or example uses (the docs' example is orders-by-state). */
 const NAME = 'scaffold-probe';
 const CAMEL = 'scaffoldProbe';
 let copy = '';
-let copiedFiles: readonly string[] = [];
+/** The copy's files as copied, before any command ran in it. */
+let copied: ReadonlyMap<string, string> = new Map();
 
 /** Runs a node script in the copy, with none of this run's service settings. */
 const inCopy = (args: readonly string[]) => nodeIn(copy, args);
@@ -35,7 +35,9 @@ const newReport = (args: readonly string[]) => {
 const USAGE = 'usage: npm run new:report -- <id>   (kebab-case, e.g. orders-by-state)';
 
 beforeAll(() => {
-  ({ dir: copy, files: copiedFiles } = copyRepository('portal-new-report-'));
+  const { dir, files } = copyRepository('portal-new-report-');
+  copy = dir;
+  copied = new Map(files.map((file) => [file, readFileSync(join(dir, file), 'utf8')]));
 });
 
 afterAll(() => {
@@ -59,9 +61,7 @@ describe('npm run new:report', () => {
     }
     const read = (file: string) => readFileSync(join(copy, file), 'utf8');
     // Of the files that were there, only the catalogue and the generated documents changed.
-    const changed = copiedFiles.filter(
-      (file) => readFileSync(join(ROOT, file), 'utf8') !== read(file),
-    );
+    const changed = [...copied].flatMap(([file, text]) => (text === read(file) ? [] : [file]));
     expect(changed.sort()).toEqual([
       'docs/openapi.json',
       'docs/portal-manifest.json',
@@ -69,7 +69,7 @@ describe('npm run new:report', () => {
       'shared/catalogue.ts',
     ]);
     const catalogueLines = (text: string) => new Set(text.split('\n'));
-    const before = catalogueLines(readFileSync(join(ROOT, 'shared/catalogue.ts'), 'utf8'));
+    const before = catalogueLines(copied.get('shared/catalogue.ts') ?? '');
     expect(
       [...catalogueLines(read('shared/catalogue.ts'))].filter((line) => !before.has(line)),
     ).toEqual([
@@ -110,7 +110,8 @@ describe('npm run new:report', () => {
       `tests/integration/functions/${NAME}.test.ts`,
       'tests/integration/openapi.test.ts',
       'tests/integration/functions/declarations.test.ts',
-      'tests/unit/build/',
+      'tests/unit/generators/',
+      'tests/unit/reports-plugin/',
       'tests/security/fuzz.test.ts',
       'tests/security/authorization-matrix.test.ts',
       'tests/integration/serverless/package.test.ts',
