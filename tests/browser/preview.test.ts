@@ -18,6 +18,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
+import type { IsoDate } from '../../shared/dates';
 import { CURRENCIES, SAMPLE_OWNERS } from '../../tools/db/sample-data';
 import { addDays, todayIn } from '../../tools/dates';
 import { launchChromium } from '../../tools/local/chromium';
@@ -1092,6 +1093,49 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     expect(shown).toEqual(expected);
     expect(await page.getByTestId('reports-range-message').count()).toBe(0);
     expect(await page.getByTestId('reports-download').isDisabled()).toBe(false);
+    expect(problems).toEqual([]);
+  });
+
+  it('moves the comparison with the period, a year earlier if chosen, and refuses one of another length before any request', async () => {
+    const { page, problems, apiRequests } = await open();
+    await signIn(page);
+    const period = { from: addDays(TODAY(), -20), to: addDays(TODAY(), -14) };
+    const compared = async () => ({
+      from: await page.getByTestId('reports-compare-from').inputValue(),
+      to: await page.getByTestId('reports-compare-to').inputValue(),
+    });
+    const sent = (range: { from: string; to: string }) =>
+      apiRequests.filter((request) =>
+        request.url().includes(`compare%5Bfrom%5D=${range.from}&compare%5Bto%5D=${range.to}`),
+      );
+
+    await choose(page, 'orders-per-day', week());
+    await page.getByTestId('reports-compare-toggle').check();
+    expect(await compared()).toEqual({ from: addDays(TODAY(), -13), to: addDays(TODAY(), -7) });
+
+    await page.getByTestId('reports-from').fill(period.from);
+    await page.getByTestId('reports-to').fill(period.to);
+    expect(await compared()).toEqual({
+      from: addDays(period.from, -7),
+      to: addDays(period.from, -1),
+    });
+
+    await page.getByTestId('reports-compare-mode').selectOption('year');
+    const yearBefore = `${Number(period.from.slice(0, 4)) - 1}${period.from.slice(4)}` as IsoDate;
+    const yearly = { from: yearBefore, to: addDays(yearBefore, 6) };
+    expect(await compared()).toEqual(yearly);
+    await page.locator('[data-testid="reports-header"][data-key="revenue:compare"]').waitFor();
+    await settle(() => Promise.resolve(sent(yearly).length > 0), true);
+
+    const longer = { from: addDays(yearly.from, -3), to: yearly.to };
+    await page.getByTestId('reports-compare-from').fill(longer.from);
+    await page.getByTestId('reports-range-message').waitFor();
+
+    expect(await page.getByTestId('reports-range-message').textContent()).toBe(
+      say('en-US', 'range.length', { period: say('en-US', 'comparisonPeriod') }),
+    );
+    expect(sent(longer)).toEqual([]);
+    expect(await page.getByTestId('reports-download').isDisabled()).toBe(true);
     expect(problems).toEqual([]);
   });
 

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import {
   addMonths,
+  comparisonFor,
+  comparisonProblem,
   dayNumber,
   defaultRange,
   fromDayNumber,
@@ -9,6 +11,7 @@ import {
   previousPeriod,
   rangeLength,
   rangeProblem,
+  yearEarlier,
 } from '../../../tools/reports-plugin/src/range';
 import type { RangeRule } from '../../../tools/reports-plugin/src/reports';
 import { parseDayRange, MAX_RANGE_DAYS } from '../../../shared/reports/parameters';
@@ -114,6 +117,40 @@ describe('ranges the controls offer', () => {
       from: '2025-10-01',
       to: '2025-12-01',
     });
+  });
+
+  it.each([
+    [{ from: '2026-11-19', to: '2026-11-25' }, DAYS, { from: '2025-11-19', to: '2025-11-25' }],
+    [{ from: '2024-02-29', to: '2024-03-06' }, DAYS, { from: '2023-02-28', to: '2023-03-06' }],
+    [{ from: '2024-02-25', to: '2024-03-02' }, DAYS, { from: '2023-02-25', to: '2023-03-03' }],
+    [{ from: '2026-01-01', to: '2026-03-01' }, MONTHS, { from: '2025-01-01', to: '2025-03-01' }],
+  ])('a year earlier, %o (%o) is %o: as many days, from the same date', (range, rule, earlier) => {
+    expect(yearEarlier(range, rule)).toEqual(earlier);
+    expect(comparisonFor(range, 'year', rule)).toEqual(earlier);
+    expect(rangeLength(earlier, rule.granularity)).toBe(rangeLength(range, rule.granularity));
+    expect(comparisonFor(range, 'previous', rule)).toEqual(previousPeriod(range, rule));
+  });
+
+  it('a comparison of another length is refused, never cut', () => {
+    const week = { from: '2026-11-01', to: '2026-11-07' };
+    expect(comparisonProblem({ from: '2026-10-01', to: '2026-10-31' }, week, DAYS)).toEqual({
+      code: 'length',
+    });
+    expect(comparisonProblem({ from: '2026-10-01', to: '2026-10-06' }, week, DAYS)).toEqual({
+      code: 'length',
+    });
+    expect(comparisonProblem({ from: '2026-10-01', to: '2026-10-07' }, week, DAYS)).toBeUndefined();
+    // What the range itself breaks is said first.
+    expect(comparisonProblem({ from: '2026-10-07', to: '2026-10-01' }, week, DAYS)).toEqual({
+      code: 'order',
+    });
+    expect(
+      comparisonProblem(
+        { from: '2025-01-01', to: '2025-02-01' },
+        { from: '2026-01-01', to: '2026-03-01' },
+        MONTHS,
+      ),
+    ).toEqual({ code: 'length' });
   });
 
   it('the latest end the inputs allow keeps to the limit', () => {

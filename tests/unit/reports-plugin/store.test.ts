@@ -1,4 +1,4 @@
-import { createState, selectReport } from '../../../tools/reports-plugin/src/state';
+import { createState, followPeriod, selectReport } from '../../../tools/reports-plugin/src/state';
 import { createStore } from '../../../tools/reports-plugin/src/store';
 import type { ReportSpec } from '../../../tools/reports-plugin/src/reports';
 
@@ -64,9 +64,51 @@ describe('the plugin state', () => {
       reportId: 'orders-per-day',
       range: { from: '2026-11-19', to: '2026-11-25' },
       compareOn: false,
+      compareMode: 'previous',
       compare: { from: '2026-11-12', to: '2026-11-18' },
     });
     expect(() => createState([], '2026-11-25')).toThrow(TypeError);
+  });
+
+  it('moves the comparison with the period: the same length, before it or a year earlier', () => {
+    // Prepare
+    const rule = { granularity: 'day', max: 31 } as const;
+    const chosen = {
+      ...selectReport(PER_DAY, '2026-11-25'),
+      range: { from: '2026-11-15', to: '2026-11-21' },
+      compareOn: true,
+      compare: { from: '2026-11-15', to: '2026-11-21' },
+    };
+
+    // Act
+    const moved = followPeriod(chosen, { range: { from: '2026-11-01', to: '2026-11-07' } }, rule);
+    const longer = followPeriod(moved, { range: { from: '2026-10-01', to: '2026-10-31' } }, rule);
+    const yearly = followPeriod(longer, { compareMode: 'year' }, rule);
+    const movedYearly = followPeriod(
+      yearly,
+      { range: { from: '2026-11-01', to: '2026-11-07' } },
+      rule,
+    );
+
+    // Assess
+    expect(moved).toEqual({
+      ...chosen,
+      range: { from: '2026-11-01', to: '2026-11-07' },
+      compare: { from: '2026-10-25', to: '2026-10-31' },
+    });
+    expect(longer.compare).toEqual({ from: '2026-08-31', to: '2026-09-30' });
+    expect(yearly).toMatchObject({
+      compareMode: 'year',
+      range: longer.range,
+      compare: { from: '2025-10-01', to: '2025-10-31' },
+    });
+    expect(movedYearly.compare).toEqual({ from: '2025-11-01', to: '2025-11-07' });
+    // The way it follows is kept across reports, even where the period is not.
+    expect(selectReport(REVENUE, '2026-11-25', movedYearly, PER_DAY)).toMatchObject({
+      compareMode: 'year',
+      range: { from: '2026-06-01', to: '2026-11-01' },
+      compare: { from: '2025-06-01', to: '2025-11-01' },
+    });
   });
 
   it('keeps the period across reports of the same granularity, not across days and months', () => {

@@ -18,14 +18,15 @@ import {
 } from './format';
 import type { MessageKey, Speech, Translate } from './i18n';
 import {
+  comparisonFor,
+  comparisonProblem,
   latestEnd,
-  previousPeriod,
   rangeProblem,
   type DateRange,
   type RangeProblem,
 } from './range';
 import type { ReportSpec } from './reports';
-import { selectReport, type PluginState, type Selection } from './state';
+import { followPeriod, selectReport, type PluginState, type Selection } from './state';
 import type { Store } from './store';
 
 export interface PluginContext {
@@ -60,7 +61,7 @@ export const selectionProblem = (
   if (problem) return { period: 'period', problem };
   const compared =
     report.compare && selection.compareOn
-      ? rangeProblem(selection.compare, report.range)
+      ? comparisonProblem(selection.compare, selection.range, report.range)
       : undefined;
   return compared ? { period: 'comparisonPeriod', problem: compared } : undefined;
 };
@@ -251,7 +252,9 @@ export const Controls = ({ context }: { context: PluginContext }) => {
         testId="reports"
         t={t}
         onChange={(range) => {
-          update({ range });
+          if (report.range) {
+            state.selection.set(followPeriod(state.selection.get(), { range }, report.range));
+          } else update({ range });
         }}
       />
       {report.compare && report.range && (
@@ -265,13 +268,36 @@ export const Controls = ({ context }: { context: PluginContext }) => {
               const on = event.currentTarget.checked;
               update(
                 on && report.range
-                  ? { compareOn: on, compare: previousPeriod(selection.range, report.range) }
+                  ? {
+                      compareOn: on,
+                      compare: comparisonFor(selection.range, selection.compareMode, report.range),
+                    }
                   : { compareOn: on },
               );
             }}
           />
           <label for={`${id}c`}>{t('compare')}</label>
         </span>
+      )}
+      {report.compare && report.range && selection.compareOn && (
+        <Field id={`${id}m`} label={t('compareWith')}>
+          <select
+            id={`${id}m`}
+            data-testid="reports-compare-mode"
+            value={selection.compareMode}
+            onChange={(event) => {
+              const compareMode = event.currentTarget.value === 'year' ? 'year' : 'previous';
+              if (report.range) {
+                state.selection.set(
+                  followPeriod(state.selection.get(), { compareMode }, report.range),
+                );
+              }
+            }}
+          >
+            <option value="previous">{t('compare.previous')}</option>
+            <option value="year">{t('compare.year')}</option>
+          </select>
+        </Field>
       )}
       {report.compare && report.range && selection.compareOn && (
         <RangeInputs

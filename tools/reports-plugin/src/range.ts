@@ -53,7 +53,7 @@ export const rangeLength = (
 
 /** Why the API would refuse a range; the views word it in the owner's language. */
 export type RangeProblem =
-  | { readonly code: 'incomplete' | 'month' | 'order' }
+  | { readonly code: 'incomplete' | 'month' | 'order' | 'length' }
   | { readonly code: 'days' | 'months'; readonly max: number };
 
 /** Why the API would refuse this range, or undefined when it is fine. */
@@ -95,6 +95,34 @@ export const previousPeriod = (range: DateRange, rule: RangeRule): DateRange => 
     ? { from: addDays(range.from, -length), to: addDays(range.from, -1) }
     : { from: addMonths(range.from, -length), to: addMonths(range.from, -1) };
 };
+
+/** The same days (or months) a year earlier; 29 February becomes 28 February. */
+export const yearEarlier = (range: DateRange, rule: RangeRule): DateRange => {
+  if (rule.granularity === 'month') {
+    return { from: addMonths(range.from, -12), to: addMonths(range.to, -12) };
+  }
+  const [year, rest] = [Number(range.from.slice(0, 4)) - 1, range.from.slice(4)];
+  const from = String(year).padStart(4, '0') + (rest === '-02-29' ? '-02-28' : rest);
+  return { from, to: addDays(from, rangeLength(range, 'day') - 1) };
+};
+
+/** Which period a comparison follows as the period moves. */
+export type CompareMode = 'previous' | 'year';
+
+/** The comparison for `range`: the period just before it, or the same days a year earlier. */
+export const comparisonFor = (range: DateRange, mode: CompareMode, rule: RangeRule): DateRange =>
+  mode === 'year' ? yearEarlier(range, rule) : previousPeriod(range, rule);
+
+/** Why the API would refuse this comparison of `range`, or undefined. */
+export const comparisonProblem = (
+  compare: DateRange,
+  range: DateRange,
+  rule: RangeRule,
+): RangeProblem | undefined =>
+  rangeProblem(compare, rule) ??
+  (rangeLength(compare, rule.granularity) === rangeLength(range, rule.granularity)
+    ? undefined
+    : { code: 'length' });
 
 /** Today's calendar date where the browser is (the user's day, not UTC's). */
 export const localToday = (now: Date = new Date()): string =>

@@ -2,8 +2,8 @@
  * The plugin's state, one store each: the current restaurant (the only place it lives, updated
  * by the SDK observer), its currency, and the user's selection (report, period, comparison).
  */
-import { defaultRange, previousPeriod, type DateRange } from './range';
-import type { ReportSpec } from './reports';
+import { comparisonFor, defaultRange, type CompareMode, type DateRange } from './range';
+import type { RangeRule, ReportSpec } from './reports';
 import { createStore, type Store } from './store';
 
 /**
@@ -19,6 +19,8 @@ export interface Selection {
   readonly reportId: string;
   readonly range: DateRange;
   readonly compareOn: boolean;
+  /** How the comparison follows the period. */
+  readonly compareMode: CompareMode;
   readonly compare: DateRange;
 }
 
@@ -45,12 +47,28 @@ export const selectReport = (
   const rule = report.range ?? DAY_RULE;
   const keep = previous !== undefined && previousReport?.range?.granularity === rule.granularity;
   const range = keep ? previous.range : defaultRange(today, rule);
+  const compareMode = previous?.compareMode ?? 'previous';
   return {
     reportId: report.id,
     range,
     compareOn: keep ? previous.compareOn : false,
-    compare: keep ? previous.compare : previousPeriod(range, rule),
+    compareMode,
+    compare: keep ? previous.compare : comparisonFor(range, compareMode, rule),
   };
+};
+
+/**
+ * The selection with a new period, or a new way of following it: the comparison moves with the
+ * period (the same length, before it or a year earlier). Only the comparison's own inputs set
+ * it apart.
+ */
+export const followPeriod = (
+  selection: Selection,
+  change: Partial<Pick<Selection, 'range' | 'compareMode'>>,
+  rule: RangeRule,
+): Selection => {
+  const next = { ...selection, ...change };
+  return { ...next, compare: comparisonFor(next.range, next.compareMode, rule) };
 };
 
 export const createState = (reports: readonly ReportSpec[], today: string): PluginState => {

@@ -2,7 +2,8 @@
 export const STYLES = `
 .rp-controls{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;padding:8px 12px;font:14px system-ui,sans-serif}
 .rp-controls input,.rp-controls select,.rp-controls button{font:inherit}
-.rp-field,.rp-range{display:inline-flex;align-items:center;gap:6px}
+.rp-field,.rp-range{display:inline-flex;align-items:center;gap:6px;max-width:100%}
+.rp-field select{min-width:0;max-width:100%}
 .rp-range{gap:8px 16px;flex-wrap:wrap}
 .rp-problem{flex-basis:100%;margin:0;color:#a4262c}
 .rp-root{padding:0 12px;font:14px system-ui,sans-serif}
