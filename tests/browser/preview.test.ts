@@ -1139,6 +1139,40 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it("words a refusal in the owner's language, the service's English folded behind a details control", async () => {
+    const { page } = await open('de-DE');
+    await signIn(page, 'owner-1', 'de-DE');
+    const refusal = {
+      state: 'ERROR',
+      code: 'VALIDATION_ERROR',
+      message: 'Validation failed',
+      errors: [{ field: 'from', code: 'INVALID_DATE', message: 'from must be a calendar date' }],
+    };
+    await page.route(new RegExp(`^${api}/v1/restaurants/R-1001/reports/orders/day\\?`), (route) =>
+      route.fulfill({
+        status: 400,
+        contentType: 'application/json',
+        headers: { 'access-control-allow-origin': '*' },
+        body: JSON.stringify(refusal),
+      }),
+    );
+
+    await choose(page, 'orders-per-day', { from: addDays(TODAY(), -3), to: TODAY() });
+    const error = page.getByTestId('reports-error');
+    await error.waitFor();
+    const details = page.getByTestId('reports-error-details');
+
+    expect(await error.getAttribute('data-kind')).toBe('validation');
+    expect(await error.locator('p').textContent()).toBe(say('de-DE', 'error.validation'));
+    expect(await details.locator('summary').textContent()).toBe(say('de-DE', 'error.details'));
+    expect(await details.locator('li').isVisible()).toBe(false);
+    await details.locator('summary').click();
+    expect(await details.locator('li').isVisible()).toBe(true);
+    expect(await details.locator('li').textContent()).toBe('from: from must be a calendar date');
+    expect(await details.locator('ul').getAttribute('lang')).toBe('en');
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
   it("renders the API's 403 as a message for a restaurant outside the token", async () => {
     const { page, problems } = await open();
     await signIn(page);

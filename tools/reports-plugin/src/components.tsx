@@ -195,11 +195,15 @@ const FailureView = ({
   <div class="rp-error" role="alert" data-testid={testId} data-kind={failure.kind}>
     <p>{t(failure.message, { status: failure.status })}</p>
     {failure.details.length > 0 && (
-      <ul>
-        {failure.details.map((detail) => (
-          <li key={detail}>{detail}</li>
-        ))}
-      </ul>
+      // The service's own words are English: kept for whoever needs them, folded away.
+      <details data-testid={`${testId}-details`}>
+        <summary>{t('error.details')}</summary>
+        <ul lang="en" dir="ltr">
+          {failure.details.map((detail) => (
+            <li key={detail}>{detail}</li>
+          ))}
+        </ul>
+      </details>
     )}
   </div>
 );
