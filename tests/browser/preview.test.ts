@@ -7,8 +7,8 @@
  * the CSV download, the 31-day limit and a 403.
  *
  * The expectations are computed here, independently of the plugin's code: the rows from a
- * direct call of the API for the same restaurant and parameters, the words from the message
- * files and the catalogue's names (shared/reports/translations.ts), the dates and numbers from Node's Intl for the locale
+ * direct call of the API for the same restaurant and parameters, the words (report and column
+ * names too) from the message files, the dates and numbers from Node's Intl for the locale
  * (calendar dates in UTC; a currency with its ISO 4217 minor units from the sample data;
  * integers without decimals), the CSV from a direct fetch. One `npm start` and one browser for
  * the whole file; a fresh context (locale) per test.
@@ -62,10 +62,15 @@ afterEach(async () => {
   await Promise.all(contexts.splice(0).map((context) => context.close()));
 });
 
-const open = async (locale: Locale = 'en-US', width = 1200): Promise<Opened> => {
+const open = async (
+  locale: Locale = 'en-US',
+  width = 1200,
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<Opened> => {
   const context = await browser.newContext({
     locale,
     timezoneId: 'Asia/Dubai',
+    colorScheme,
     viewport: { width, height: 800 },
     acceptDownloads: true,
   });
@@ -183,14 +188,15 @@ const measuresOf = (report: ReportId): string[] =>
         .filter(([, unit]) => unit !== 'TEXT' && unit !== 'DATE' && unit !== 'DATE_MONTH')
         .map(([key]) => key);
 
-/** A column's or report's name in the owner's language, from the catalogue. */
+/** A column's or report's name in the owner's language: its messages translate the English. */
+const localName = (english: string, locale: Locale) =>
+  MESSAGES[LOCALES[locale]][`name.${english}`] ?? english;
 const columnName = (report: ReportId, key: string, locale: Locale) => {
   const property = reportOf(report).properties.find((p) => p.key === key);
   if (!property) throw new Error(`no column ${key} in ${report}`);
-  return property.names[LOCALES[locale]] ?? property.name;
+  return localName(property.name, locale);
 };
-const reportTitle = (report: ReportId, locale: Locale) =>
-  reportOf(report).titles[LOCALES[locale]] ?? reportOf(report).title;
+const reportTitle = (report: ReportId, locale: Locale) => localName(reportOf(report).title, locale);
 
 const utc = (date: string) => {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
@@ -405,6 +411,36 @@ interface Box {
   readonly top: number;
   readonly bottom: number;
 }
+
+/**
+ * The contrast (WCAG 2) of each element's `property` colour against the first background behind
+ * it, for every element of each selector.
+ */
+const contrasts = (page: Page, selectors: readonly (readonly [string, 'fill' | 'color'])[]) =>
+  page.evaluate<{ what: string; ratio: number }[]>(`((selectors) => {
+    const rgb = (text) => (text.match(/[\\d.]+/g) ?? []).map(Number);
+    const luminance = ([r, g, b]) => {
+      const linear = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+      return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+    };
+    const background = (element) => {
+      for (let at = element; at; at = at.parentElement) {
+        const [r, g, b, a = 1] = rgb(getComputedStyle(at).backgroundColor);
+        if (a > 0) return [r, g, b];
+      }
+      return [255, 255, 255];
+    };
+    const ratio = (element, colour) => {
+      const [x, y] = [luminance(rgb(colour)), luminance(background(element))];
+      return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+    };
+    return selectors.flatMap(([selector, property]) =>
+      [...document.querySelectorAll(selector)].map((element) => ({
+        what: selector,
+        ratio: ratio(element, getComputedStyle(element)[property]),
+      })),
+    );
+  })(${JSON.stringify(selectors)})`);
 
 /** Each label of the controls with its control's box, and which of the two comes first. */
 const labelledControls = (page: Page) =>
@@ -1171,6 +1207,65 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     expect(await details.locator('li').textContent()).toBe('from: from must be a calendar date');
     expect(await details.locator('ul').getAttribute('lang')).toBe('en');
     expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it.each(['light', 'dark'] as const)(
+    'follows a %s host: chart labels, table and messages at a contrast of 4.5:1 or more, no serious axe violation',
+    async (scheme) => {
+      const { page, problems } = await open('de-DE', 1200, scheme);
+      await signIn(page, 'owner-1', 'de-DE');
+      await choose(page, 'orders-per-day', week());
+      await page.getByTestId('reports-compare-toggle').check();
+      await page.locator('[data-testid="reports-header"][data-key="revenue:compare"]').waitFor();
+
+      const report = await contrasts(page, [
+        ['[data-testid="reports-chart-image"] text', 'fill'],
+        ['[data-testid="reports-cell"]', 'color'],
+        ['[data-testid="reports-header"]', 'color'],
+      ]);
+      const reportAxe = await axeViolations(page);
+      // A comparison the API would refuse, so that its message shows beside the controls.
+      await page.getByTestId('reports-compare-from').fill(addDays(TODAY(), -60));
+      await page.getByTestId('reports-range-message').waitFor();
+      const message = await contrasts(page, [['[data-testid="reports-range-message"]', 'color']]);
+
+      expect(
+        await page.evaluate<string>(`getComputedStyle(document.documentElement).colorScheme`),
+      ).toBe('light dark');
+      expect(new Set([...report, ...message].map(({ what }) => what)).size).toBe(4);
+      expect([...report, ...message].filter(({ ratio }) => !(ratio >= 4.5))).toEqual([]);
+      expect(reportAxe).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+    },
+  );
+
+  it('prints the report, not the controls: the period named, the whole table, the charts', async () => {
+    const { page, problems } = await open('de-DE');
+    await signIn(page, 'owner-1', 'de-DE');
+    const period = week();
+    await choose(page, 'orders-per-day', period);
+    await page.getByTestId('reports-compare-toggle').check();
+    await page.locator('[data-testid="reports-header"][data-key="revenue:compare"]').waitFor();
+    const shownIn = (testId: string) => page.getByTestId(testId).first().isVisible();
+    const day = (date: string) => expectedValue('DATE', date, 'de-DE', 'AED');
+
+    expect(await shownIn('reports-period')).toBe(false);
+    await page.emulateMedia({ media: 'print' });
+
+    expect(await shownIn('reports-controls')).toBe(false);
+    expect(await shownIn('sign-in-form')).toBe(false);
+    expect(await shownIn('reports-table')).toBe(true);
+    expect(await shownIn('reports-chart')).toBe(true);
+    expect(await page.getByTestId('reports-period').textContent()).toContain(
+      `${say('de-DE', 'period')}: ${day(period.from)} – ${day(period.to)}; ${say('de-DE', 'comparisonPeriod')}: `,
+    );
+    expect(
+      await page.evaluate<string>(
+        `getComputedStyle(document.querySelector('[data-testid="reports-table-scroll"]')).overflowX`,
+      ),
+    ).toBe('visible');
+    expect(problems).toEqual([]);
   });
 
   it("renders the API's 403 as a message for a restaurant outside the token", async () => {

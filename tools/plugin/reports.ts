@@ -1,6 +1,7 @@
 /**
  * The reports the plugin offers, read from the catalogue at build time: each report endpoint's
- * title, /v1 path and properties (English names, units), and its range rule found by asking the
+ * title, /v1 path and properties (English names, units; other languages name them in the
+ * plugin's message files), and its range rule found by asking the
  * report's own parameter validation (the code the API runs) which ranges it accepts, so the
  * plugin's limit cannot drift from the API's (31 days; 12 months for revenue).
  */
@@ -8,8 +9,7 @@ import type { CatalogueReport } from '../../shared/answers';
 import { catalogue } from '../../shared/catalogue';
 import { PortalError } from '../../shared/errors';
 import type { ParameterReader } from '../../shared/http/event';
-import type { Names, PluginConfig, RangeRule, ReportSpec } from '../reports-plugin/src/reports';
-import { REPORT_NAMES, type LocalNames } from '../../shared/reports/translations';
+import type { PluginConfig, RangeRule, ReportSpec } from '../reports-plugin/src/reports';
 
 /** Ranges are probed up to this many days or months; a report accepting more has no limit. */
 const PROBE_LIMIT = 1000;
@@ -69,13 +69,6 @@ const parserOf = (report: CatalogueReport): Parse => {
   return (read) => (parse as Parse).call(report, read);
 };
 
-/**
- * A catalogue name's translations that differ from its English: the plugin shows the English
- * name where one is missing, so the bundle carries each name once.
- */
-const namesOf = (english: string, local: LocalNames | undefined): Names =>
-  Object.fromEntries(Object.entries(local ?? {}).filter(([, name]) => name !== english));
-
 export const pluginReports = (): ReportSpec[] =>
   catalogue.flatMap((endpoint): ReportSpec[] => {
     if (endpoint.answers.kind !== 'report') return [];
@@ -86,12 +79,10 @@ export const pluginReports = (): ReportSpec[] =>
       {
         id: report.id,
         title: report.title,
-        titles: namesOf(report.title, REPORT_NAMES[report.id]?.title),
         path: endpoint.paths[0],
         properties: report.properties.map(({ key, name, type, unit }) => ({
           key,
           name,
-          names: namesOf(name, REPORT_NAMES[report.id]?.properties[key]),
           type,
           ...(unit === undefined ? {} : { unit }),
         })),

@@ -43,10 +43,17 @@ describe('a fifth language for the reports plugin', () => {
     const english = JSON.parse(
       readFileSync(join(copy, 'tools/reports-plugin/messages/en.json'), 'utf8'),
     ) as Record<string, string>;
-    // A stand-in translation as long as a French one: every message, its placeholders kept.
-    const french = Object.fromEntries(
-      Object.entries(english).map(([key, text]) => [key, `(fr) ${text}`]),
-    );
+    const german = JSON.parse(
+      readFileSync(join(copy, 'tools/reports-plugin/messages/de.json'), 'utf8'),
+    ) as Record<string, string>;
+    // A stand-in translation as long as a French one: every message, its placeholders kept, and
+    // every name German gives (`name.<English>`).
+    const french: Record<string, string> = Object.fromEntries([
+      ...Object.entries(english).map(([key, text]): [string, string] => [key, `(fr) ${text}`]),
+      ...Object.keys(german)
+        .filter((key) => key.startsWith('name.'))
+        .map((key): [string, string] => [key, `(fr) ${key.slice('name.'.length)}`]),
+    ]);
     writeFileSync(
       join(copy, 'tools/reports-plugin/messages/fr.json'),
       `${JSON.stringify({ ...french, title: 'Rapports' }, null, 2)}\n`,
@@ -88,6 +95,7 @@ describe('a fifth language for the reports plugin', () => {
     // The French file is loaded and held to English's keys; the build gives it a file.
     expect(tests.output).toContain('fr is loaded as its own file says');
     expect(tests.output).toContain('fr has every English message, no other');
+    expect(tests.output).toContain('fr names the reference reports and their columns');
     expect(tests.output).toMatch(/✓ stays within its budget/);
     expect(JSON.parse(spoken.output)).toEqual({
       language: 'fr',

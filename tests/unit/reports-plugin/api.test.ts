@@ -19,7 +19,6 @@ const answer = (error: PortalError) => [error.statusCode, JSON.stringify(error.t
 const PER_DAY: ReportSpec = {
   id: 'orders-per-day',
   title: 'Orders per day',
-  titles: { en: 'Orders per day', ar: 'x', de: 'x', es: 'x' },
   path: '/v1/restaurants/{id}/reports/orders/day',
   properties: [],
   range: { granularity: 'day', max: 31 },

@@ -55,36 +55,28 @@ describe('the reports the plugin offers, read from the catalogue', () => {
       'orders-today': { path: '/v1/restaurants/{id}/orders/today', range: null, compare: false },
     });
     const revenue = reports.find((report) => report.id === 'revenue');
-    expect(revenue?.titles).toEqual({
-      ar: 'الإيرادات شهريًا',
-      de: 'Umsatz pro Monat',
-      es: 'Ingresos por mes',
-    });
+    expect(revenue?.title).toBe('Revenue per month');
     expect(revenue?.properties).toEqual([
       {
         key: 'month',
         name: 'Month',
-        names: { ar: 'الشهر', de: 'Monat', es: 'Mes' },
         type: 'string',
         unit: 'DATE_MONTH',
       },
       {
         key: 'year',
         name: 'Year',
-        names: { ar: 'السنة', de: 'Jahr', es: 'Año' },
         type: 'string',
         unit: 'DATE_YEAR',
       },
       {
         key: 'orderCount',
         name: 'Orders',
-        names: { ar: 'الطلبات', de: 'Bestellungen', es: 'Pedidos' },
         type: 'integer',
       },
       {
         key: 'revenue',
         name: 'Sales',
-        names: { ar: 'المبيعات', de: 'Umsatz', es: 'Ventas' },
         type: 'number',
         unit: 'CURRENCY',
       },

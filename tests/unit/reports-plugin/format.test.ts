@@ -11,10 +11,7 @@ import { languageOf, translator } from '../../../tools/reports-plugin/src/i18n';
 import type { ReportProperty, ReportSpec } from '../../../tools/reports-plugin/src/reports';
 import { SPOKEN } from '../../support/plugin-messages';
 
-const named = (english: string, de = english) => ({
-  name: english,
-  names: { en: english, ar: english, de, es: english },
-});
+const named = (name: string) => ({ name });
 const DAY: ReportProperty = { key: 'date', ...named('Day'), type: 'string', unit: 'DATE' };
 const MONTH: ReportProperty = {
   key: 'month',
@@ -25,7 +22,7 @@ const MONTH: ReportProperty = {
 const YEAR: ReportProperty = { key: 'year', ...named('Year'), type: 'string', unit: 'DATE_YEAR' };
 const SALES: ReportProperty = {
   key: 'revenue',
-  ...named('Sales', 'Umsatz'),
+  ...named('Sales'),
   type: 'number',
   unit: 'CURRENCY',
 };
@@ -37,7 +34,7 @@ const PLACED_AT: ReportProperty = { key: 'placedAt', ...named('Placed at'), type
 /** The context of an owner whose token says `locale`. */
 const at = (locale: string, currency?: string): FormatContext => {
   const language = languageOf(locale);
-  return { locale, language, t: translator(SPOKEN[language]), currency };
+  return { locale, t: translator(SPOKEN[language]), currency };
 };
 
 const LOCALES = ['en-US', 'de-DE', 'ar-AE'] as const;
@@ -125,7 +122,7 @@ describe('the currency symbol is in the header only', () => {
     ['en-US', 'AED', 'Sales (AED)'],
     ['de-DE', 'EUR', 'Umsatz (€)'],
     ['en-US', 'EUR', 'Sales (€)'],
-    ['ar-AE', 'AED', `Sales (${currencySymbol('AED', 'ar-AE')})`],
+    ['ar-AE', 'AED', `المبيعات (${currencySymbol('AED', 'ar-AE')})`],
   ])('%s, %s: %s', (locale, currency, header) => {
     expect(headerText(SALES, at(locale, currency))).toBe(header);
     expect(formatValue(SALES, 1, at(locale, currency))).not.toContain(
@@ -174,13 +171,16 @@ describe('readable values', () => {
 
   it('a comparison header reads as one phrase, the currency last', () => {
     expect(headerText(SALES, at('en-US', 'AED'), true)).toBe('Sales, comparison period (AED)');
-    expect(headerText(ORDERS, at('de-DE', 'EUR'), true)).toBe('Orders, Vergleichszeitraum');
+    expect(headerText(ORDERS, at('de-DE', 'EUR'), true)).toBe('Bestellungen, Vergleichszeitraum');
+    // A name the messages do not translate (a new report's) stays English.
+    expect(headerText({ ...ORDERS, name: 'Refunds' }, at('de-DE'), true)).toBe(
+      'Refunds, Vergleichszeitraum',
+    );
   });
 
   const report = (properties: ReportProperty[]): ReportSpec => ({
     id: 'r',
     title: 'R',
-    titles: { en: 'R', ar: 'R', de: 'R', es: 'R' },
     path: '/r',
     properties,
     range: null,

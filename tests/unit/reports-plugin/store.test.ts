@@ -5,7 +5,6 @@ import type { ReportSpec } from '../../../tools/reports-plugin/src/reports';
 const report = (id: string, range: ReportSpec['range'], compare = false): ReportSpec => ({
   id,
   title: id,
-  titles: { en: id, ar: id, de: id, es: id },
   path: `/v1/restaurants/{id}/${id}`,
   properties: [],
   range,

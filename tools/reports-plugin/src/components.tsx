@@ -12,6 +12,7 @@ import {
   formatValue,
   hasData,
   headerText,
+  localName,
   minorUnits,
   shownProperties,
   type FormatContext,
@@ -213,7 +214,7 @@ const asFailure = (error: unknown): ReportFailure =>
 
 export const Controls = ({ context }: { context: PluginContext }) => {
   const { reports, state, today, speech } = context;
-  const { t, language } = speech;
+  const { t } = speech;
   const id = useId();
   const selection = useStore(state.selection);
   const report = reportOf(reports, selection.reportId);
@@ -244,7 +245,7 @@ export const Controls = ({ context }: { context: PluginContext }) => {
         >
           {reports.map((option) => (
             <option key={option.id} value={option.id}>
-              {option.titles[language] ?? option.title}
+              {localName(t, option.title)}
             </option>
           ))}
         </select>
@@ -356,7 +357,7 @@ type Load =
 
 export const ReportView = ({ context }: { context: PluginContext }) => {
   const { reports, state, speech } = context;
-  const { t, locale, language } = speech;
+  const { t, locale } = speech;
   const id = useId();
   const restaurant = useStore(state.restaurant);
   const selection = useStore(state.selection);
@@ -399,14 +400,13 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
   const formatContext: FormatContext = useMemo(
     () => ({
       locale,
-      language,
       t,
       currency:
         restaurant && currencyState?.restaurantId === restaurant.id
           ? currencyState.currency
           : undefined,
     }),
-    [locale, language, t, restaurant, currencyState],
+    [locale, t, restaurant, currencyState],
   );
 
   const comparing = compare !== undefined;
@@ -424,8 +424,24 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
       data-restaurant={restaurant?.id ?? ''}
     >
       <h2 class="rp-title" id={`${id}h`}>
-        {report.titles[language] ?? report.title}
+        {localName(t, report.title)}
       </h2>
+      {report.range && (
+        // Shown in print only, where the controls are not.
+        <p class="rp-period" data-testid="reports-period">
+          {[
+            [t('period'), selection.range] as const,
+            ...(compare ? [[t('comparisonPeriod'), compare] as const] : []),
+          ]
+            .map(([name, { from, to }]) => {
+              const unit = report.range?.granularity === 'month' ? 'DATE_MONTH' : 'DATE';
+              const date = (value: string) =>
+                formatValue({ key: '', name: '', type: 'string', unit }, value, formatContext);
+              return `${name}: ${date(from)} – ${date(to)}`;
+            })
+            .join('; ')}
+        </p>
+      )}
       {loading && (
         <p class="rp-loading" role="status" aria-live="polite" data-testid="reports-loading">
           {t('loading')}

@@ -6,11 +6,10 @@
  * with an offset shows its own wall-clock time (the restaurant's), a known code its word.
  */
 import type { Translate } from './i18n';
-import type { Language, ReportProperty, ReportSpec } from './reports';
+import type { ReportProperty, ReportSpec } from './reports';
 
 export interface FormatContext {
   readonly locale: string;
-  readonly language: Language;
   readonly t: Translate;
   /** ISO 4217 code of the restaurant currency; undefined while unknown. */
   readonly currency?: string | undefined;
@@ -69,13 +68,20 @@ export const currencySymbol = (currency: string, locale: string): string =>
     .formatToParts(0)
     .find((part) => part.type === 'currency')?.value ?? currency;
 
+/**
+ * A report title or column name in the owner's language: the messages translate the English
+ * (`"name.Orders": "Bestellungen"`); a name they do not know (a new report's) stays English.
+ */
+export const localName = (t: Translate, english: string): string =>
+  t.optional(`name.${english}`) ?? english;
+
 /** The column header in the owner's language, with the currency symbol for a CURRENCY column. */
 export const headerText = (
   property: ReportProperty,
   context: FormatContext,
   comparison = false,
 ): string => {
-  const name = property.names[context.language] ?? property.name;
+  const name = localName(context.t, property.name);
   const currency =
     property.unit === 'CURRENCY' && context.currency
       ? currencySymbol(context.currency, context.locale)

@@ -8,15 +8,11 @@ export type Unit = 'DATE' | 'DATE_MONTH' | 'DATE_YEAR' | 'CURRENCY';
 /** The languages the plugin speaks (messages/<language>.json). */
 export const LANGUAGES = ['en', 'ar', 'de', 'es'] as const;
 export type Language = (typeof LANGUAGES)[number];
-/** A name's translations; a language without one shows the English name. */
-export type Names = Readonly<Partial<Record<Language, string>>>;
 
 export interface ReportProperty {
   readonly key: string;
-  /** The English name the manifest gives (spec 1): the column header. */
+  /** The English name the manifest gives (spec 1); the messages translate it (`name.<English>`). */
   readonly name: string;
-  /** The name per language, from the catalogue (English where it gives none). */
-  readonly names: Names;
   readonly type: 'string' | 'integer' | 'number';
   readonly unit?: Unit;
 }
@@ -30,8 +26,8 @@ export interface RangeRule {
 
 export interface ReportSpec {
   readonly id: string;
+  /** The English title; the messages translate it (`name.<English>`). */
   readonly title: string;
-  readonly titles: Names;
   /** The /v1 path, with `{id}` for the restaurant. */
   readonly path: string;
   readonly properties: readonly ReportProperty[];
