@@ -102,6 +102,16 @@ describe('the plugin state', () => {
       compare: { from: '2025-10-01', to: '2025-10-31' },
     });
     expect(movedYearly.compare).toEqual({ from: '2025-11-01', to: '2025-11-07' });
+    // A period being typed leaves the comparison where it was until it is a period again.
+    for (const typing of [
+      { from: '2026-11-01', to: '' },
+      { from: '2026-11-08', to: '2026-11-01' },
+    ]) {
+      expect(followPeriod(movedYearly, { range: typing }, rule)).toEqual({
+        ...movedYearly,
+        range: typing,
+      });
+    }
     // The way it follows is kept across reports, even where the period is not.
     expect(selectReport(REVENUE, '2026-11-25', movedYearly, PER_DAY)).toMatchObject({
       compareMode: 'year',

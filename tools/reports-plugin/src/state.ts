@@ -2,7 +2,13 @@
  * The plugin's state, one store each: the current restaurant (the only place it lives, updated
  * by the SDK observer), its currency, and the user's selection (report, period, comparison).
  */
-import { comparisonFor, defaultRange, type CompareMode, type DateRange } from './range';
+import {
+  comparisonFor,
+  defaultRange,
+  rangeProblem,
+  type CompareMode,
+  type DateRange,
+} from './range';
 import type { RangeRule, ReportSpec } from './reports';
 import { createStore, type Store } from './store';
 
@@ -68,6 +74,8 @@ export const followPeriod = (
   rule: RangeRule,
 ): Selection => {
   const next = { ...selection, ...change };
+  // A period being typed (incomplete, reversed) leaves the comparison where it was.
+  if (rangeProblem(next.range, rule)) return next;
   return { ...next, compare: comparisonFor(next.range, next.compareMode, rule) };
 };
 
