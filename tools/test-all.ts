@@ -47,9 +47,9 @@ const STEPS: readonly Step[] = [
     name: 'integration suites on PostgreSQL',
     command: [
       ...JEST,
-      // Packaging and the scaffold touch no database, and the TLS and replication suites start
-      // servers of their own: they ran in the first step.
-      'tests/integration/(?!serverless/|tools/new-report|db/tls)',
+      // Packaging and the scaffolds (a report, a language) touch no database, and the TLS and
+      // replication suites start servers of their own: they ran in the first step.
+      'tests/integration/(?!serverless/|tools/new-(report|language)|db/tls)',
       ...json('postgresql'),
     ],
     env: { ...process.env, JEST_PROJECTS: 'test,slow' },
