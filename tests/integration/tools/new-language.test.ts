@@ -28,7 +28,7 @@ afterAll(() => {
 
 describe('a fifth language for the reports plugin', () => {
   it('type-checks, passes the plugin tests, builds within budget and speaks to its owners', () => {
-    // Arrange: the three steps of docs/plugin.md, "Adding a language".
+    // Prepare: the three steps of docs/plugin.md, "Adding a language".
     edit(
       'tools/reports-plugin/src/reports.ts',
       "LANGUAGES = ['en', 'ar', 'de', 'es'] as const",

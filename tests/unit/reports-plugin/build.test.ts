@@ -170,7 +170,7 @@ describe('npm run build:plugin', () => {
   });
 
   it('removes the files its previous build wrote and this one did not, and nothing else', async () => {
-    // Arrange
+    // Prepare
     const folder = join(out, 'rebuilt');
     await mkdir(folder);
     await writeFile(join(folder, 'ar-OLDHASH.js'), 'export default {}');

@@ -19,7 +19,6 @@ import {
 } from './format';
 import type { MessageKey, Speech, Translate } from './i18n';
 import {
-  comparisonFor,
   comparisonProblem,
   latestEnd,
   rangeProblem,
@@ -257,9 +256,10 @@ export const Controls = ({ context }: { context: PluginContext }) => {
         testId="reports"
         t={t}
         onChange={(range) => {
+          // RangeInputs draws nothing for a report without a range.
           if (report.range) {
             state.selection.set(followPeriod(state.selection.get(), { range }, report.range));
-          } else update({ range });
+          }
         }}
       />
       {report.compare && report.range && (
@@ -270,14 +270,10 @@ export const Controls = ({ context }: { context: PluginContext }) => {
             data-testid="reports-compare-toggle"
             checked={selection.compareOn}
             onChange={(event) => {
-              const on = event.currentTarget.checked;
-              update(
-                on && report.range
-                  ? {
-                      compareOn: on,
-                      compare: comparisonFor(selection.range, selection.compareMode, report.range),
-                    }
-                  : { compareOn: on },
+              const next = { ...state.selection.get(), compareOn: event.currentTarget.checked };
+              // Switched on, the comparison starts where it follows the period.
+              state.selection.set(
+                next.compareOn && report.range ? followPeriod(next, {}, report.range) : next,
               );
             }}
           />
@@ -354,6 +350,19 @@ export const Controls = ({ context }: { context: PluginContext }) => {
 type Load =
   | { readonly state: 'failed'; readonly key: string; readonly failure: ReportFailure }
   | { readonly state: 'done'; readonly key: string; readonly rows: readonly ReportRow[] };
+
+/** A period's end as the period inputs count it: a day, or a month. */
+const periodDate = (date: string, context: FormatContext, report: ReportSpec): string =>
+  formatValue(
+    {
+      key: '',
+      name: '',
+      type: 'string',
+      unit: report.range?.granularity === 'month' ? 'DATE_MONTH' : 'DATE',
+    },
+    date,
+    context,
+  );
 
 export const ReportView = ({ context }: { context: PluginContext }) => {
   const { reports, state, speech } = context;
@@ -433,12 +442,10 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
             [t('period'), selection.range] as const,
             ...(compare ? [[t('comparisonPeriod'), compare] as const] : []),
           ]
-            .map(([name, { from, to }]) => {
-              const unit = report.range?.granularity === 'month' ? 'DATE_MONTH' : 'DATE';
-              const date = (value: string) =>
-                formatValue({ key: '', name: '', type: 'string', unit }, value, formatContext);
-              return `${name}: ${date(from)} – ${date(to)}`;
-            })
+            .map(
+              ([name, { from, to }]) =>
+                `${name}: ${periodDate(from, formatContext, report)} – ${periodDate(to, formatContext, report)}`,
+            )
             .join('; ')}
         </p>
       )}

@@ -1,11 +1,11 @@
 /**
  * The API's CSV (shared/reports/csv.ts: a header line of column names, every value
- * double-quoted, CRLF line ends, the report's columns in property order, then the same again for
- * a comparison) made ready for a
- * spreadsheet: a UTF-8 byte-order mark, without which Excel on Windows reads UTF-8 as its ANSI
- * code page, and each CURRENCY amount written with the currency's decimals (`534.40`). Amounts
- * are only padded, never rounded: a value with more decimals, or not a plain decimal number, is
- * kept as the API wrote it, and so is a file of another shape.
+ * double-quoted, CRLF line ends, the report's columns in property order, then the same again
+ * for a comparison) made ready for a spreadsheet: a UTF-8 byte-order mark, without which Excel
+ * on Windows reads UTF-8 as its ANSI code page, and each CURRENCY amount written with the
+ * currency's decimals (`534.40`). Amounts are only padded, never rounded: a value with more
+ * decimals, or not a plain decimal number, is kept as the API wrote it, and so is a file of
+ * another shape.
  */
 import type { ReportProperty } from './reports';
 
@@ -26,17 +26,17 @@ export const spreadsheetCsv = (
   properties: readonly ReportProperty[],
   digits: number | undefined,
 ): string => {
-  const headerEnd = csv.indexOf('\r\n') + 2;
-  const width = csv.slice(0, headerEnd - 2).split(',').length;
+  const headerEnd = csv.indexOf('\r\n');
+  const width = csv.slice(0, headerEnd).split(',').length;
   if (
-    headerEnd < 2 ||
+    headerEnd < 0 ||
     digits === undefined ||
     (width !== properties.length && width !== 2 * properties.length)
   ) {
     return BOM + csv;
   }
-  let written = csv.slice(0, headerEnd);
-  let read = headerEnd;
+  let written = csv.slice(0, headerEnd + 2);
+  let read = headerEnd + 2;
   let column = 0;
   let shaped = true;
   CELL.lastIndex = read;
