@@ -17,6 +17,7 @@ import {
   type MetricsConfig,
 } from './metrics';
 import { parseLegacyAliases, type LegacyPlatformKeys } from './platforms';
+import { FUNCTION_SETTINGS as LIMITS, type WholeLimits } from './settings';
 
 export interface ServiceConfig {
   readonly jwksUrl: URL;
@@ -73,7 +74,8 @@ const required = (env: Env, name: string): string => {
   return value;
 };
 
-const integer = (env: Env, name: string, fallback: number, min: number, max: number): number => {
+/** A whole number within `limits` (shared/settings.ts); unset or blank, its default. */
+const integer = (env: Env, name: string, { min, max, default: fallback = 0 }: WholeLimits): number => {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
@@ -93,15 +95,13 @@ const oneOf = <T extends string>(env: Env, name: string, values: readonly [T, ..
   return raw as T;
 };
 
-const STATEMENT_TIMEOUT_VIA = ['startup', 'role'] as const;
-
-/** DB_STATEMENT_TIMEOUT_MS: the limit on one statement, 100–60000 ms (default 5000). */
+/** DB_STATEMENT_TIMEOUT_MS: the limit on one statement. */
 export const statementTimeoutMs = (env: Env): number =>
-  integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 60000);
+  integer(env, 'DB_STATEMENT_TIMEOUT_MS', LIMITS.DB_STATEMENT_TIMEOUT_MS);
 
 /** DB_STATEMENT_TIMEOUT_VIA: `startup` (default) or `role` (shared/db/client.ts PoolOptions). */
 export const statementTimeoutVia = (env: Env): 'startup' | 'role' =>
-  oneOf(env, 'DB_STATEMENT_TIMEOUT_VIA', STATEMENT_TIMEOUT_VIA);
+  oneOf(env, 'DB_STATEMENT_TIMEOUT_VIA', LIMITS.DB_STATEMENT_TIMEOUT_VIA.choices);
 
 const boolean = (env: Env, name: string, fallback: boolean): boolean => {
   const raw = env[name]?.trim();
@@ -134,7 +134,7 @@ const sunset = (env: Env): IsoDate | undefined => {
   return date;
 };
 
-const TLS_MODES = ['verify-full', 'require', 'disable'] as const;
+const TLS_MODES = LIMITS.DB_TLS.choices;
 /** DB_CA's named lists (shared/db/client.ts, DatabaseCa); any other value holds a `/`: a path. */
 export const CA_NAMES = ['rds', 'rds-proxy', 'node'] as const;
 
@@ -246,15 +246,13 @@ const databaseSource = (env: Env) => {
     secretArn,
     location,
     secretsExtension: {
-      port: integer(
-        env,
-        'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT',
-        DEFAULT_EXTENSION_PORT,
-        1,
-        65535,
-      ),
+      port: integer(env, 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT', {
+        min: 1,
+        max: 65535,
+        default: DEFAULT_EXTENSION_PORT,
+      }),
       sessionToken: required(env, 'AWS_SESSION_TOKEN'),
-      timeoutMs: integer(env, 'DB_SECRET_TIMEOUT_MS', 2000, 100, 30000),
+      timeoutMs: integer(env, 'DB_SECRET_TIMEOUT_MS', LIMITS.DB_SECRET_TIMEOUT_MS),
     },
   };
 };
@@ -300,12 +298,8 @@ export const loadMetricsConfig = (env: Env = process.env): MetricsConfig => {
   };
 };
 
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
-
 export const loadConfig = (env: Env = process.env): ServiceConfig => {
-  const logLevel = (env.LOG_LEVEL?.trim() || 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel))
-    throw new ConfigError('LOG_LEVEL must be one of ' + LOG_LEVELS.join(', '));
+  const logLevel: LogLevel = oneOf(env, 'LOG_LEVEL', LIMITS.LOG_LEVEL.choices);
   let aliases: Map<string, string>;
   try {
     aliases = parseLegacyAliases(env.LEGACY_PLATFORM_KEYS ?? '');
@@ -317,22 +311,30 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
   const legacySunset = sunset(env);
   const source = databaseSource(env);
   const metrics = loadMetricsConfig(env);
-  // Unset: no limit on a token's age (0 stands for unset); at most a year.
-  const maxAgeSeconds = integer(env, 'JWT_MAX_AGE', 0, 1, 31_536_000);
+  // Unset: no limit on a token's age (0 stands for unset).
+  const maxAgeSeconds = integer(env, 'JWT_MAX_AGE', LIMITS.JWT_MAX_AGE);
   return {
     jwksUrl: keySetUrl(required(env, 'JWKS_URL')),
     ...(issuer ? { issuer } : {}),
     ...(audience ? { audience } : {}),
-    clockToleranceSeconds: integer(env, 'JWT_CLOCK_TOLERANCE_SECONDS', 5, 0, 300),
+    clockToleranceSeconds: integer(
+      env,
+      'JWT_CLOCK_TOLERANCE_SECONDS',
+      LIMITS.JWT_CLOCK_TOLERANCE_SECONDS,
+    ),
     ...(maxAgeSeconds > 0 ? { maxAgeSeconds } : {}),
     legacyPlatforms: { aliases, ...(legacySunset ? { sunset: legacySunset } : {}) },
     database: {
       ...source,
-      poolMax: integer(env, 'DB_POOL_MAX', 2, 1, 20),
+      poolMax: integer(env, 'DB_POOL_MAX', LIMITS.DB_POOL_MAX),
       statementTimeoutMs: statementTimeoutMs(env),
       statementTimeoutVia: statementTimeoutVia(env),
-      connectTimeoutSeconds: integer(env, 'DB_CONNECT_TIMEOUT_SECONDS', 2, 1, 60),
-      prepare: boolean(env, 'DB_PREPARE', true),
+      connectTimeoutSeconds: integer(
+        env,
+        'DB_CONNECT_TIMEOUT_SECONDS',
+        LIMITS.DB_CONNECT_TIMEOUT_SECONDS,
+      ),
+      prepare: boolean(env, 'DB_PREPARE', LIMITS.DB_PREPARE.default),
       tls: databaseTls(env, env.DATABASE_URL?.trim() ?? ''),
     },
     logLevel,

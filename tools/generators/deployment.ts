@@ -7,7 +7,6 @@
  * (release-alarms.ts) fires meanwhile.
  */
 import { assumedBy, refOf, resourcesOfType, type Resource, type Template } from './cloudformation';
-import { choiceSetting, type RawSetting } from './settings';
 
 /** CodeDeploy's predefined Lambda configurations (CodeDeployDefault.Lambda<name>). */
 export const DEPLOYMENT_PREFERENCES = [
@@ -23,19 +22,8 @@ export const DEPLOYMENT_PREFERENCES = [
 ] as const;
 export type DeploymentPreference = (typeof DEPLOYMENT_PREFERENCES)[number];
 
-/**
- * Per stage; others move the alias at once, as CloudFormation alone does. Ten minutes: the
- * alarms judge five-minute periods, two of three, so a shorter canary ends before they can.
- */
-export const DEPLOYMENT_PREFERENCE_DEFAULTS: Readonly<Record<string, DeploymentPreference>> = {
-  production: 'Canary10Percent10Minutes',
-};
-
 export const CODEDEPLOY_APPLICATION_LOGICAL_ID = 'CodeDeployApplication';
 export const CODEDEPLOY_ROLE_LOGICAL_ID = 'CodeDeployServiceRole';
-
-export const deploymentPreferenceSetting = (raw: RawSetting, stage: string): DeploymentPreference =>
-  choiceSetting(raw, DEPLOYMENT_PREFERENCES, DEPLOYMENT_PREFERENCE_DEFAULTS[stage] ?? 'AllAtOnce');
 
 /** `OrdersPerDayLiveLambdaAlias` → `OrdersPerDayDeploymentGroup`. */
 export const deploymentGroupLogicalId = (aliasLogicalId: string): string =>

@@ -25,7 +25,9 @@ import {
   type Resource,
   type Template,
 } from './cloudformation';
-import { booleanSetting, fail, numberSetting, type RawSetting } from './settings';
+import { choiceSetting, fail, type RawSetting } from './settings';
+import { booleanOf, NO_TOPIC, numberOf } from './settings-check';
+import { settingEntry } from './registry';
 import {
   hasPreTrafficHook,
   PRE_TRAFFIC_LOGICAL_ID,
@@ -33,17 +35,12 @@ import {
   withoutPreTrafficHook,
 } from './pre-traffic';
 import { RELEASE_MIN_REQUESTS, releaseAlarmLogicalId, releaseAlarms } from './release-alarms';
-import { methodSettingsPath, routeDurationSetting, routesOf, routeThrottles } from './throttles';
-import { settingHint } from './variables';
+import { methodSettingsPath, routesOf, routeThrottles } from './throttles';
 
-import {
-  deploymentPreferenceSetting,
-  gradualDeployment,
-  type DeploymentPreference,
-} from './deployment';
+import { DEPLOYMENT_PREFERENCES, gradualDeployment, type DeploymentPreference } from './deployment';
 import { customDomain, domainSettings, type DomainSettings } from './domain';
 import { serviceTags, stackTagsSetting, withTags } from './tags';
-import { wafBlockedMetric, wafSettings, webAcl, type WafSettings } from './waf';
+import { wafBlockedMetric, webAcl, type WafSettings } from './waf';
 
 export type { Resource, Template } from './cloudformation';
 export type { RawSetting } from './settings';
@@ -79,46 +76,11 @@ export type OperationsVariable = (typeof OPERATIONS_VARIABLES)[number];
 
 export type RawOperationsSettings = Readonly<Record<OperationsVariable, RawSetting>>;
 
-/** The defaults of the alarm thresholds. */
-export const ALARM_DEFAULTS = {
-  fiveXxRate: 0.05,
-  fiveXxCount: 5,
-  releaseErrors: 3,
-  fourXxRate: 0.5,
-  minRequests: 50,
-  p99LatencyMs: 3000,
-  throttles: 1,
-  keySetFailures: 3,
-  databaseErrors: 5,
-  wafBlocked: 100,
-} as const;
-
 /** A stage's throttling: the steady rate (requests per second) and the burst (requests). */
 export interface Throttle {
   readonly rate: number;
   readonly burst: number;
 }
-const DEV_THROTTLE: Throttle = { rate: 20, burst: 40 };
-/**
- * The stage's throttling by default, per stage, sized against the connection budget
- * (docs/operations.md, "Throttling"): with the default reserved concurrency
- * (7 functions × 10), production's 200 requests/s keeps every container busy only when a
- * request takes 350 ms on average, far above the measured figures, so the gateway answers 429
- * before Lambda's reserved concurrency refuses with a 5xx. Stages not listed take dev's.
- */
-export const THROTTLE_DEFAULTS: Readonly<Record<string, Throttle>> = {
-  dev: DEV_THROTTLE,
-  staging: { rate: 50, burst: 100 },
-  production: { rate: 200, burst: 400 },
-};
-/** Stages with alarms unless ALARMS=false; every other stage has none unless ALARMS=true. */
-export const ALARMED_STAGES: readonly string[] = ['staging', 'production'];
-/**
- * Stages that cannot be quietly unguarded: their alarms must notify a topic (or say
- * ALARM_TOPIC_ARN=none-unsafe), their log groups outlive the stack, and osls turns on the
- * stack's termination protection (provider.deletionProtection in serverless.yml).
- */
-export const GUARDED_STAGES: readonly string[] = ['production'];
 /**
  * The alarms clients can drive (4xx answers, throttles, the web ACL's blocks), by name after
  * `<service>-<stage>-`: they page, but neither roll a release back nor stop a release's bake.
@@ -131,9 +93,8 @@ export const isClientDriven = (alarmName: string, prefix: string): boolean => {
   return CLIENT_DRIVEN_ALARMS.some((name) => rest === name || rest.startsWith(`${name}-`));
 };
 
-/** The ALARM_TOPIC_ARN of a guarded stage whose alarms knowingly notify nobody. */
-export const NO_TOPIC = 'none-unsafe';
-export const METRICS_NAMESPACE_DEFAULT = 'PortalServiceApi';
+export { NO_TOPIC } from './settings-check';
+export const METRICS_NAMESPACE_DEFAULT = settingEntry('METRICS_NAMESPACE').default;
 /** The alias API Gateway calls. */
 export const LIVE_ALIAS = 'live';
 
@@ -167,7 +128,7 @@ export interface OperationsSettings {
   readonly throttle: Throttle;
   /** The functions' measured p99 duration, from which each route's limits follow (throttles.ts). */
   readonly routeDurationMs: number;
-  /** A GUARDED_STAGES stage: retained log groups, a topic required. */
+  /** A guarded stage (custom.stages): retained log groups, a topic required. */
   readonly guarded: boolean;
   /**
    * `existing`: the account's API Gateway CloudWatch role is set already (once per account and
@@ -187,18 +148,9 @@ export interface OperationsSettings {
 
 const TOPIC_ARN = /^arn:aws(-[a-z]+)*:sns:([a-z0-9-]+):(\d{12}):([A-Za-z0-9_-]{1,256})$/;
 
-const topicSetting = (
-  { variable, value }: RawSetting,
-  { stage, region, required }: { stage: string; region: string; required: boolean },
-): string | undefined => {
-  if (value === NO_TOPIC && required) return undefined;
-  if (value === '' && required) {
-    const hint = settingHint('ALARM_TOPIC_ARN', { stage, region, portal: true });
-    return fail(
-      'ALARM_TOPIC_ARN',
-      `is not set: stage "${stage}"'s alarms would notify nobody; set ${hint} to an SNS topic of ${region}, or to ${NO_TOPIC} to package without one (a trial account only)`,
-    );
-  }
+/** The topic the alarms notify; unset or NO_TOPIC (settings-check.ts said so), none. */
+const topicSetting = ({ variable, value }: RawSetting, region: string): string | undefined => {
+  if (value === NO_TOPIC) return undefined;
   if (value === '') return undefined;
   const match = TOPIC_ARN.exec(value);
   if (!match) {
@@ -228,36 +180,19 @@ const namespaceSetting = ({ variable, value }: RawSetting): string => {
 };
 
 /**
- * The operations settings of `stage` in `region`, checked: throws a TypeError naming the
- * variable of the first bad value.
+ * The operations settings of `stage` in `region`, from `raw` as tools/generators/settings-check.ts
+ * read them (each with its stage's or the registry's default folded in), checked: throws a
+ * TypeError naming the variable of the first bad value.
  */
 export const operationsSettings = (
   raw: RawOperationsSettings,
-  { stage, region }: { stage: string; region: string },
+  { stage, region, guarded }: { stage: string; region: string; guarded: boolean },
 ): OperationsSettings => {
-  const throttleDefaults = THROTTLE_DEFAULTS[stage] ?? DEV_THROTTLE;
-  const rate = numberSetting(raw.API_THROTTLE_RATE, throttleDefaults.rate, {
-    min: 1,
-    max: 10_000,
-    whole: false,
-  });
-  const burst = numberSetting(raw.API_THROTTLE_BURST, throttleDefaults.burst, {
-    min: 1,
-    max: 5_000,
-    whole: true,
-  });
-  const role = raw.API_GATEWAY_CLOUDWATCH_ROLE;
-  if (!['', 'existing', 'create'].includes(role.value)) {
-    fail(role.variable, `is "${role.value}": expected existing or create`);
-  }
-  const guarded = GUARDED_STAGES.includes(stage);
-  const alarmsOn = booleanSetting(raw.ALARMS, ALARMED_STAGES.includes(stage));
-  const topicArn = topicSetting(raw.ALARM_TOPIC_ARN, {
-    stage,
-    region,
-    required: guarded && alarmsOn,
-  });
-  const count = { min: 1, max: 1_000_000, whole: true };
+  const number = (name: OperationsVariable) => numberOf({ ...raw[name], source: 'variable' }, name);
+  const on = (name: OperationsVariable) => booleanOf({ ...raw[name], source: 'variable' }, name);
+  const role = choiceSetting(raw.API_GATEWAY_CLOUDWATCH_ROLE, ['existing', 'create'], 'existing');
+  const alarmsOn = on('ALARMS');
+  const topicArn = alarmsOn ? topicSetting(raw.ALARM_TOPIC_ARN, region) : undefined;
   const domain = domainSettings(raw, region);
   return {
     stage,
@@ -265,45 +200,29 @@ export const operationsSettings = (
     alarms: {
       enabled: alarmsOn,
       ...(topicArn === undefined ? {} : { topicArn }),
-      fiveXxRate: numberSetting(raw.ALARM_5XX_RATE, ALARM_DEFAULTS.fiveXxRate, {
-        min: 0.001,
-        max: 1,
-        whole: false,
-      }),
-      fiveXxCount: numberSetting(raw.ALARM_5XX_COUNT, ALARM_DEFAULTS.fiveXxCount, count),
-      releaseErrors: numberSetting(raw.ALARM_RELEASE_ERRORS, ALARM_DEFAULTS.releaseErrors, count),
-      fourXxRate: numberSetting(raw.ALARM_4XX_RATE, ALARM_DEFAULTS.fourXxRate, {
-        min: 0.01,
-        max: 1,
-        whole: false,
-      }),
-      minRequests: numberSetting(raw.ALARM_MIN_REQUESTS, ALARM_DEFAULTS.minRequests, count),
-      p99LatencyMs: numberSetting(raw.ALARM_P99_LATENCY_MS, ALARM_DEFAULTS.p99LatencyMs, {
-        min: 1,
-        max: 29_000,
-        whole: true,
-      }),
-      throttles: numberSetting(raw.ALARM_THROTTLES, ALARM_DEFAULTS.throttles, count),
-      keySetFailures: numberSetting(
-        raw.ALARM_KEY_SET_FAILURES,
-        ALARM_DEFAULTS.keySetFailures,
-        count,
-      ),
-      databaseErrors: numberSetting(
-        raw.ALARM_DATABASE_ERRORS,
-        ALARM_DEFAULTS.databaseErrors,
-        count,
-      ),
-      wafBlocked: numberSetting(raw.ALARM_WAF_BLOCKED, ALARM_DEFAULTS.wafBlocked, count),
+      fiveXxRate: number('ALARM_5XX_RATE'),
+      fiveXxCount: number('ALARM_5XX_COUNT'),
+      releaseErrors: number('ALARM_RELEASE_ERRORS'),
+      fourXxRate: number('ALARM_4XX_RATE'),
+      minRequests: number('ALARM_MIN_REQUESTS'),
+      p99LatencyMs: number('ALARM_P99_LATENCY_MS'),
+      throttles: number('ALARM_THROTTLES'),
+      keySetFailures: number('ALARM_KEY_SET_FAILURES'),
+      databaseErrors: number('ALARM_DATABASE_ERRORS'),
+      wafBlocked: number('ALARM_WAF_BLOCKED'),
     },
-    tracing: booleanSetting(raw.TRACING, true),
-    throttle: { rate, burst },
-    routeDurationMs: routeDurationSetting(raw.API_ROUTE_DURATION_MS),
+    tracing: on('TRACING'),
+    throttle: { rate: number('API_THROTTLE_RATE'), burst: number('API_THROTTLE_BURST') },
+    routeDurationMs: number('API_ROUTE_DURATION_MS'),
     guarded,
-    cloudWatchRole: role.value === 'create' ? 'create' : 'existing',
+    cloudWatchRole: role,
     metricsNamespace: namespaceSetting(raw.METRICS_NAMESPACE),
-    waf: wafSettings(raw, stage),
-    deploymentPreference: deploymentPreferenceSetting(raw.DEPLOYMENT_PREFERENCE, stage),
+    waf: { enabled: on('WAF'), rateLimit: number('WAF_RATE_LIMIT') },
+    deploymentPreference: choiceSetting(
+      raw.DEPLOYMENT_PREFERENCE,
+      DEPLOYMENT_PREFERENCES,
+      'AllAtOnce',
+    ),
     ...(domain === undefined ? {} : { domain }),
     tags: stackTagsSetting(raw.STACK_TAGS),
   };

@@ -7,24 +7,40 @@
  * concurrency too (`resources.extensions`), once the connection budget below is checked.
  */
 import { catalogue as registry, type Endpoint } from '../../shared/catalogue';
+import { FUNCTION_SETTINGS } from '../../shared/settings';
 import { answerSummary } from './endpoints';
+import { reservedConcurrencyVariable, settingEntry } from './registry';
+import { numberOf } from './settings-check';
+import type { FunctionSize } from './stages';
 import { validateCatalogue } from './validate';
 
 export interface HttpEvent {
   readonly http: { readonly path: string; readonly method: string };
 }
 
-export interface ServerlessFunction {
+export interface ServerlessFunction extends FunctionSize {
   readonly handler: string;
   readonly description: string;
   readonly events: readonly HttpEvent[];
 }
 
-/** The `functions:` block of a catalogue; throws a TypeError when the catalogue is invalid. */
+/**
+ * The `functions:` block of a catalogue, each function with its `sizes` (the stage's timeout and
+ * memory, custom.stages); throws a TypeError when the catalogue is invalid or `sizes` names a
+ * function it does not hold.
+ */
 export const serverlessFunctions = (
   catalogue: readonly Endpoint[] = registry,
+  sizes: Readonly<Record<string, FunctionSize>> = {},
 ): Record<string, ServerlessFunction> => {
   validateCatalogue(catalogue);
+  const names = catalogue.map((endpoint) => endpoint.function);
+  const unknown = Object.keys(sizes).filter((name) => !names.includes(name));
+  if (unknown.length > 0) {
+    throw new TypeError(
+      `custom.stages: ${unknown.join(', ')} is no function of the catalogue (${names.join(', ')})`,
+    );
+  }
   return Object.fromEntries(
     catalogue.map((endpoint) => [
       endpoint.function,
@@ -35,6 +51,7 @@ export const serverlessFunctions = (
           { http: { path, method: endpoint.method.toLowerCase() } },
           { http: { path, method: 'options' } },
         ]),
+        ...sizes[endpoint.function],
       },
     ]),
   );
@@ -47,14 +64,13 @@ export const serverlessFunctions = (
  * Packaging fails when that exceeds DB_MAX_CONNECTIONS (the database's or the proxy's limit,
  * less what other clients need), when it is set.
  */
-export const RESERVED_CONCURRENCY_DEFAULT = 10;
-export const RESERVED_CONCURRENCY_MAX = 1000;
-/** DB_POOL_MAX's default and range, as shared/config.ts reads it in every container. */
-export const POOL_MAX_DEFAULT = 2;
-export const POOL_MAX_MAX = 20;
-
-/** What packaging reads: environment variables or serverless params, by name. */
-export type BudgetSettings = Readonly<Record<string, string | undefined>>;
+/** A setting as packaging read it: its value and the variable it came from. */
+export interface BudgetSetting {
+  readonly variable: string;
+  readonly value: string;
+}
+/** What packaging read (tools/generators/settings-check.ts), by setting name. */
+export type BudgetSettings = Readonly<Record<string, BudgetSetting | undefined>>;
 
 export interface ConnectionBudget {
   /** Reserved concurrency per function, in catalogue order. */
@@ -67,29 +83,19 @@ export interface ConnectionBudget {
   readonly maxConnections?: number;
 }
 
-/** `ordersPerDay` → `RESERVED_CONCURRENCY_ORDERS_PER_DAY`. */
-export const reservedConcurrencyVariable = (fn: string): string =>
-  `RESERVED_CONCURRENCY_${fn.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
+export { reservedConcurrencyVariable } from './registry';
 
-const wholeNumber = (
-  settings: BudgetSettings,
-  name: string,
-  min: number,
-  max: number,
-): number | undefined => {
-  const raw = settings[name]?.trim();
-  if (!raw) return undefined;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) {
-    throw new TypeError(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
-  }
-  return value;
+/** The whole number `name` holds, in the registry's range; undefined when unset. */
+const wholeNumber = (settings: BudgetSettings, name: string): number | undefined => {
+  const setting = settings[name];
+  if (!setting || setting.value === '') return undefined;
+  return numberOf({ ...setting, source: 'variable' }, name);
 };
 
 /**
- * Reads the budget's settings — RESERVED_CONCURRENCY (default 10), RESERVED_CONCURRENCY_<FN>
- * per function, DB_POOL_MAX (default 2), DB_MAX_CONNECTIONS (unset: no limit checked) — and
- * checks it. Throws a TypeError naming the variable when a value is out of range, or naming
+ * Reads the budget's settings — RESERVED_CONCURRENCY, RESERVED_CONCURRENCY_<FN> per function,
+ * DB_POOL_MAX, DB_MAX_CONNECTIONS (unset: no limit checked), each with its default folded in
+ * (tools/generators/registry.ts, custom.stages) — and checks it. Throws a TypeError naming the variable when a value is out of range, or naming
  * DB_MAX_CONNECTIONS, with the arithmetic, when the functions could hold more connections.
  */
 export const connectionBudget = (
@@ -97,17 +103,16 @@ export const connectionBudget = (
   catalogue: readonly Endpoint[] = registry,
 ): ConnectionBudget => {
   const fallback =
-    wholeNumber(settings, 'RESERVED_CONCURRENCY', 1, RESERVED_CONCURRENCY_MAX) ??
-    RESERVED_CONCURRENCY_DEFAULT;
+    wholeNumber(settings, 'RESERVED_CONCURRENCY') ??
+    Number(settingEntry('RESERVED_CONCURRENCY').default);
   const reservedConcurrency = Object.fromEntries(
     catalogue.map(({ function: fn }) => [
       fn,
-      wholeNumber(settings, reservedConcurrencyVariable(fn), 1, RESERVED_CONCURRENCY_MAX) ??
-        fallback,
+      wholeNumber(settings, reservedConcurrencyVariable(fn)) ?? fallback,
     ]),
   );
-  const poolMax = wholeNumber(settings, 'DB_POOL_MAX', 1, POOL_MAX_MAX) ?? POOL_MAX_DEFAULT;
-  const maxConnections = wholeNumber(settings, 'DB_MAX_CONNECTIONS', 1, 1_000_000);
+  const poolMax = wholeNumber(settings, 'DB_POOL_MAX') ?? FUNCTION_SETTINGS.DB_POOL_MAX.default;
+  const maxConnections = wholeNumber(settings, 'DB_MAX_CONNECTIONS');
   const containers = Object.values(reservedConcurrency).reduce((sum, n) => sum + n, 0);
   const connections = containers * poolMax;
   if (maxConnections !== undefined && connections > maxConnections) {
@@ -118,7 +123,7 @@ export const connectionBudget = (
           .map(([fn, n]) => `${fn} ${n}`)
           .join(' + ')}) reserved concurrency`;
     throw new TypeError(
-      `DB_MAX_CONNECTIONS is ${maxConnections}, but ${perFunction} × ${poolMax} connections per container (DB_POOL_MAX) = ${connections} connections: lower RESERVED_CONCURRENCY (or RESERVED_CONCURRENCY_<FUNCTION>) or DB_POOL_MAX, or put a proxy in front of the database`,
+      `${settings.DB_MAX_CONNECTIONS?.variable ?? 'DB_MAX_CONNECTIONS'} is ${maxConnections}, but ${perFunction} × ${poolMax} connections per container (DB_POOL_MAX) = ${connections} connections: lower RESERVED_CONCURRENCY (or RESERVED_CONCURRENCY_<FUNCTION>) or DB_POOL_MAX, or put a proxy in front of the database`,
     );
   }
   return {

@@ -16,10 +16,6 @@
  * d is API_ROUTE_DURATION_MS: the functions' measured p99 duration.
  */
 import { refOf, resourcesOfType, type Template } from './cloudformation';
-import { numberSetting, type RawSetting } from './settings';
-
-/** API_ROUTE_DURATION_MS when unset: above the warm p99 of BENCHMARKS.md with a database call. */
-export const ROUTE_DURATION_DEFAULT_MS = 500;
 
 /** The least rate a route is given, in requests per second (API Gateway's takes hundredths). */
 const MIN_RATE = 0.01;
@@ -39,9 +35,6 @@ export interface RouteThrottle extends Route {
   readonly rate: number;
   readonly burst: number;
 }
-
-export const routeDurationSetting = (raw: RawSetting): number =>
-  numberSetting(raw, ROUTE_DURATION_DEFAULT_MS, { min: 10, max: 29_000, whole: true });
 
 const isGetAttArnOf = (value: unknown): string | undefined => {
   const getAtt = (value as { 'Fn::GetAtt'?: unknown } | null)?.['Fn::GetAtt'];

@@ -5,21 +5,20 @@
  * in upper snake case: DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1). The settings that name one
  * stage's own resource (its database, network, domain, alarm topic) are read by a portal stage
  * (staging, production) from the names carrying the stage only: a name without it may hold
- * another stage's value, so one set while such a stage is packaged is refused.
+ * another stage's value, so one set while such a stage is packaged is refused. Unset, a setting
+ * takes the stage's own default (serverless.yml's `custom.stages`), then the registry's.
  * tools/serverless/variables.cjs reads them for packaging, tools/release/regions.ts for a release.
  */
 
-/** Settings naming a resource of one stage. */
-export const STAGE_BOUND: readonly string[] = [
-  'DATABASE_URL',
-  'DATABASE_SECRET_ARN',
-  'DATABASE_SECRET_KMS_KEY_ARN',
-  'VPC_SUBNET_IDS',
-  'VPC_SECURITY_GROUP_IDS',
-  'ALARM_TOPIC_ARN',
-  'DOMAIN_NAME',
-  'DOMAIN_CERTIFICATE_ARN',
-];
+import { SETTINGS } from './registry';
+
+/**
+ * Settings naming a resource of one stage, or able to weaken its protection
+ * (tools/generators/registry.ts, `stageBound`).
+ */
+export const STAGE_BOUND: readonly string[] = SETTINGS.filter(({ stageBound }) => stageBound).map(
+  ({ name }) => name,
+);
 
 /** Where a setting is read: the stage, the AWS region, and whether the stage is a portal one. */
 export interface Scope {
@@ -93,4 +92,33 @@ export const resolveSetting = (
     if (value !== '') return { variable, value };
   }
   return { variable: name, value: '' };
+};
+
+/** Where a setting's value came from: a variable, the stage's table, or the registry. */
+export type SettingSource = 'variable' | 'stage' | 'registry';
+
+/** A setting as read for one stage and region: its value, and what set it. */
+export interface ReadSetting {
+  /** The variable, `custom.stages.<stage>.settings.<NAME>`, or the name for the registry's. */
+  readonly variable: string;
+  readonly value: string;
+  readonly source: SettingSource;
+}
+
+/**
+ * The one reader of a setting: `name` for `scope` from `read` (resolveSetting's precedence),
+ * else the stage's default (`stageDefault`, with where it is declared), else `fallback` (the
+ * registry's). Throws as resolveSetting does.
+ */
+export const readSetting = (
+  name: string,
+  scope: Scope,
+  read: (variable: string) => string,
+  stageDefault: { readonly variable: string; readonly value: string } | undefined,
+  fallback: string,
+): ReadSetting => {
+  const set = resolveSetting(name, scope, read);
+  if (set.value !== '') return { ...set, source: 'variable' };
+  if (stageDefault !== undefined) return { ...stageDefault, source: 'stage' };
+  return { variable: name, value: fallback, source: 'registry' };
 };

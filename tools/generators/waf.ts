@@ -4,13 +4,9 @@
  * with the service's 429 body, beside the stage's own throttling, which every caller shares.
  */
 import type { Resource } from './cloudformation';
-import { booleanSetting, numberSetting, type RawSetting } from './settings';
 
 export const WAF_LOGICAL_ID = 'ApiGatewayWebAcl';
 export const WAF_ASSOCIATION_LOGICAL_ID = 'ApiGatewayWebAclAssociation';
-/** Stages with the web ACL unless WAF=false. */
-export const WAF_STAGES: readonly string[] = ['production'];
-export const WAF_RATE_LIMIT_DEFAULT = 1000;
 /** The rate rule's name, also its metric's `Rule` dimension. */
 export const WAF_RATE_RULE = 'per-client-rate';
 
@@ -19,19 +15,6 @@ export interface WafSettings {
   /** Requests one IP may send in five minutes before it is blocked. */
   readonly rateLimit: number;
 }
-
-export const wafSettings = (
-  raw: { readonly WAF: RawSetting; readonly WAF_RATE_LIMIT: RawSetting },
-  stage: string,
-): WafSettings => ({
-  enabled: booleanSetting(raw.WAF, WAF_STAGES.includes(stage)),
-  // WAF's own bounds for a rate-based rule.
-  rateLimit: numberSetting(raw.WAF_RATE_LIMIT, WAF_RATE_LIMIT_DEFAULT, {
-    min: 10,
-    max: 2_000_000_000,
-    whole: true,
-  }),
-});
 
 const TOO_MANY_REQUESTS =
   '{"state":"ERROR","code":"TOO_MANY_REQUESTS","message":"Too many requests"}';

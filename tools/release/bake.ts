@@ -9,23 +9,38 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { isClientDriven } from '../generators/operations';
 import { clientConfig, describeError } from './preflight-common';
-import { ReleaseUsageError } from './regions';
+import { settingEntry } from '../generators/registry';
+import { stageDefaultName, stageRulesOf } from '../generators/stages';
+import { upperSnake } from '../generators/variables';
+import { readReleaseConfig, ReleaseUsageError } from './regions';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The bake of production when neither --bake-minutes nor RELEASE_BAKE_MINUTES says. */
-export const PRODUCTION_BAKE_MINUTES = 10;
 const MAX_BAKE_MINUTES = 24 * 60;
 /** How often the alarms are read during a bake. */
 const POLL_SECONDS = 30;
 
-/** The bake in minutes: --bake-minutes, else RELEASE_BAKE_MINUTES, else by stage. */
-export const bakeMinutes = (stage: string, option: string | undefined, env: Env): number => {
+/**
+ * The bake in minutes: --bake-minutes, else RELEASE_BAKE_MINUTES_<STAGE>, else
+ * RELEASE_BAKE_MINUTES, else the stage's default (custom.stages), else none.
+ */
+export const bakeMinutes = (
+  stage: string,
+  option: string | undefined,
+  env: Env,
+  stages: unknown = readReleaseConfig().stages,
+): number => {
+  const staged = `RELEASE_BAKE_MINUTES_${upperSnake(stage)}`;
+  const rules = stageRulesOf(stages, stage);
   const [name, raw] =
     option !== undefined
       ? ['--bake-minutes', option.trim()]
-      : ['RELEASE_BAKE_MINUTES', (env.RELEASE_BAKE_MINUTES ?? '').trim()];
-  if (raw === '') return stage === 'production' ? PRODUCTION_BAKE_MINUTES : 0;
+      : ([staged, 'RELEASE_BAKE_MINUTES']
+          .map((variable) => [variable, (env[variable] ?? '').trim()] as const)
+          .find(([, value]) => value !== '') ?? [
+          stageDefaultName(rules, 'RELEASE_BAKE_MINUTES'),
+          rules.settings.RELEASE_BAKE_MINUTES ?? settingEntry('RELEASE_BAKE_MINUTES').default,
+        ]);
   const minutes = Number(raw);
   if (!/^\d+(\.\d+)?$/.test(raw) || minutes > MAX_BAKE_MINUTES) {
     throw new ReleaseUsageError(

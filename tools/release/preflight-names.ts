@@ -31,16 +31,16 @@ import {
   type RawOperationsSettings,
 } from '../generators/operations';
 import { PRE_TRAFFIC_FUNCTION } from '../generators/pre-traffic';
-import { resolveSetting, type Scope } from '../generators/variables';
+import type { Scope } from '../generators/variables';
 import {
   clientConfig,
   describeError,
   errorName,
   isNotFound,
-  valueOf,
   type Env,
   type Findings,
 } from './preflight-common';
+import { readRegionSettings, readReleaseConfig, type ReleaseConfig } from './regions';
 
 /** The resource types whose name the template fixes, and what a message calls them. */
 export const NAMED_TYPES = {
@@ -62,19 +62,22 @@ export interface NamedResource {
 /**
  * The operations settings of the stage in a region, read as packaging reads them
  * (tools/serverless/operations-settings.cjs): `raw` names each one's variable. Throws, naming the
- * variable, on a bad value or a stage-bound setting set without the stage.
+ * variable, on a bad value or a refused setting.
  */
 export const stageOperations = (
   env: Env,
   scope: Scope,
+  config: ReleaseConfig = readReleaseConfig(),
 ): { raw: RawOperationsSettings; settings: OperationsSettings } => {
+  const read = readRegionSettings(config, scope.stage, scope.region, env);
+  if (read.problems.length > 0) throw new Error(read.problems.join('; '));
   const raw = Object.fromEntries(
-    OPERATIONS_VARIABLES.map((name) => [
-      name,
-      resolveSetting(name, scope, (variable) => valueOf(env, variable)),
-    ]),
+    OPERATIONS_VARIABLES.map((name) => {
+      const { variable, value } = read.values[name] ?? { variable: name, value: '' };
+      return [name, { variable, value }];
+    }),
   ) as RawOperationsSettings;
-  return { raw, settings: operationsSettings(raw, scope) };
+  return { raw, settings: operationsSettings(raw, { ...scope, guarded: read.rules.guarded }) };
 };
 
 export interface StackNaming {

@@ -41,7 +41,7 @@ import {
 } from '@aws-sdk/client-lambda';
 import { DescribeSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { connectionBudget } from '../generators/serverless';
-import { resolveSetting, settingNames } from '../generators/variables';
+import { settingNames } from '../generators/variables';
 import { checkCertificate } from './preflight-certificate';
 import {
   clientConfig,
@@ -75,9 +75,12 @@ export interface PreflightResult {
   readonly summaries: Readonly<Record<string, string>>;
 }
 
-/** The setting `name` of the plan in `region`: the variable it came from and its value. */
+/** The setting `name` of the plan in `region`, as packaging reads it (regions.ts). */
 const setting = (plan: PreflightPlan, name: string, region: string) =>
-  resolveSetting(name, scopeOf(plan, region), (variable) => valueOf(plan.env, variable));
+  plan.settings.find((settings) => settings.region === region)?.values[name] ?? {
+    variable: name,
+    value: '',
+  };
 
 /** The most specific variable of `name` in `region`: the one a message asks to set. */
 const ownName = (plan: PreflightPlan, name: string, region: string) =>
@@ -379,7 +382,7 @@ const checkStageResources = async (
 export const runPreflight = async (plan: PreflightPlan): Promise<PreflightResult> => {
   let reserved: Readonly<Record<string, number>>;
   try {
-    ({ reservedConcurrency: reserved } = connectionBudget(plan.env));
+    ({ reservedConcurrency: reserved } = connectionBudget(plan.settings[0]?.values ?? {}));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { problems: [{ region: 'every region', message }], summaries: {} };

@@ -13,14 +13,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import {
-  regionalName,
-  resolveSetting,
-  settingNames,
-  STAGE_BOUND,
-  type Scope,
-  unstagedNames,
-} from '../generators/variables';
+import { SETTINGS } from '../generators/registry';
+import { readSettings, type SettingsRead } from '../generators/settings-check';
+import { stageRulesOf, type StageRules } from '../generators/stages';
+import { regionalName, settingNames, type ReadSetting, type Scope } from '../generators/variables';
 
 export { regionalName } from '../generators/variables';
 
@@ -39,6 +35,8 @@ export interface ReleaseConfig {
   readonly defaultRegion: string;
   /** serverless.yml's `service`: the stack is `<service>-<stage>`. */
   readonly service: string;
+  /** custom.stages as written (tools/generators/stages.ts reads a stage's rules from it). */
+  readonly stages: unknown;
 }
 
 /** A setting a region lacks, or a variable refused: one line of the report. */
@@ -56,6 +54,8 @@ export interface RegionSettings {
   readonly portalRegion: string;
   /** The variable of each setting given, by setting. */
   readonly variables: Readonly<Record<string, string>>;
+  /** Every setting as packaging reads it in the region. */
+  readonly values: Readonly<Record<string, ReadSetting>>;
 }
 
 export interface SettingsCheck {
@@ -67,18 +67,13 @@ export interface SettingsCheck {
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * Variables naming a resource of one AWS region; their names without the region only for a
- * single region. DATABASE_URL is not one: a host may serve several regions.
+ * Variables naming a resource of one AWS region (tools/generators/registry.ts, `regionBound`);
+ * their names without the region only for a single region. DATABASE_URL is not one: a host may
+ * serve several regions.
  */
-export const REGION_BOUND = [
-  'DATABASE_SECRET_ARN',
-  'DATABASE_SECRET_KMS_KEY_ARN',
-  'SECRETS_EXTENSION_LAYER_ARN',
-  'VPC_SUBNET_IDS',
-  'VPC_SECURITY_GROUP_IDS',
-  'ALARM_TOPIC_ARN',
-  'DOMAIN_CERTIFICATE_ARN',
-] as const;
+export const REGION_BOUND: readonly string[] = SETTINGS.filter(({ regionBound }) => regionBound).map(
+  ({ name }) => name,
+);
 
 const REGION_SHAPE = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 const STAGE_SHAPE = /^[A-Za-z0-9-]+$/;
@@ -129,6 +124,7 @@ export const parseReleaseConfig = (text: string): ReleaseConfig => {
     issuerVariables: stageMaps(custom.issuerVariables, 'custom.issuerVariables'),
     defaultRegion,
     service: typeof document.service === 'string' ? document.service : '',
+    stages: custom.stages,
   };
 };
 
@@ -181,7 +177,7 @@ export const regionsOf = (
 export const valueOf = (env: Env, name: string): string => (env[name] ?? '').trim();
 
 /** Whether `name` names a resource of one region, and so needs the region in a multi-region release. */
-const isRegionBound = (name: string) => (REGION_BOUND as readonly string[]).includes(name);
+const isRegionBound = (name: string) => REGION_BOUND.includes(name);
 
 /**
  * The names `name` is read from for `scope`, as tools/serverless/variables.cjs reads them, less
@@ -206,11 +202,38 @@ export const vpcVariables = (env: Env, scope: Scope, single: boolean): string[] 
   return level === -1 ? [] : [subnets?.[level] ?? '', groups?.[level] ?? ''];
 };
 
+/** A region's settings as packaging reads them, with the stage's rules (settings-check.ts). */
+export const readRegionSettings = (
+  config: ReleaseConfig,
+  stage: string,
+  region: string,
+  env: Env,
+): SettingsRead & { readonly scope: Scope; readonly rules: StageRules } => {
+  const scope: Scope = { stage, region, portal: isPortalStage(config, stage) };
+  const rules = stageRulesOf(config.stages, stage);
+  const portalRegion = config.portalRegions[region] ?? '';
+  const portalVariables = scope.portal
+    ? {
+        keySet: config.keySetVariables[stage]?.[portalRegion] ?? '',
+        issuer: config.issuerVariables[stage]?.[portalRegion] ?? '',
+      }
+    : undefined;
+  const read = readSettings({
+    scope,
+    rules,
+    read: (variable) => valueOf(env, variable),
+    ...(portalVariables ? { portalVariables } : {}),
+  });
+  return { ...read, scope, rules };
+};
+
+/** The variable a problem line is about: every line starts with it. */
+const variableOf = (message: string): string => message.split(/[\s=]/, 1)[0] ?? '';
+
 /**
- * Checks that every region has its settings in `env`, as the resolvers of tools/serverless/
- * will read them when each region is packaged: every problem of every region, in region order,
- * the refused names first. Values are not validated here: packaging does that, naming the
- * variable.
+ * Checks that every region has its settings in `env`, as tools/serverless/settings.cjs will read
+ * them when each region is packaged (the same lines packaging refuses with): every problem of
+ * every region, in region order, the names a multi-region release refuses first.
  */
 export const checkSettings = (
   config: ReleaseConfig,
@@ -221,114 +244,57 @@ export const checkSettings = (
   const single = regions.length === 1;
   const portal = isPortalStage(config, stage);
   const problems: Problem[] = [];
-  const refuse = (variable: string, message: string) => {
-    problems.push({ region: 'every region', variable, message });
-  };
   const multiple = `it applies only to a single-region package, and this one packages ${regions.length} regions (${regions.join(', ')})`;
   if (!single) {
     for (const name of REGION_BOUND) {
-      // Without the region; a portal stage refuses the plain name per region, below.
       const scope = { stage, region: regions[0] ?? '', portal };
       const withoutRegion = settingNames(name, scope).filter(
         (variable) => !variable.endsWith(regionalName('', scope.region)),
       );
       for (const variable of withoutRegion.filter((v) => valueOf(env, v))) {
-        refuse(
+        problems.push({
+          region: 'every region',
           variable,
-          `${variable} is set: ${multiple}; give ${releaseNames(name, scope, false)[0]} (…) for each region instead, and unset ${variable}`,
-        );
+          message: `${variable} is set: ${multiple}; give ${releaseNames(name, scope, false)[0]} (…) for each region instead, and unset ${variable}`,
+        });
       }
     }
   }
-  if (portal && valueOf(env, 'JWT_ISSUER')) {
-    refuse(
-      'JWT_ISSUER',
-      `JWT_ISSUER is set, but stage "${stage}" reads the issuer of each portal region from custom.issuerVariables.${stage}: JWT_ISSUER may hold another stage's issuer; unset it`,
-    );
-  }
-
-  const refusedPlain = new Set<string>();
+  const found: Problem[] = [];
   const settings = regions.map((region) => {
-    const scope: Scope = { stage, region, portal };
-    const variables: Record<string, string> = {};
-    const problem = (variable: string, message: string) => {
-      problems.push({ region, variable, message });
-    };
-    const missing = (variable: string, message: string) => {
-      problem(variable, `${variable} is not set: ${message}`);
-    };
-    // A stage-bound setting set without the stage: refused, as packaging refuses it.
-    for (const name of STAGE_BOUND) {
-      try {
-        resolveSetting(name, scope, (variable) => valueOf(env, variable));
-      } catch (error) {
-        const variable = unstagedNames(name, scope).find((v) => valueOf(env, v)) ?? name;
-        // A name without the region is one problem of the release, not one per region.
-        if (variable !== name || single) problem(variable, (error as Error).message);
-        else if (!refusedPlain.has(name)) {
-          refusedPlain.add(name);
-          problems.push({ region: 'every region', variable, message: (error as Error).message });
-        }
-      }
-    }
     const portalRegion = config.portalRegions[region] ?? '';
-
-    if (portal) {
-      const keySet = config.keySetVariables[stage]?.[portalRegion] ?? '';
-      const issuer = config.issuerVariables[stage]?.[portalRegion] ?? '';
-      if (!portalRegion) {
-        problems.push({
-          region,
-          variable: 'custom.portalRegions',
-          message: `AWS region "${region}" serves no portal region: add it to custom.portalRegions in serverless.yml`,
-        });
-      } else if (!issuer) {
-        problems.push({
-          region,
-          variable: `custom.issuerVariables.${stage}`,
-          message: `stage "${stage}" has no issuer for portal region ${portalRegion}: add it to custom.issuerVariables`,
-        });
-      }
-      if (keySet && valueOf(env, keySet)) variables.keySet = keySet;
-      else if (keySet) {
-        missing(keySet, `the key-set URL of stage "${stage}" in portal region ${portalRegion}`);
-      }
-      if (issuer && valueOf(env, issuer)) variables.issuer = issuer;
-      else if (issuer) {
-        missing(issuer, `the token issuer of stage "${stage}" in portal region ${portalRegion}`);
-      }
-    } else if (valueOf(env, 'JWKS_URL')) {
-      variables.keySet = 'JWKS_URL';
-    } else {
-      missing(
-        'JWKS_URL',
-        `stage "${stage}" has no portal environment, so its key-set URL comes from JWKS_URL`,
-      );
+    if (portal && !portalRegion) {
+      problems.push({
+        region,
+        variable: 'custom.portalRegions',
+        message: `AWS region "${region}" serves no portal region: add it to custom.portalRegions in serverless.yml`,
+      });
+      return { region, portalRegion, variables: {}, values: {} };
     }
-
-    const secretNames = releaseNames('DATABASE_SECRET_ARN', scope, single);
-    const secret = secretNames.find((variable) => valueOf(env, variable));
-    if (secret) variables.secret = secret;
-    else if (portal) {
-      missing(
-        secretNames[0] ?? '',
-        `the ARN of the database secret in ${region}, from which stage "${stage}" reads the database credential${secretNames.length > 1 ? ` (or ${secretNames.slice(1).join(', ')})` : ''}`,
-      );
+    const read = readRegionSettings(config, stage, region, env);
+    for (const message of read.problems) {
+      found.push({ region, variable: variableOf(message), message });
     }
-
-    const pair = vpcVariables(env, scope, single);
-    const [subnets = '', groups = ''] = pair;
-    for (const name of pair) {
-      if (!valueOf(env, name)) {
-        const other = name === subnets ? groups : subnets;
-        missing(
-          name,
-          `${other} puts the functions in ${region} in a VPC, which needs both subnets and security groups`,
-        );
-      }
-    }
-    if (pair.length > 0) variables.vpc = `${subnets}, ${groups}`;
-    return { region, portalRegion, variables };
+    const variables: Record<string, string> = {};
+    const given = (name: string) => read.values[name]?.source === 'variable';
+    if (given('JWKS_URL')) variables.keySet = read.values.JWKS_URL?.variable ?? '';
+    if (given('JWT_ISSUER')) variables.issuer = read.values.JWT_ISSUER?.variable ?? '';
+    if (given('DATABASE_SECRET_ARN')) variables.secret = read.values.DATABASE_SECRET_ARN?.variable ?? '';
+    const pair = vpcVariables(env, read.scope, single);
+    if (pair.length > 0) variables.vpc = pair.join(', ');
+    return { region, portalRegion, variables, values: read.values };
   });
+  // A line every region says alike (a plain name refused) is said once, for every region.
+  const said = new Set<string>();
+  for (const problem of found) {
+    const everywhere =
+      regions.length > 1 &&
+      regions.every((region) => found.some((p) => p.region === region && p.message === problem.message));
+    if (!everywhere) problems.push(problem);
+    else if (!said.has(problem.message)) {
+      said.add(problem.message);
+      problems.push({ ...problem, region: 'every region' });
+    }
+  }
   return { settings, problems };
 };

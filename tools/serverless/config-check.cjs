@@ -5,7 +5,7 @@
  * key-set URL, a DATABASE_URL that is no URL, DB_POOL_MAX=500, a malformed secret ARN, …) fails
  * packaging here, with loadConfig's message naming the variable, instead of every request of a
  * deployed stage. A value that came from a per-stage or per-region variable is named by it too
- * (JWK_URL_EU_PRODUCTION for JWKS_URL, JWT_ISSUER_EU_PRODUCTION for JWT_ISSUER).
+ * (JWK_URL_EU_PRODUCTION for JWKS_URL, JWT_AUDIENCE_PRODUCTION for JWT_AUDIENCE).
  *
  * Then the worst case of one request under that configuration (shared/budget.ts) must fit below
  * the function timeout, which must fit below API Gateway's 29 s: otherwise packaging fails,
@@ -18,17 +18,11 @@
  */
 'use strict';
 
-const LOCAL_COMMANDS = ['offline', 'invoke'];
-
-/** Where a function setting came from, when not from a variable of its own name. */
-const SOURCES = [
-  { setting: 'JWKS_URL', file: './tools/serverless/key-set-url.cjs' },
-  { setting: 'JWT_ISSUER', file: './tools/serverless/issuer.cjs' },
-];
+const { settingsOf, userError } = require('./settings.cjs');
 
 /**
- * Checks `environment` (provider.environment, resolved) with `loadConfig`; `variableOf(file)`
- * names the variable the resolver in `file` read. Resolves, or rejects naming the variable.
+ * Checks `environment` (provider.environment, resolved) with `loadConfig`; `variableOf(setting)`
+ * names the variable packaging read the setting from. Resolves, or rejects naming the variable.
  */
 const checkEnvironment = async (environment, loadConfig, variableOf, budget, region) => {
   const env = Object.fromEntries(
@@ -42,28 +36,26 @@ const checkEnvironment = async (environment, loadConfig, variableOf, budget, reg
     config = loadConfig(env);
   } catch (error) {
     if (!(error instanceof Error) || error.name !== 'ConfigError') throw error;
-    for (const { setting, file } of SOURCES) {
-      if (!error.message.startsWith(`${setting} `)) continue;
-      const variable = await variableOf(file);
-      if (variable && variable !== setting) {
-        throw new Error(`${variable} (the functions' ${setting}): ${error.message}`, {
-          cause: error,
-        });
-      }
-    }
-    throw new Error(error.message, { cause: error });
+    const setting = error.message.split(' ', 1)[0];
+    const variable = variableOf(setting);
+    throw userError(
+      variable && variable !== setting
+        ? `${variable} (the functions' ${setting}): ${error.message}`
+        : error.message,
+    );
   }
   if (budget) {
     const problem = budget.problem(budget.of(config), budget.timeoutSeconds);
-    if (problem) throw new Error(problem);
+    if (problem) throw userError(problem);
   }
   return { checked: 'the functions accept this environment' };
 };
 
 module.exports = async ({ resolveVariable }) => {
-  if (process.argv.slice(2).some((arg) => LOCAL_COMMANDS.includes(arg))) {
-    return { checked: 'not checked: a local command' };
-  }
+  const { values, problems, local, scope } = await settingsOf(resolveVariable);
+  if (local) return { checked: 'not checked: a local command' };
+  // A refused setting is among custom.settingsCheck's problems.
+  if (problems.length > 0) return { checked: 'not checked: settings refused' };
   const environment = (await resolveVariable('self:provider.environment')) ?? {};
   const { tsImport } = await import('tsx/esm/api');
   const { loadConfig } = await tsImport('../../shared/config.ts', __filename);
@@ -72,9 +64,9 @@ module.exports = async ({ resolveVariable }) => {
   return checkEnvironment(
     environment,
     loadConfig,
-    (file) => resolveVariable(`file(${file}):variable`),
+    (setting) => values[setting]?.variable,
     { of: requestBudget, problem: budgetProblem, timeoutSeconds },
-    String(await resolveVariable('self:provider.region')),
+    scope.region,
   );
 };
 

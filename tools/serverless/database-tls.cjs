@@ -1,19 +1,18 @@
 /**
  * Resolves DB_TLS and DB_CA for serverless.yml (docs/database.md, "TLS to the database").
- * Deployed stages connect with certificate and host-name verification: any stage but dev and
- * local packages `verify-full` when DB_TLS is unset, and fails packaging, naming DB_TLS, when it
- * is set to anything else; its DB_CA is `rds` unless set. dev and local pass both through (empty
- * when unset: shared/config.ts then verifies against `rds`, except for a database on this
- * machine). Wherever the functions would verify against `rds` or `rds-proxy`, that list is
+ * A stage whose rules in serverless.yml's custom.stages say `verifyDatabaseTls` connects with
+ * certificate and host-name verification: it packages `verify-full` when DB_TLS is unset, and
+ * fails packaging, naming DB_TLS, when it is set to anything else; its DB_CA is `rds` unless
+ * set. Other stages (dev, local) pass both through (empty when unset: shared/config.ts then
+ * verifies against `rds`, except for a database on this machine). Wherever the functions would verify against `rds` or `rds-proxy`, that list is
  * written to a PEM file the zip carries (tools/generators/database-ca.ts), DB_CA names the file
- * and `patterns` (package.patterns) includes it: the bundle carries no list of its own. Each
- * setting is an environment variable or the serverless param of the same name; DB_CA's value is
- * checked by config-check.cjs.
+ * and `patterns` (package.patterns) includes it: the bundle carries no list of its own. Both are
+ * read by tools/serverless/settings.cjs; DB_CA's value is checked by config-check.cjs.
  */
 'use strict';
 
-const MODES = ['verify-full', 'require', 'disable'];
-const UNVERIFIED_STAGES = ['dev', 'local'];
+const { settingsOf } = require('./settings.cjs');
+
 const DEFAULT_CA = 'rds';
 
 let modules;
@@ -26,26 +25,22 @@ const load = () => {
   return modules;
 };
 
-/** DB_TLS and DB_CA as the stage is packaged with them, before a list becomes a file. */
-const settings = async (resolveVariable, stage) => {
-  const { fromParamsOrEnv } = await import('./variables.cjs');
-  const tls = await fromParamsOrEnv(resolveVariable, 'DB_TLS');
-  const ca = await fromParamsOrEnv(resolveVariable, 'DB_CA');
-  if (tls && !MODES.includes(tls)) {
-    throw new Error(`DB_TLS is "${tls}": expected one of ${MODES.join(', ')}`);
-  }
-  if (UNVERIFIED_STAGES.includes(stage)) return { tls, ca };
-  if (tls && tls !== 'verify-full') {
-    throw new Error(
-      `DB_TLS is "${tls}": stage "${stage}" must verify the database's certificate and host name (DB_TLS=verify-full, the default); only ${UNVERIFIED_STAGES.join(' and ')} may turn verification off`,
-    );
-  }
+/**
+ * DB_TLS and DB_CA as the stage is packaged with them, before a list becomes a file: a stage
+ * whose rules verify the database (custom.stages, verifyDatabaseTls) gets `verify-full` and
+ * `rds` unless set (any other DB_TLS is among custom.settingsCheck's problems).
+ */
+const settings = ({ values, rules }) => {
+  const tls = values.DB_TLS.value;
+  const ca = values.DB_CA.value;
+  if (!rules.verifyDatabaseTls) return { tls, ca };
   return { tls: 'verify-full', ca: ca || DEFAULT_CA };
 };
 
 module.exports = async ({ resolveVariable }) => {
-  const stage = await resolveVariable('sls:stage');
-  const { tls, ca } = await settings(resolveVariable, stage);
+  const read = await settingsOf(resolveVariable);
+  const { tls, ca } = settings(read);
+  if (read.problems.length > 0) return { tls, ca, patterns: [] };
   const url = String((await resolveVariable('self:provider.environment.DATABASE_URL')) ?? '');
   const { caFile, config } = await load();
   const verified = tls === 'verify-full' || (tls === '' && !config.isLoopbackDatabase(url));
@@ -54,7 +49,7 @@ module.exports = async ({ resolveVariable }) => {
   const file = caFile.writeCaFile({
     list,
     url,
-    region: String(await resolveVariable('self:provider.region')),
+    region: read.scope.region,
   });
   return { tls, ca: file, patterns: [file] };
 };

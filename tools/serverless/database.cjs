@@ -15,7 +15,7 @@
  *
  * The stages with a portal environment (custom.keySetVariables: staging, production) read the
  * credential from Secrets Manager, never from the template: packaging one without
- * DATABASE_SECRET_ARN, or with a password in DATABASE_URL, fails naming DATABASE_SECRET_ARN.
+ * DATABASE_SECRET_ARN fails naming it (custom.settingsCheck).
  * Other stages (dev, local) may set either, both or neither (npm start and invoke local bring
  * their own database). With a secret the functions' role may read that one secret
  * (secretsmanager:GetSecretValue), and decrypt it with the KMS key when one is given (kms:Decrypt,
@@ -30,6 +30,8 @@
  * Without a secret: no layer.
  */
 'use strict';
+
+const { rules, settingsOf, userError } = require('./settings.cjs');
 
 const PARTITIONS = '(aws|aws-cn|aws-us-gov)';
 const SECRET_ARN = new RegExp(
@@ -69,15 +71,15 @@ const partitionOf = (region) =>
  */
 const checkArn = ({ variable, value, regionHint }, { pattern, shape, kind, replica }, region) => {
   const match = pattern.exec(value);
-  if (!match) throw new Error(`${variable} is not ${kind} ARN: expected ${shape}`);
+  if (!match) throw userError(`${variable} is not ${kind} ARN: expected ${shape}`);
   const [, partition, arnRegion] = match;
   if (arnRegion !== region) {
-    throw new Error(
+    throw userError(
       `${variable} names ${kind} in ${arnRegion}, but the functions are packaged for ${region}: a function reads it in its own region; use the ${replica} in ${region} through ${regionHint}`,
     );
   }
   if (partition !== partitionOf(region)) {
-    throw new Error(
+    throw userError(
       `${variable} is an ARN of partition ${partition}, but ${region} is in partition ${partitionOf(region)}: expected ${shape.replace('arn:aws:', `arn:${partitionOf(region)}:`)}`,
     );
   }
@@ -93,37 +95,24 @@ const parse = (url) => {
   }
 };
 
-/** Whether the connection string holds a password (or could: one that does not parse). */
-const carriesPassword = (url) => {
-  const parsed = parse(url);
-  if (!parsed) return url.includes('@');
-  return Boolean(parsed.password) || parsed.searchParams.has('password');
-};
-
 module.exports = async ({ resolveVariable }) => {
-  const { scopeOf, scopedSetting } = await import('./variables.cjs');
-  const { stage, region, portal: deployed } = await scopeOf(resolveVariable);
-
-  const secret = await scopedSetting(resolveVariable, 'DATABASE_SECRET_ARN');
-  const key = await scopedSetting(resolveVariable, 'DATABASE_SECRET_KMS_KEY_ARN');
-  const url = await scopedSetting(resolveVariable, 'DATABASE_URL');
-  const secretHint = secret.hint;
-
+  const { values, problems, scope } = await settingsOf(resolveVariable);
+  const { settingHint, regionalHint } = (await rules()).variables;
+  const { stage, region } = scope;
+  const regional = (name) => ({ ...values[name], regionHint: regionalHint(name, scope) });
+  const secret = regional('DATABASE_SECRET_ARN');
+  const key = regional('DATABASE_SECRET_KMS_KEY_ARN');
+  const url = values.DATABASE_URL;
+  const none = { url: url.value, secretArn: '', statements: [], layers: [] };
+  // A portal stage without a secret is among custom.settingsCheck's problems.
+  if (problems.length > 0) return none;
   if (!secret.value) {
     if (key.value) {
-      throw new Error(
-        `${key.variable} is set without DATABASE_SECRET_ARN for stage "${stage}": the KMS key only decrypts the database secret; set ${secretHint} to the secret's ARN, or unset ${key.variable}`,
+      throw userError(
+        `${key.variable} is set without DATABASE_SECRET_ARN for stage "${stage}": the KMS key only decrypts the database secret; set ${settingHint('DATABASE_SECRET_ARN', scope)} to the secret's ARN, or unset ${key.variable}`,
       );
     }
-    if (!deployed) return { url: url.value, secretArn: '', statements: [], layers: [] };
-    if (url.value && carriesPassword(url.value)) {
-      throw new Error(
-        `${url.variable} carries a password: stage "${stage}" must not hold it in the template; put the credential in Secrets Manager and set ${secretHint} to the secret's ARN, with ${url.variable} holding only where to connect (${URL_SHAPE})`,
-      );
-    }
-    throw new Error(
-      `DATABASE_SECRET_ARN is not set for stage "${stage}", which reads the database credential from Secrets Manager at run time; set ${secretHint} to the secret's ARN in ${region}`,
-    );
+    return none;
   }
 
   const secretArn = checkArn(
@@ -152,11 +141,11 @@ module.exports = async ({ resolveVariable }) => {
   if (url.value) {
     const parsed = parse(url.value);
     if (!parsed || !PROTOCOLS.includes(parsed.protocol)) {
-      throw new Error(`${url.variable} is not a PostgreSQL URL: expected ${URL_SHAPE}`);
+      throw userError(`${url.variable} is not a PostgreSQL URL: expected ${URL_SHAPE}`);
     }
     const names = ['user', 'username', 'password'];
     if (parsed.username || parsed.password || names.some((name) => parsed.searchParams.has(name))) {
-      throw new Error(
+      throw userError(
         `${url.variable} names a user or password: with ${secret.variable} the user and password come from the secret; ${url.variable} holds only where to connect (${URL_SHAPE})`,
       );
     }
@@ -178,7 +167,7 @@ module.exports = async ({ resolveVariable }) => {
       },
     });
   }
-  const layer = await scopedSetting(resolveVariable, 'SECRETS_EXTENSION_LAYER_ARN');
+  const layer = regional('SECRETS_EXTENSION_LAYER_ARN');
   const architecture = String(
     (await resolveVariable('self:provider.architecture, null')) ?? 'x86_64',
   );
@@ -195,8 +184,8 @@ module.exports = async ({ resolveVariable }) => {
       region,
     );
   } else if (!layerArn || architecture !== 'arm64') {
-    throw new Error(
-      `SECRETS_EXTENSION_LAYER_ARN is not set: the functions read ${secret.variable} through the AWS Parameters and Secrets Lambda Extension, and no layer of it is known here for ${region} (${architecture}); set ${layer.hint} to AWS's published ARN of the extension for that region and architecture`,
+    throw userError(
+      `SECRETS_EXTENSION_LAYER_ARN is not set: the functions read ${secret.variable} through the AWS Parameters and Secrets Lambda Extension, and no layer of it is known here for ${region} (${architecture}); set ${settingHint('SECRETS_EXTENSION_LAYER_ARN', scope)} to AWS's published ARN of the extension for that region and architecture`,
     );
   }
   return { url: url.value, secretArn, statements, layers: [layerArn] };

@@ -2,12 +2,13 @@
  * Resolves provider.vpc for serverless.yml: the subnets and security groups the functions run in,
  * or nothing (the functions run outside a VPC). The ids come from VPC_SUBNET_IDS and
  * VPC_SECURITY_GROUP_IDS read per stage and region (VPC_SUBNET_IDS_PRODUCTION_EU_WEST_1,
- * tools/generators/variables.ts), each an environment variable or the serverless param of the
- * same name, ids separated by commas. Both of a pair or neither; an id that is not a subnet or
+ * tools/serverless/settings.cjs), ids separated by commas. Both of a pair or neither; an id that is not a subnet or
  * security-group id, or one of the pair missing, fails packaging with a message naming the variable. serverless.yml reads `vpc` with a null
  * fallback, so no VPC leaves provider.vpc unset (and osls adds no VPC policy to the role).
  */
 'use strict';
+
+const { rules, settingsOf, userError } = require('./settings.cjs');
 
 const KINDS = [
   { name: 'VPC_SUBNET_IDS', key: 'subnetIds', prefix: 'subnet-', max: 16 },
@@ -19,33 +20,25 @@ const parseIds = (variable, value, { prefix, max }) => {
   const pattern = new RegExp(`^${prefix}[0-9a-f]{8,17}$`);
   const wrong = ids.filter((id) => !pattern.test(id));
   if (wrong.length > 0) {
-    throw new Error(
+    throw userError(
       `${variable} holds ${wrong.map((id) => `"${id}"`).join(', ')}: expected comma-separated ids like ${prefix}0123456789abcdef0`,
     );
   }
   if (new Set(ids).size !== ids.length) {
-    throw new Error(`${variable} names an id more than once`);
+    throw userError(`${variable} names an id more than once`);
   }
   if (ids.length > max) {
-    throw new Error(`${variable} holds ${ids.length} ids: a Lambda function takes at most ${max}`);
+    throw userError(`${variable} holds ${ids.length} ids: a Lambda function takes at most ${max}`);
   }
   return ids;
 };
 
 module.exports = async ({ resolveVariable }) => {
-  const { fromParamsOrEnv, rules, scopeOf } = await import('./variables.cjs');
-  const { resolveSetting, settingNames, stagedNames, unstagedNames } = await rules();
-  const scope = await scopeOf(resolveVariable);
+  const { problems, read, scope } = await settingsOf(resolveVariable);
+  const { settingNames } = (await rules()).variables;
   const { region } = scope;
-  const values = new Map();
-  for (const { name } of KINDS) {
-    for (const variable of [...stagedNames(name, scope), ...unstagedNames(name, scope)]) {
-      values.set(variable, await fromParamsOrEnv(resolveVariable, variable));
-    }
-  }
-  const read = (variable) => values.get(variable) ?? '';
-  // Refuses a name without the stage where the stage must name its own network.
-  for (const { name } of KINDS) resolveSetting(name, scope, read);
+  // A name refused, or one of the pair missing, is among custom.settingsCheck's problems.
+  if (problems.length > 0) return { vpc: null };
   // The most specific pair set wins as a pair: ids of two stages or regions are never mixed.
   const levels = settingNames(KINDS[0].name, scope).map((_, level) =>
     KINDS.map((kind) => {
@@ -58,7 +51,7 @@ module.exports = async ({ resolveVariable }) => {
   if (set.length === 0) return { vpc: null };
   const missing = chosen.find(({ value }) => !value);
   if (missing) {
-    throw new Error(
+    throw userError(
       `${missing.variable} is not set: ${set[0].variable} puts the functions in ${region} in a VPC, which needs both subnets and security groups`,
     );
   }

@@ -1,0 +1,130 @@
+/**
+ * The settings of the stage and region being packaged, read once per osls process for every
+ * resolver here (tools/generators/settings-check.ts): each setting of
+ * tools/generators/registry.ts from its serverless param or environment variable, in the
+ * documented precedence, over the stage's defaults of `custom.stages`. A param, even an empty
+ * one, wins over the environment.
+ *
+ * `settingsOf(resolveVariable)` is what the other resolvers read: `values` (each with the variable
+ * it came from), `problems`, `warnings`, `rules` (the stage's), `scope` and `read` (one
+ * variable's value). A resolver that meets a
+ * problem leaves it to custom.settingsCheck (settings-check.cjs), which refuses packaging with
+ * every problem at once. As a file source, this module gives serverless.yml `environment`: the
+ * functions' settings by name.
+ */
+'use strict';
+
+const LOCAL_COMMANDS = ['offline', 'invoke'];
+
+/** The value of `name`: the serverless param of that name if there is one, else the environment's. */
+const fromParamsOrEnv = async (resolveVariable, name) => {
+  const param = await resolveVariable(`param:${name}, null`);
+  const value = param === null || param === undefined ? (process.env[name] ?? '') : String(param);
+  return value.trim();
+};
+
+let modules;
+/** The TypeScript rules, loaded with tsx once. */
+const rules = () => {
+  modules ??= import('tsx/esm/api').then(async ({ tsImport }) => ({
+    variables: await tsImport('../generators/variables.ts', __filename),
+    registry: await tsImport('../generators/registry.ts', __filename),
+    stages: await tsImport('../generators/stages.ts', __filename),
+    check: await tsImport('../generators/settings-check.ts', __filename),
+  }));
+  return modules;
+};
+
+/** The stage and region being packaged, and whether the stage has a portal environment. */
+const scopeOf = async (resolveVariable) => {
+  const stage = String(await resolveVariable('sls:stage'));
+  const region = String(await resolveVariable('self:provider.region'));
+  const portalStages = (await resolveVariable('self:custom.keySetVariables')) ?? {};
+  return { stage, region, portal: Object.hasOwn(portalStages, stage) };
+};
+
+/** The variables holding a portal stage's key-set URL and issuer in the region, or undefined. */
+const portalVariablesOf = async (resolveVariable, { stage, region, portal }) => {
+  if (!portal) return undefined;
+  const regions = (await resolveVariable('self:custom.portalRegions')) ?? {};
+  const keySets = (await resolveVariable('self:custom.keySetVariables')) ?? {};
+  const issuers = (await resolveVariable('self:custom.issuerVariables')) ?? {};
+  const portalRegion = regions[region];
+  if (!portalRegion) {
+    throw new Error(
+      `AWS region "${region}" serves no portal region: add it to custom.portalRegions in serverless.yml`,
+    );
+  }
+  const keySet = keySets[stage]?.[portalRegion];
+  const issuer = issuers[stage]?.[portalRegion];
+  if (!keySet || !issuer) {
+    throw new Error(
+      `stage "${stage}" has no ${keySet ? 'issuer' : 'key set'} for portal region ${portalRegion}: add it to custom.${keySet ? 'issuerVariables' : 'keySetVariables'}`,
+    );
+  }
+  return { keySet, issuer };
+};
+
+let read;
+/** The settings of this package, read once it can be. */
+const settingsOf = (resolveVariable) => {
+  read ??= (async () => {
+    const { variables, registry, stages, check } = await rules();
+    const scope = await scopeOf(resolveVariable);
+    const stageRules = stages.stageRulesOf(
+      await resolveVariable('self:custom.stages, null'),
+      scope.stage,
+    );
+    const portalVariables = await portalVariablesOf(resolveVariable, scope);
+    const names = new Set(['JWKS_URL', 'JWT_ISSUER']);
+    if (portalVariables) Object.values(portalVariables).forEach((name) => names.add(name));
+    for (const { name } of registry.SETTINGS) {
+      for (const variable of [
+        ...variables.stagedNames(name, scope),
+        ...variables.unstagedNames(name, scope),
+      ]) {
+        names.add(variable);
+      }
+    }
+    const found = new Map();
+    for (const name of names) found.set(name, await fromParamsOrEnv(resolveVariable, name));
+    const local = process.argv.slice(2).some((arg) => LOCAL_COMMANDS.includes(arg));
+    const readVariable = (variable) => found.get(variable) ?? '';
+    const result = check.readSettings({
+      scope,
+      rules: stageRules,
+      read: readVariable,
+      ...(portalVariables ? { portalVariables } : {}),
+      local,
+    });
+    return { ...result, scope, rules: stageRules, local, read: readVariable };
+  })();
+  // osls rejects a lookup it cannot answer yet (params, before its plugins load) and asks again
+  // later: only a reading that finished is kept.
+  read.catch(() => {
+    read = undefined;
+  });
+  return read;
+};
+
+/** An error osls prints as its message alone: a refused setting is no bug to trace. */
+const userError = (message) => {
+  const error = new Error(message);
+  error.stack = message;
+  return error;
+};
+
+module.exports = async ({ resolveVariable }) => {
+  const { values } = await settingsOf(resolveVariable);
+  const { registry } = await rules();
+  return {
+    environment: Object.fromEntries(
+      registry.FUNCTION_ENVIRONMENT.map((name) => [name, values[name]?.value ?? '']),
+    ),
+  };
+};
+
+module.exports.settingsOf = settingsOf;
+module.exports.rules = rules;
+module.exports.userError = userError;
+module.exports.fromParamsOrEnv = fromParamsOrEnv;
