@@ -75,7 +75,11 @@ const required = (env: Env, name: string): string => {
 };
 
 /** A whole number within `limits` (shared/settings.ts); unset or blank, its default. */
-const integer = (env: Env, name: string, { min, max, default: fallback = 0 }: WholeLimits): number => {
+const integer = (
+  env: Env,
+  name: string,
+  { min, max, default: fallback = 0 }: WholeLimits,
+): number => {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
@@ -85,10 +89,15 @@ const integer = (env: Env, name: string, { min, max, default: fallback = 0 }: Wh
   return value;
 };
 
-/** One of `values`; unset or blank, the first. */
-const oneOf = <T extends string>(env: Env, name: string, values: readonly [T, ...T[]]): T => {
+/** One of `values`; unset or blank, `fallback` (the first). */
+const oneOf = <T extends string>(
+  env: Env,
+  name: string,
+  values: readonly [T, ...T[]],
+  fallback: T = values[0],
+): T => {
   const raw = env[name]?.trim();
-  if (!raw) return values[0];
+  if (!raw) return fallback;
   if (!(values as readonly string[]).includes(raw)) {
     throw new ConfigError(`${name} must be one of ${values.join(', ')}`);
   }
@@ -299,7 +308,12 @@ export const loadMetricsConfig = (env: Env = process.env): MetricsConfig => {
 };
 
 export const loadConfig = (env: Env = process.env): ServiceConfig => {
-  const logLevel: LogLevel = oneOf(env, 'LOG_LEVEL', LIMITS.LOG_LEVEL.choices);
+  const logLevel: LogLevel = oneOf(
+    env,
+    'LOG_LEVEL',
+    LIMITS.LOG_LEVEL.choices,
+    LIMITS.LOG_LEVEL.default,
+  );
   let aliases: Map<string, string>;
   try {
     aliases = parseLegacyAliases(env.LEGACY_PLATFORM_KEYS ?? '');

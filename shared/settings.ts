@@ -10,7 +10,7 @@ export const FUNCTION_SETTINGS = {
   JWT_MAX_AGE: { min: 1, max: 31_536_000 },
   LEGACY_PLATFORM_KEYS: {},
   LEGACY_PLATFORM_KEYS_SUNSET: {},
-  LOG_LEVEL: { choices: ['info', 'debug', 'warn', 'error'], default: 'info' },
+  LOG_LEVEL: { choices: ['debug', 'info', 'warn', 'error'], default: 'info' },
   DATABASE_URL: {},
   DATABASE_SECRET_ARN: {},
   DB_SECRET_TIMEOUT_MS: { min: 100, max: 30_000, default: 2000 },

@@ -148,9 +148,16 @@ export interface OperationsSettings {
 
 const TOPIC_ARN = /^arn:aws(-[a-z]+)*:sns:([a-z0-9-]+):(\d{12}):([A-Za-z0-9_-]{1,256})$/;
 
-/** The topic the alarms notify; unset or NO_TOPIC (settings-check.ts said so), none. */
-const topicSetting = ({ variable, value }: RawSetting, region: string): string | undefined => {
-  if (value === NO_TOPIC) return undefined;
+/**
+ * The topic the alarms notify: none when unset, or when a guarded stage says NO_TOPIC
+ * (settings-check.ts refuses or warns of both).
+ */
+const topicSetting = (
+  { variable, value }: RawSetting,
+  region: string,
+  guarded: boolean,
+): string | undefined => {
+  if (value === NO_TOPIC && guarded) return undefined;
   if (value === '') return undefined;
   const match = TOPIC_ARN.exec(value);
   if (!match) {
@@ -192,7 +199,7 @@ export const operationsSettings = (
   const on = (name: OperationsVariable) => booleanOf({ ...raw[name], source: 'variable' }, name);
   const role = choiceSetting(raw.API_GATEWAY_CLOUDWATCH_ROLE, ['existing', 'create'], 'existing');
   const alarmsOn = on('ALARMS');
-  const topicArn = alarmsOn ? topicSetting(raw.ALARM_TOPIC_ARN, region) : undefined;
+  const topicArn = alarmsOn ? topicSetting(raw.ALARM_TOPIC_ARN, region, guarded) : undefined;
   const domain = domainSettings(raw, region);
   return {
     stage,

@@ -55,7 +55,12 @@ export interface SettingEntry {
 
 const text = { kind: 'text' } as const;
 const boolean = { kind: 'boolean' } as const;
-const whole = (min: number, max: number): SettingType => ({ kind: 'number', min, max, whole: true });
+const whole = (min: number, max: number): SettingType => ({
+  kind: 'number',
+  min,
+  max,
+  whole: true,
+});
 const decimal = (min: number, max: number): SettingType => ({
   kind: 'number',
   min,
@@ -140,12 +145,10 @@ export const SETTINGS: readonly SettingEntry[] = [
   }),
   fn('METRICS_NAMESPACE', 'the functions’ metrics and the alarms reading them; not `AWS/…`'),
   // The template.
-  entry(
-    'DATABASE_SECRET_KMS_KEY_ARN',
-    text,
-    'the customer-managed KMS key of the secret, if any',
-    { stageBound: true, regionBound: true },
-  ),
+  entry('DATABASE_SECRET_KMS_KEY_ARN', text, 'the customer-managed KMS key of the secret, if any', {
+    stageBound: true,
+    regionBound: true,
+  }),
   entry('SECRETS_EXTENSION_LAYER_ARN', text, 'the secrets extension’s layer where none is known', {
     regionBound: true,
   }),

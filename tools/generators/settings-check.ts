@@ -11,6 +11,7 @@ import { stageDefaultName, type StageRules } from './stages';
 import {
   readSetting,
   settingHint,
+  settingNames,
   stagedNames,
   type ReadSetting,
   type Scope,
@@ -22,8 +23,15 @@ export interface SettingsSource {
   readonly rules: StageRules;
   /** A variable's value (a serverless param or the environment's), trimmed; '' when unset. */
   readonly read: (variable: string) => string;
-  /** A portal stage: the variables of the region's key-set URL and issuer ('' when none). */
-  readonly portalVariables?: { readonly keySet: string; readonly issuer: string };
+  /**
+   * A portal stage: the region's portal region and the variables of its key-set URL and issuer,
+   * as serverless.yml's custom maps name them ('' where they name none).
+   */
+  readonly portalVariables?: {
+    readonly portalRegion: string;
+    readonly keySet: string;
+    readonly issuer: string;
+  };
   /** A local command (`offline`, `invoke local`): the key set may come later. */
   readonly local?: boolean;
 }
@@ -76,7 +84,11 @@ export const readSettings = (source: SettingsSource): SettingsRead => {
       setting = readSetting(entry.name, scope, read, stageDefault, entry.default);
     } catch (error) {
       problems.push((error as Error).message);
-      setting = { variable: entry.name, value: stageDefault?.value ?? entry.default, source: 'registry' };
+      setting = {
+        variable: entry.name,
+        value: stageDefault?.value ?? entry.default,
+        source: 'registry',
+      };
     }
     const problem = typeProblem(entry, setting);
     if (problem) problems.push(problem);
@@ -90,11 +102,23 @@ export const readSettings = (source: SettingsSource): SettingsRead => {
   });
   const portal = source.portalVariables;
   if (portal) {
-    for (const [name, variable, what] of [
-      ['JWKS_URL', portal.keySet, 'key-set URL'],
-      ['JWT_ISSUER', portal.issuer, 'token issuer (the iss claim)'],
+    if (portal.portalRegion === '') {
+      problems.push(
+        `custom.portalRegions names no portal region for ${scope.region}: add it in serverless.yml`,
+      );
+    }
+    for (const [name, variable, what, map] of [
+      ['JWKS_URL', portal.keySet, 'key-set URL', 'keySetVariables'],
+      ['JWT_ISSUER', portal.issuer, 'token issuer (the iss claim)', 'issuerVariables'],
     ] as const) {
-      if (variable === '') continue;
+      if (variable === '') {
+        if (portal.portalRegion !== '') {
+          problems.push(
+            `custom.${map}.${scope.stage} names no ${what} for portal region ${portal.portalRegion}: add it in serverless.yml`,
+          );
+        }
+        continue;
+      }
       const value = read(variable);
       values[name] = { variable, value, source: 'variable' };
       if (value === '') {
@@ -105,7 +129,7 @@ export const readSettings = (source: SettingsSource): SettingsRead => {
     }
     if (read('JWT_ISSUER') !== '') {
       problems.push(
-        `JWT_ISSUER is set, but stage "${scope.stage}" reads its issuer in ${scope.region} only from ${portal.issuer}: JWT_ISSUER may hold another stage's issuer; unset it`,
+        `JWT_ISSUER is set, but stage "${scope.stage}" reads the issuer of each portal region from custom.issuerVariables.${scope.stage}: JWT_ISSUER may hold another stage's issuer; unset it`,
       );
     }
   } else {
@@ -120,17 +144,20 @@ export const readSettings = (source: SettingsSource): SettingsRead => {
 
   const value = (name: string) => values[name]?.value ?? '';
   if (scope.portal && value('DATABASE_SECRET_ARN') === '') {
+    const [first, ...rest] = settingNames('DATABASE_SECRET_ARN', scope);
     problems.push(
-      `DATABASE_SECRET_ARN is not set: stage "${scope.stage}" reads the database credential from Secrets Manager at run time; set ${settingHint('DATABASE_SECRET_ARN', scope)} to the secret's ARN in ${scope.region}`,
+      `${first} is not set: the ARN of the database secret in ${scope.region}, from which stage "${scope.stage}" reads the database credential${rest.length > 0 ? ` (or ${rest.join(', ')})` : ''}`,
     );
   }
-  const [subnets, groups] = ['VPC_SUBNET_IDS', 'VPC_SECURITY_GROUP_IDS'].map(
-    (name) => values[name] as ReadSetting,
-  ) as [ReadSetting, ReadSetting];
+  const subnets = values.VPC_SUBNET_IDS as ReadSetting;
+  const groups = values.VPC_SECURITY_GROUP_IDS as ReadSetting;
   if ((subnets.value === '') !== (groups.value === '')) {
-    const [given, missing] = subnets.value ? [subnets, 'VPC_SECURITY_GROUP_IDS'] : [groups, 'VPC_SUBNET_IDS'];
+    const [given, missing] =
+      subnets.value === ''
+        ? [groups.variable, groups.variable.replace('VPC_SECURITY_GROUP_IDS', 'VPC_SUBNET_IDS')]
+        : [subnets.variable, subnets.variable.replace('VPC_SUBNET_IDS', 'VPC_SECURITY_GROUP_IDS')];
     problems.push(
-      `${settingHint(missing, scope)} is not set: ${given.variable} puts the functions in ${scope.region} in a VPC, which needs both subnets and security groups`,
+      `${missing} is not set: ${given} puts the functions in ${scope.region} in a VPC, which needs both subnets and security groups`,
     );
   }
   if (rules.verifyDatabaseTls && !['', 'verify-full'].includes(value('DB_TLS'))) {

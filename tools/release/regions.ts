@@ -71,9 +71,9 @@ export type Env = Readonly<Record<string, string | undefined>>;
  * their names without the region only for a single region. DATABASE_URL is not one: a host may
  * serve several regions.
  */
-export const REGION_BOUND: readonly string[] = SETTINGS.filter(({ regionBound }) => regionBound).map(
-  ({ name }) => name,
-);
+export const REGION_BOUND: readonly string[] = SETTINGS.filter(
+  ({ regionBound }) => regionBound,
+).map(({ name }) => name);
 
 const REGION_SHAPE = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 const STAGE_SHAPE = /^[A-Za-z0-9-]+$/;
@@ -214,6 +214,7 @@ export const readRegionSettings = (
   const portalRegion = config.portalRegions[region] ?? '';
   const portalVariables = scope.portal
     ? {
+        portalRegion,
         keySet: config.keySetVariables[stage]?.[portalRegion] ?? '',
         issuer: config.issuerVariables[stage]?.[portalRegion] ?? '',
       }
@@ -264,7 +265,7 @@ export const checkSettings = (
   const settings = regions.map((region) => {
     const portalRegion = config.portalRegions[region] ?? '';
     if (portal && !portalRegion) {
-      problems.push({
+      found.push({
         region,
         variable: 'custom.portalRegions',
         message: `AWS region "${region}" serves no portal region: add it to custom.portalRegions in serverless.yml`,
@@ -279,22 +280,30 @@ export const checkSettings = (
     const given = (name: string) => read.values[name]?.source === 'variable';
     if (given('JWKS_URL')) variables.keySet = read.values.JWKS_URL?.variable ?? '';
     if (given('JWT_ISSUER')) variables.issuer = read.values.JWT_ISSUER?.variable ?? '';
-    if (given('DATABASE_SECRET_ARN')) variables.secret = read.values.DATABASE_SECRET_ARN?.variable ?? '';
+    if (given('DATABASE_SECRET_ARN'))
+      variables.secret = read.values.DATABASE_SECRET_ARN?.variable ?? '';
     const pair = vpcVariables(env, read.scope, single);
     if (pair.length > 0) variables.vpc = pair.join(', ');
     return { region, portalRegion, variables, values: read.values };
   });
-  // A line every region says alike (a plain name refused) is said once, for every region.
+  // A name without stage or region refused in every region (a plain name) is said once.
   const said = new Set<string>();
+  const perRegion: Problem[] = [];
+  const plain = (variable: string) =>
+    regions.every((region) => !variable.endsWith(regionalName('', region)));
   for (const problem of found) {
     const everywhere =
-      regions.length > 1 &&
-      regions.every((region) => found.some((p) => p.region === region && p.message === problem.message));
-    if (!everywhere) problems.push(problem);
-    else if (!said.has(problem.message)) {
-      said.add(problem.message);
+      (regions.length > 1 || problem.variable === 'JWT_ISSUER') &&
+      plain(problem.variable) &&
+      regions.every((region) =>
+        found.some((p) => p.region === region && p.variable === problem.variable),
+      );
+    if (!everywhere) perRegion.push(problem);
+    else if (!said.has(problem.variable)) {
+      said.add(problem.variable);
       problems.push({ ...problem, region: 'every region' });
     }
   }
+  problems.push(...perRegion);
   return { settings, problems };
 };

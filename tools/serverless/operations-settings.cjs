@@ -18,7 +18,8 @@ const { settingsOf, userError } = require('./settings.cjs');
 module.exports = async ({ resolveVariable }) => {
   const { values, problems, scope, rules } = await settingsOf(resolveVariable);
   // A refused setting is among custom.settingsCheck's problems.
-  if (problems.length > 0) return { settings: {}, tracing: false, metricsNamespace: '', stackTags: {} };
+  if (problems.length > 0)
+    return { settings: {}, tracing: false, metricsNamespace: '', stackTags: {} };
   const { tsImport } = await import('tsx/esm/api');
   const { OPERATIONS_VARIABLES, operationsSettings } = await tsImport(
     '../generators/operations.ts',
@@ -26,7 +27,10 @@ module.exports = async ({ resolveVariable }) => {
   );
   const { stage, region } = scope;
   const raw = Object.fromEntries(
-    OPERATIONS_VARIABLES.map((name) => [name, { variable: values[name].variable, value: values[name].value }]),
+    OPERATIONS_VARIABLES.map((name) => [
+      name,
+      { variable: values[name].variable, value: values[name].value },
+    ]),
   );
   let settings;
   try {

@@ -43,26 +43,18 @@ const scopeOf = async (resolveVariable) => {
   return { stage, region, portal: Object.hasOwn(portalStages, stage) };
 };
 
-/** The variables holding a portal stage's key-set URL and issuer in the region, or undefined. */
+/** A portal stage's portal region in the region, and the variables of its key set and issuer. */
 const portalVariablesOf = async (resolveVariable, { stage, region, portal }) => {
   if (!portal) return undefined;
   const regions = (await resolveVariable('self:custom.portalRegions')) ?? {};
   const keySets = (await resolveVariable('self:custom.keySetVariables')) ?? {};
   const issuers = (await resolveVariable('self:custom.issuerVariables')) ?? {};
-  const portalRegion = regions[region];
-  if (!portalRegion) {
-    throw new Error(
-      `AWS region "${region}" serves no portal region: add it to custom.portalRegions in serverless.yml`,
-    );
-  }
-  const keySet = keySets[stage]?.[portalRegion];
-  const issuer = issuers[stage]?.[portalRegion];
-  if (!keySet || !issuer) {
-    throw new Error(
-      `stage "${stage}" has no ${keySet ? 'issuer' : 'key set'} for portal region ${portalRegion}: add it to custom.${keySet ? 'issuerVariables' : 'keySetVariables'}`,
-    );
-  }
-  return { keySet, issuer };
+  const portalRegion = regions[region] ?? '';
+  return {
+    portalRegion,
+    keySet: keySets[stage]?.[portalRegion] ?? '',
+    issuer: issuers[stage]?.[portalRegion] ?? '',
+  };
 };
 
 let read;
@@ -77,7 +69,8 @@ const settingsOf = (resolveVariable) => {
     );
     const portalVariables = await portalVariablesOf(resolveVariable, scope);
     const names = new Set(['JWKS_URL', 'JWT_ISSUER']);
-    if (portalVariables) Object.values(portalVariables).forEach((name) => names.add(name));
+    if (portalVariables)
+      [portalVariables.keySet, portalVariables.issuer].forEach((name) => names.add(name));
     for (const { name } of registry.SETTINGS) {
       for (const variable of [
         ...variables.stagedNames(name, scope),

@@ -22,6 +22,9 @@ import {
   type Template,
 } from '../../../tools/generators/operations';
 import { refOf } from '../../../tools/generators/cloudformation';
+import { settingEntry } from '../../../tools/generators/registry';
+import { stageRulesOf } from '../../../tools/generators/stages';
+import { readReleaseConfig } from '../../../tools/release/regions';
 import { TAGGABLE_TYPES } from '../../../tools/generators/tags';
 import { parseTargets } from '../../../shared/release/pre-traffic';
 import { customDomain } from '../../support/custom-domain';
@@ -34,21 +37,37 @@ const OWN_TAGS = [
   { Key: 'stage', Value: 'production' },
 ];
 
-/** The settings as read with nothing set but `values` (each from the variable of its name). */
-const raw = (values: Partial<Record<string, string>> = {}): RawOperationsSettings =>
-  Object.fromEntries(
-    OPERATIONS_VARIABLES.map((name) => [name, { variable: name, value: values[name] ?? '' }]),
+const STAGES = readReleaseConfig().stages;
+
+/**
+ * The settings as packaging reads them with nothing set but `values` (each from the variable of
+ * its name): the stage's defaults of serverless.yml's custom.stages, then the registry's.
+ */
+const raw = (
+  values: Partial<Record<string, string>> = {},
+  stage = 'dev',
+): RawOperationsSettings => {
+  const rules = stageRulesOf(STAGES, stage);
+  return Object.fromEntries(
+    OPERATIONS_VARIABLES.map((name) => [
+      name,
+      {
+        variable: name,
+        value: values[name] ?? rules.settings[name] ?? settingEntry(name).default,
+      },
+    ]),
   ) as RawOperationsSettings;
+};
 
 /** A stage's settings; production's alarms notify TOPIC unless `values` says otherwise. */
 const settingsFor = (
   stage: string,
   values: Partial<Record<OperationsVariable, string>> = {},
 ): OperationsSettings =>
-  operationsSettings(raw(stage === 'production' ? { ALARM_TOPIC_ARN: TOPIC, ...values } : values), {
-    stage,
-    region: 'eu-west-1',
-  });
+  operationsSettings(
+    raw(stage === 'production' ? { ALARM_TOPIC_ARN: TOPIC, ...values } : values, stage),
+    { stage, region: 'eu-west-1', guarded: stageRulesOf(STAGES, stage).guarded },
+  );
 
 const capitalised = (fn: string) => `${fn.charAt(0).toUpperCase()}${fn.slice(1)}`;
 const functionArn = (fn: string) => ({ 'Fn::GetAtt': [`${capitalised(fn)}LambdaFunction`, 'Arn'] });
@@ -270,13 +289,8 @@ describe('operationsSettings', () => {
     });
   });
 
-  it('refuses production without an alarm topic, naming its own variables, unless none-unsafe says so', () => {
+  it('packages production without a topic only for none-unsafe, which no other stage takes', () => {
     // Act / Assess
-    expect(() => settingsFor('production', { ALARM_TOPIC_ARN: '' })).toThrow(
-      new TypeError(
-        'ALARM_TOPIC_ARN is not set: stage "production"\'s alarms would notify nobody; set ALARM_TOPIC_ARN_PRODUCTION_EU_WEST_1 (or ALARM_TOPIC_ARN_PRODUCTION) to an SNS topic of eu-west-1, or to none-unsafe to package without one (a trial account only)',
-      ),
-    );
     const unsafe = settingsFor('production', { ALARM_TOPIC_ARN: 'none-unsafe' });
     expect(unsafe.alarms).toMatchObject({ enabled: true });
     expect(unsafe.alarms.topicArn).toBeUndefined();
@@ -307,7 +321,7 @@ describe('operationsSettings', () => {
     ['API_THROTTLE_RATE', '0', ''],
     ['API_THROTTLE_BURST', '100.5', ': expected a whole number from 1 to 5000'],
     ['API_THROTTLE_BURST', '6000', ''],
-    ['API_GATEWAY_CLOUDWATCH_ROLE', 'arn:aws:iam::1:role/x', ': expected existing or create'],
+    ['API_GATEWAY_CLOUDWATCH_ROLE', 'arn:aws:iam::1:role/x', ': expected existing, create'],
     ['ALARM_TOPIC_ARN', 'nonsense', ': expected a standard SNS topic ARN'],
     ['ALARM_TOPIC_ARN', `${TOPIC}.fifo`, ''],
     ['ALARM_TOPIC_ARN', 'arn:aws:sqs:eu-west-1:123456789012:queue', ''],
@@ -350,7 +364,7 @@ describe('operationsSettings', () => {
 
     // Act / Assess
     expect(() =>
-      operationsSettings(settings, { stage: 'production', region: 'eu-west-1' }),
+      operationsSettings(settings, { stage: 'production', region: 'eu-west-1', guarded: true }),
     ).toThrow('API_THROTTLE_RATE_EU_WEST_1 is "fast"');
   });
 });
@@ -1330,11 +1344,16 @@ describe('the pre-traffic check', () => {
     // Its own role, outside the VPC, no layer, none of the functions' settings.
     expect(hook).not.toHaveProperty('VpcConfig');
     expect(hook).not.toHaveProperty('Layers');
+    // Its bounds: the functions here set no Timeout, Lambda's 3 s (pre-traffic.test.ts derives them).
     expect(hook).toMatchObject({
       Role: { 'Fn::GetAtt': ['PreTrafficHookRole', 'Arn'] },
-      Timeout: 60,
+      Timeout: 26,
+      Environment: { Variables: { PRE_TRAFFIC_INVOKE_TIMEOUT_MS: '8000' } },
     });
-    expect(Object.keys(hook.Environment.Variables)).toEqual(['PRE_TRAFFIC_TARGETS']);
+    expect(Object.keys(hook.Environment.Variables)).toEqual([
+      'PRE_TRAFFIC_TARGETS',
+      'PRE_TRAFFIC_INVOKE_TIMEOUT_MS',
+    ]);
     const statements = JSON.stringify(resources.PreTrafficHookRole?.Properties);
     expect(statements).toContain('"lambda:InvokeFunction"');
     expect(statements).toContain('${OrdersPerDayLambdaFunction.Arn}:*');

@@ -111,10 +111,20 @@ describe('serverlessFunctions', () => {
 
 describe('connectionBudget', () => {
   const functions = catalogue.map((endpoint) => endpoint.function);
+  /** The budget of settings read from the variables of their own names. */
+  const budgetOf = (values: Readonly<Record<string, string>>) =>
+    connectionBudget(
+      Object.fromEntries(
+        Object.entries(values).map(([name, value]) => [
+          name,
+          { variable: name, value: value.trim() },
+        ]),
+      ),
+    );
 
   it('gives every function 10 reserved concurrency and 2 connections per container by default', () => {
     // Act / Assess
-    expect(connectionBudget({})).toEqual({
+    expect(budgetOf({})).toEqual({
       reservedConcurrency: Object.fromEntries(functions.map((fn) => [fn, 10])),
       poolMax: 2,
       connections: functions.length * 10 * 2,
@@ -129,7 +139,7 @@ describe('connectionBudget', () => {
 
   it('reads the default, one function of its own, DB_POOL_MAX and DB_MAX_CONNECTIONS', () => {
     // Act
-    const budget = connectionBudget({
+    const budget = budgetOf({
       RESERVED_CONCURRENCY: ' 4 ',
       RESERVED_CONCURRENCY_ORDERS_PER_DAY: '20',
       DB_POOL_MAX: '3',
@@ -150,7 +160,7 @@ describe('connectionBudget', () => {
 
   it('accepts a budget exactly at DB_MAX_CONNECTIONS', () => {
     // Act
-    const budget = connectionBudget({ DB_MAX_CONNECTIONS: String(functions.length * 10 * 2) });
+    const budget = budgetOf({ DB_MAX_CONNECTIONS: String(functions.length * 10 * 2) });
 
     // Assess
     expect(budget.connections).toBe(budget.maxConnections);
@@ -161,7 +171,7 @@ describe('connectionBudget', () => {
     const limit = functions.length * 10 * 2 - 1;
 
     // Act
-    const check = () => connectionBudget({ DB_MAX_CONNECTIONS: String(limit) });
+    const check = () => budgetOf({ DB_MAX_CONNECTIONS: String(limit) });
 
     // Assess
     expect(check).toThrow(TypeError);
@@ -173,7 +183,7 @@ describe('connectionBudget', () => {
   it('shows each function when they differ', () => {
     // Act
     const check = () =>
-      connectionBudget({
+      budgetOf({
         RESERVED_CONCURRENCY: '1',
         RESERVED_CONCURRENCY_DASHBOARD: '5',
         DB_POOL_MAX: '1',
@@ -200,15 +210,15 @@ describe('connectionBudget', () => {
     ['DB_MAX_CONNECTIONS', '-5', 1, 1000000],
   ] as const)('refuses %s=%s, naming the variable and its range', (name, value, min, max) => {
     // Act / Assess
-    expect(() => connectionBudget({ [name]: value })).toThrow(
-      new TypeError(`${name} must be a whole number from ${min} to ${max}, not "${value}"`),
+    expect(() => budgetOf({ [name]: value })).toThrow(
+      new TypeError(`${name} is "${value}": expected a whole number from ${min} to ${max}`),
     );
   });
 
   it("sets each function's reserved concurrency on the function osls generates", () => {
     // Act
     const extensions = reservedConcurrencyExtensions(
-      connectionBudget({ RESERVED_CONCURRENCY_DISHES: '3' }),
+      budgetOf({ RESERVED_CONCURRENCY_DISHES: '3' }),
     );
 
     // Assess

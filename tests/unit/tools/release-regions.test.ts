@@ -37,6 +37,7 @@ const productionEnv = (): Record<string, string> => ({
       ],
       [productionName('VPC_SUBNET_IDS', region), 'subnet-0123456789abcdef0'],
       [productionName('VPC_SECURITY_GROUP_IDS', region), 'sg-0a1b2c3d4e5f60718'],
+      [productionName('ALARM_TOPIC_ARN', region), `arn:aws:sns:${region}:123456789012:alarms`],
     ]),
   ),
 });
@@ -160,7 +161,7 @@ describe('checkSettings', () => {
 
     // Assess
     expect(problems).toEqual([]);
-    expect(settings.find(({ region }) => region === 'me-central-1')).toEqual({
+    expect(settings.find(({ region }) => region === 'me-central-1')).toMatchObject({
       region: 'me-central-1',
       portalRegion: 'MENA',
       variables: {
@@ -193,7 +194,7 @@ describe('checkSettings', () => {
       ['sa-east-1', 'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1'],
     ]);
     expect(problems[4]?.message).toBe(
-      'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1 is not set: the ARN of the database secret in sa-east-1, from which stage "production" reads the database credential',
+      'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1 is not set: the ARN of the database secret in sa-east-1, from which stage "production" reads the database credential (or DATABASE_SECRET_ARN_PRODUCTION)',
     );
     expect(problems[3]?.message).toBe(
       'VPC_SECURITY_GROUP_IDS_PRODUCTION_AP_SOUTHEAST_1 is not set: VPC_SUBNET_IDS_PRODUCTION_AP_SOUTHEAST_1 puts the functions in ap-southeast-1 in a VPC, which needs both subnets and security groups',
@@ -219,7 +220,6 @@ describe('checkSettings', () => {
       ['every region', 'DATABASE_SECRET_ARN_PRODUCTION'],
       ['every region', 'VPC_SUBNET_IDS_PRODUCTION'],
       ['every region', 'JWT_ISSUER'],
-      ['sa-east-1', 'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1'],
     ]);
     expect(problems[0]?.message).toBe(
       'DATABASE_SECRET_ARN_PRODUCTION is set: it applies only to a single-region package, and this one packages 5 regions (eu-west-1, eu-central-1, me-central-1, ap-southeast-1, sa-east-1); give DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1 (…) for each region instead, and unset DATABASE_SECRET_ARN_PRODUCTION',
@@ -237,6 +237,7 @@ describe('checkSettings', () => {
       DATABASE_SECRET_ARN_PRODUCTION:
         'arn:aws:secretsmanager:sa-east-1:123456789012:secret:portal-db-AbCdEf',
       VPC_SUBNET_IDS_PRODUCTION: 'subnet-0123456789abcdef0',
+      ALARM_TOPIC_ARN_PRODUCTION: 'arn:aws:sns:sa-east-1:123456789012:alarms',
     };
 
     // Act
@@ -278,6 +279,7 @@ describe('checkSettings', () => {
       ['sa-east-1', 'ALARM_TOPIC_ARN'],
       ['sa-east-1', 'JWT_ISSUER_LATAM_PRODUCTION'],
       ['sa-east-1', 'DATABASE_SECRET_ARN_PRODUCTION_SA_EAST_1'],
+      ['sa-east-1', 'ALARM_TOPIC_ARN'],
     ]);
     expect(problems[2]?.message).toBe(
       'VPC_SUBNET_IDS_SA_EAST_1 is set, but stage "production" reads VPC_SUBNET_IDS only from VPC_SUBNET_IDS_PRODUCTION_SA_EAST_1 or VPC_SUBNET_IDS_PRODUCTION: a name without the stage may hold another stage\'s value; give this stage its own, and unset VPC_SUBNET_IDS_SA_EAST_1',
@@ -298,8 +300,7 @@ describe('checkSettings', () => {
 
     // Assess: outside a VPC is allowed
     expect(problems.map(({ region, variable }) => [region, variable])).toEqual([
-      ['eu-west-1', 'JWT_ISSUER_EU_STAGING'],
-      ['eu-central-1', 'JWT_ISSUER_EU_STAGING'],
+      ['every region', 'JWT_ISSUER_EU_STAGING'],
       ['eu-central-1', 'DATABASE_SECRET_ARN_STAGING_EU_CENTRAL_1'],
     ]);
   });
@@ -333,6 +334,7 @@ describe('checkSettings', () => {
     expect(problems).toEqual([]);
     expect(settings[0]?.variables).toEqual({
       keySet: 'JWKS_URL',
+      issuer: 'JWT_ISSUER',
       secret: 'DATABASE_SECRET_ARN',
       vpc: 'VPC_SUBNET_IDS, VPC_SECURITY_GROUP_IDS',
     });
@@ -353,7 +355,6 @@ describe('checkSettings', () => {
     expect(problems.map(({ region, variable }) => [region, variable])).toEqual([
       ['sa-east-1', 'custom.issuerVariables.production'],
       ['us-east-1', 'custom.portalRegions'],
-      ['us-east-1', 'DATABASE_SECRET_ARN_PRODUCTION_US_EAST_1'],
     ]);
   });
 

@@ -6,7 +6,6 @@
  */
 'use strict';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- read synchronously, see above
 const { require: tsxRequire } = require('tsx/cjs/api');
 
 const { lazyMiddyStreams } = tsxRequire('./lazy-middy-streams.ts', __filename);
