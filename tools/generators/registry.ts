@@ -164,7 +164,7 @@ export const SETTINGS: readonly SettingEntry[] = [
     default: '10',
   }),
   ...catalogue.map(({ function: name }) =>
-    entry(reservedConcurrencyVariable(name), whole(1, 1000), `${name}’s own`),
+    entry(reservedConcurrencyVariable(name), whole(1, 1000), `${name}’s own, over the above`),
   ),
   entry('DB_MAX_CONNECTIONS', COUNT, 'the connection budget; unset: not checked', {
     stageBound: true,
