@@ -2,10 +2,21 @@
  * The serverless variable resolvers (tools/serverless/*.cjs) called directly, as osls calls
  * them: each call in a Node process of its own (they load the TypeScript rules of
  * tools/generators/ through tsx, whose loader hooks Jest does not allow), with the environment
- * variables they read set for that call only, and the addresses they resolve answered from a map.
+ * variables they read set for that call only, and the addresses they resolve answered from a map
+ * over serverless.yml's own custom maps.
  */
 import { join } from 'node:path';
+import { readReleaseConfig } from '../../tools/release/regions';
 import { ROOT, run } from './processes';
+
+/** serverless.yml's own maps, which every resolver reads through tools/serverless/settings.cjs. */
+const config = readReleaseConfig();
+const SERVERLESS_YML: Readonly<Record<string, unknown>> = {
+  'self:custom.stages, null': config.stages,
+  'self:custom.portalRegions': config.portalRegions,
+  'self:custom.keySetVariables': config.keySetVariables,
+  'self:custom.issuerVariables': config.issuerVariables,
+};
 
 /**
  * Runs in the child: calls the resolver with a resolveVariable answering each address of
@@ -41,7 +52,12 @@ export const resolverOf =
   ): Promise<T> => {
     const unset = Object.fromEntries(names.map((name) => [name, undefined]));
     const result = await run(
-      ['--eval', CHILD, join(ROOT, script), JSON.stringify({ values, params })],
+      [
+        '--eval',
+        CHILD,
+        join(ROOT, script),
+        JSON.stringify({ values: { ...SERVERLESS_YML, ...values }, params }),
+      ],
       { ...unset, ...env },
     );
     if (result.code !== 0) {

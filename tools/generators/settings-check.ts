@@ -48,6 +48,16 @@ export interface SettingsRead {
 /** The ALARM_TOPIC_ARN of a guarded stage whose alarms knowingly notify nobody. */
 export const NO_TOPIC = 'none-unsafe';
 
+/** Whether a connection string holds a password (or could: one that does not parse). */
+const carriesPassword = (url: string): boolean => {
+  try {
+    const parsed = new URL(url);
+    return Boolean(parsed.password) || parsed.searchParams.has('password');
+  } catch {
+    return url.includes('@');
+  }
+};
+
 /** The line refusing `value` of `setting` as its type says, or undefined when it fits. */
 const typeProblem = (entry: SettingEntry, setting: ReadSetting): string | undefined => {
   if (setting.value === '') return undefined;
@@ -104,7 +114,7 @@ export const readSettings = (source: SettingsSource): SettingsRead => {
   if (portal) {
     if (portal.portalRegion === '') {
       problems.push(
-        `custom.portalRegions names no portal region for ${scope.region}: add it in serverless.yml`,
+        `AWS region "${scope.region}" serves no portal region: add it to custom.portalRegions in serverless.yml`,
       );
     }
     for (const [name, variable, what, map] of [
@@ -143,7 +153,16 @@ export const readSettings = (source: SettingsSource): SettingsRead => {
   }
 
   const value = (name: string) => values[name]?.value ?? '';
-  if (scope.portal && value('DATABASE_SECRET_ARN') === '') {
+  if (
+    scope.portal &&
+    value('DATABASE_SECRET_ARN') === '' &&
+    carriesPassword(value('DATABASE_URL'))
+  ) {
+    const url = values.DATABASE_URL?.variable ?? 'DATABASE_URL';
+    problems.push(
+      `${url} carries a password: stage "${scope.stage}" must not hold it in the template; put the credential in Secrets Manager and set ${settingHint('DATABASE_SECRET_ARN', scope)} to the secret's ARN, with ${url} holding only where to connect (postgres://host:port/dbname)`,
+    );
+  } else if (scope.portal && value('DATABASE_SECRET_ARN') === '') {
     const [first, ...rest] = settingNames('DATABASE_SECRET_ARN', scope);
     problems.push(
       `${first} is not set: the ARN of the database secret in ${scope.region}, from which stage "${scope.stage}" reads the database credential${rest.length > 0 ? ` (or ${rest.join(', ')})` : ''}`,

@@ -105,7 +105,7 @@ module.exports = async ({ resolveVariable }) => {
   const url = values.DATABASE_URL;
   const none = { url: url.value, secretArn: '', statements: [], layers: [] };
   // A portal stage without a secret is among custom.settingsCheck's problems.
-  if (problems.length > 0) return none;
+  if (problems.some((line) => line.startsWith('DATABASE_'))) return none;
   if (!secret.value) {
     if (key.value) {
       throw userError(

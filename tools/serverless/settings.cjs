@@ -80,7 +80,9 @@ const settingsOf = (resolveVariable) => {
       }
     }
     const found = new Map();
-    for (const name of names) found.set(name, await fromParamsOrEnv(resolveVariable, name));
+    for (const name of names) {
+      if (name !== '') found.set(name, await fromParamsOrEnv(resolveVariable, name));
+    }
     const local = process.argv.slice(2).some((arg) => LOCAL_COMMANDS.includes(arg));
     const readVariable = (variable) => found.get(variable) ?? '';
     const result = check.readSettings({

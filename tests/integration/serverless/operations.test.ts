@@ -57,14 +57,14 @@ const productionPackage = () => {
   packaged ??= packageWith(
     {
       ALARM_TOPIC_ARN_PRODUCTION: TOPIC,
-      ALARM_P99_LATENCY_MS: '1500',
-      API_THROTTLE_BURST: '999',
-      API_THROTTLE_BURST_EU_WEST_1: '300',
+      ALARM_P99_LATENCY_MS_PRODUCTION: '1500',
+      API_THROTTLE_BURST_PRODUCTION: '999',
+      API_THROTTLE_BURST_PRODUCTION_EU_WEST_1: '300',
       DOMAIN_NAME_PRODUCTION: 'portal-api.brand.example',
       DOMAIN_CERTIFICATE_ARN_PRODUCTION_EU_WEST_1: CERTIFICATE,
       STACK_TAGS: '{"cost-center":"portal-42"}',
     },
-    ['ALARM_DATABASE_ERRORS=8'],
+    ['ALARM_DATABASE_ERRORS_PRODUCTION=8'],
   ).then((production) => {
     expectPackaged(production);
     return { templatePath: production.templatePath, template: production.template() };
@@ -175,7 +175,7 @@ describe('serverless package: operations', () => {
       TracingEnabled: true,
       AccessLogSetting: { DestinationArn: { 'Fn::GetAtt': ['ApiGatewayLogGroup', 'Arn'] } },
     });
-    // The regional form wins over API_THROTTLE_BURST; the rate is production's default.
+    // The regional form wins over API_THROTTLE_BURST_PRODUCTION; the rate is production's default.
     const [stageWide, ...routes] = stage.Properties.MethodSettings as Record<string, unknown>[];
     expect(stageWide).toMatchObject({
       ResourcePath: '/*',
@@ -417,7 +417,7 @@ describe('serverless package: operations', () => {
   );
 
   it.each([
-    ['API_THROTTLE_RATE', 'abc', 'API_THROTTLE_RATE is "abc"'],
+    ['API_THROTTLE_RATE_PRODUCTION', 'abc', 'API_THROTTLE_RATE_PRODUCTION is "abc"'],
     [
       'ALARM_TOPIC_ARN_PRODUCTION_EU_WEST_1',
       'nonsense',
