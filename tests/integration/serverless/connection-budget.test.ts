@@ -28,7 +28,7 @@ const packageWithinBudget = () => {
     env: {
       RESERVED_CONCURRENCY: '5',
       RESERVED_CONCURRENCY_ORDERS_PER_DAY: '12',
-      DB_MAX_CONNECTIONS: String((others * 5 + 12) * 2),
+      DB_MAX_CONNECTIONS_PRODUCTION: String((others * 5 + 12) * 2),
       DB_PREPARE: 'false',
     },
   });
@@ -67,12 +67,12 @@ describe('serverless package: the connection budget', () => {
 
   it('fails, naming DB_MAX_CONNECTIONS and showing the arithmetic, when the functions could hold more connections', async () => {
     // Act: the defaults, 10 per function × 2 connections
-    const packaged = await packageService({ env: { DB_MAX_CONNECTIONS: '100' } });
+    const packaged = await packageService({ env: { DB_MAX_CONNECTIONS_PRODUCTION: '100' } });
 
     // Assess
     expectRefused(
       packaged,
-      `DB_MAX_CONNECTIONS is 100, but ${catalogue.length} functions × 10 reserved concurrency × 2 connections per container (DB_POOL_MAX) = ${catalogue.length * 20} connections`,
+      `DB_MAX_CONNECTIONS_PRODUCTION is 100, but ${catalogue.length} functions × 10 reserved concurrency × 2 connections per container (DB_POOL_MAX) = ${catalogue.length * 20} connections`,
     );
   });
 });

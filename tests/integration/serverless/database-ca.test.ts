@@ -101,7 +101,7 @@ describe('serverless package: the database CAs in each zip', () => {
     'packages DB_CA=%s as %s',
     async (ca, dbCa) => {
       // Act
-      const packaged = await packageService({ env: { DB_CA: ca } });
+      const packaged = await packageService({ env: { DB_CA_PRODUCTION: ca } });
 
       // Assess
       expectPackaged(packaged);
