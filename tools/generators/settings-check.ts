@@ -168,6 +168,12 @@ export const readSettings = (source: SettingsSource): SettingsRead => {
       `${first} is not set: the ARN of the database secret in ${scope.region}, from which stage "${scope.stage}" reads the database credential${rest.length > 0 ? ` (or ${rest.join(', ')})` : ''}`,
     );
   }
+  const key = values.DATABASE_SECRET_KMS_KEY_ARN as ReadSetting;
+  if (key.value !== '' && value('DATABASE_SECRET_ARN') === '') {
+    problems.push(
+      `${key.variable} is set without DATABASE_SECRET_ARN for stage "${scope.stage}": the KMS key only decrypts the database secret; set ${settingHint('DATABASE_SECRET_ARN', scope)} to the secret's ARN, or unset ${key.variable}`,
+    );
+  }
   const subnets = values.VPC_SUBNET_IDS as ReadSetting;
   const groups = values.VPC_SECURITY_GROUP_IDS as ReadSetting;
   if ((subnets.value === '') !== (groups.value === '')) {

@@ -98,7 +98,7 @@ const parse = (url) => {
 module.exports = async ({ resolveVariable }) => {
   const { values, problems, scope } = await settingsOf(resolveVariable);
   const { settingHint, regionalHint } = (await rules()).variables;
-  const { stage, region } = scope;
+  const { region } = scope;
   const regional = (name) => ({ ...values[name], regionHint: regionalHint(name, scope) });
   const secret = regional('DATABASE_SECRET_ARN');
   const key = regional('DATABASE_SECRET_KMS_KEY_ARN');
@@ -106,14 +106,7 @@ module.exports = async ({ resolveVariable }) => {
   const none = { url: url.value, secretArn: '', statements: [], layers: [] };
   // A portal stage without a secret is among custom.settingsCheck's problems.
   if (problems.some((line) => line.startsWith('DATABASE_'))) return none;
-  if (!secret.value) {
-    if (key.value) {
-      throw userError(
-        `${key.variable} is set without DATABASE_SECRET_ARN for stage "${stage}": the KMS key only decrypts the database secret; set ${settingHint('DATABASE_SECRET_ARN', scope)} to the secret's ARN, or unset ${key.variable}`,
-      );
-    }
-    return none;
-  }
+  if (!secret.value) return none;
 
   const secretArn = checkArn(
     secret,

@@ -90,15 +90,15 @@ describe('serverless package: each stage reads its own settings only', () => {
     // Assess
     expectRefused(
       refused,
-      'JWK_URL_EU_STAGING is not set: it holds the key-set URL of stage "staging" in eu-west-1',
+      'JWK_URL_EU_STAGING is not set: the key-set URL of stage "staging" in eu-west-1',
     );
     expectRefused(
       refused,
-      'JWT_ISSUER_EU_STAGING is not set: stage "staging" in eu-west-1 must name the portal\'s token issuer',
+      'JWT_ISSUER_EU_STAGING is not set: the token issuer (the iss claim) of stage "staging" in eu-west-1',
     );
     expectRefused(
       refused,
-      'DATABASE_SECRET_ARN is not set for stage "staging", which reads the database credential from Secrets Manager at run time; set DATABASE_SECRET_ARN_STAGING_EU_WEST_1 (or DATABASE_SECRET_ARN_STAGING)',
+      'DATABASE_SECRET_ARN_STAGING_EU_WEST_1 is not set: the ARN of the database secret in eu-west-1, from which stage "staging" reads the database credential (or DATABASE_SECRET_ARN_STAGING)',
     );
   });
 

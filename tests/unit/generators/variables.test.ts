@@ -43,11 +43,22 @@ describe('names', () => {
   it('binds to the stage what names its resource or weakens its protection, in portal stages only', () => {
     expect(STAGE_BOUND).toEqual(
       expect.arrayContaining([
-        ...['DATABASE_URL', 'DATABASE_SECRET_ARN', 'DATABASE_SECRET_KMS_KEY_ARN', 'DB_MAX_CONNECTIONS'],
+        ...[
+          'DATABASE_URL',
+          'DATABASE_SECRET_ARN',
+          'DATABASE_SECRET_KMS_KEY_ARN',
+          'DB_MAX_CONNECTIONS',
+        ],
         ...['VPC_SUBNET_IDS', 'VPC_SECURITY_GROUP_IDS', 'DOMAIN_NAME', 'DOMAIN_CERTIFICATE_ARN'],
         ...['ALARMS', 'ALARM_TOPIC_ARN', 'ALARM_5XX_COUNT', 'TRACING', 'DB_TLS', 'DB_CA'],
         ...['JWT_AUDIENCE', 'LEGACY_PLATFORM_KEYS', 'LEGACY_PLATFORM_KEYS_SUNSET'],
-        ...['WAF', 'WAF_RATE_LIMIT', 'API_THROTTLE_RATE', 'API_THROTTLE_BURST', 'DEPLOYMENT_PREFERENCE'],
+        ...[
+          'WAF',
+          'WAF_RATE_LIMIT',
+          'API_THROTTLE_RATE',
+          'API_THROTTLE_BURST',
+          'DEPLOYMENT_PREFERENCE',
+        ],
       ]),
     );
     expect(STAGE_BOUND).not.toEqual(
