@@ -3,20 +3,19 @@
  * catalogue, and behind no route. CodeDeploy invokes it before moving a `live` alias to a new
  * version; it checks every new version and reports to CodeDeploy. Its clients are built once per
  * container, their endpoints from the SDK's own settings (AWS_ENDPOINT_URL_LAMBDA,
- * AWS_ENDPOINT_URL_CODEDEPLOY), their region from Lambda's AWS_REGION.
+ * AWS_ENDPOINT_URL_CODEDEPLOY), their region from Lambda's AWS_REGION. Each invocation is bounded
+ * by its own abort signal (PRE_TRAFFIC_INVOKE_TIMEOUT_MS), read at each run.
  */
 import { CodeDeployClient } from '@aws-sdk/client-codedeploy';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { createLogger } from '../shared/logger';
-import { hookLogLevel, INVOKE_TIMEOUT_MS, preTrafficHook } from '../shared/release/pre-traffic';
+import { hookLogLevel, preTrafficHook } from '../shared/release/pre-traffic';
 
 /** A TCP connect that takes longer is a network fault, not a slow function. */
 const CONNECTION_TIMEOUT_MS = 3_000;
 
 export const handler = preTrafficHook({
-  lambda: new LambdaClient({
-    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: INVOKE_TIMEOUT_MS },
-  }),
+  lambda: new LambdaClient({ requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS } }),
   codeDeploy: new CodeDeployClient({
     requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS },
   }),

@@ -27,21 +27,26 @@
  *   of the published version (arn:<partition>:lambda:<region>:<account>:function:<name>:<number>),
  *   the Ref of its AWS::Lambda::Version; `method` and `path`: its route as API Gateway sends it
  *   (`resource`, with `{name}` placeholders).
+ * - PRE_TRAFFIC_INVOKE_TIMEOUT_MS (required): how long one invocation of a version may take, in
+ *   whole milliseconds: invokeTimeoutMsFor the longest timeout of the functions checked.
  * - PRE_TRAFFIC_ORIGIN (optional): the Origin header of the unauthenticated request;
  *   DEFAULT_ORIGIN when unset.
  * - LOG_LEVEL (optional, default info).
  *
- * Bounds: the hook's own timeout is PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS. Every invocation is given
- * up after INVOKE_TIMEOUT_MS (above the functions' 20 s timeout, so a function that times out is
- * seen as Lambda's own function error), and all of them by the invocation's remaining time less
- * REPORT_RESERVE_MS, kept for the report to CodeDeploy. Targets are checked concurrently, the
- * two checks of one target one after the other (the second finds the container warm).
+ * Bounds: every invocation is given up after PRE_TRAFFIC_INVOKE_TIMEOUT_MS, INVOKE_MARGIN_MS
+ * above the longest function timeout (so a function that times out is seen as Lambda's own
+ * function error), and all of them by the invocation's remaining time less REPORT_RESERVE_MS,
+ * kept for the report to CodeDeploy. Targets are checked concurrently, the two checks of one
+ * target one after the other (the second finds the container warm), so the hook's own timeout
+ * is hookTimeoutSecondsFor that bound: both checks at their bound, the report and
+ * HOOK_OVERHEAD_MS. The template sets both (tools/generators/pre-traffic.ts), and packaging
+ * checks them against the functions' timeouts (tools/generators/invariants.ts).
  *
  * IAM of the hook's role: `lambda:InvokeFunction` on the functions' versions
  * (arn:aws:lambda:<region>:<account>:function:<name>:*), and
  * `codedeploy:PutLifecycleEventHookExecutionStatus` on the deployment groups of the CodeDeploy
  * application (arn:aws:codedeploy:<region>:<account>:deploymentgroup:<application>/*), plus
- * what every function has to write its logs.
+ * what every function has to write its logs, and its traces when its tracing is Active.
  */
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import {
@@ -54,12 +59,24 @@ import { MESSAGES, type ErrorBody } from '../errors';
 import type { Logger, LogLevel } from '../logger';
 import { PRE_TRAFFIC_SOURCE, type PreTrafficEvent } from './pre-traffic-check';
 
-/** The hook function's timeout, for its declaration in the template. */
-export const PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS = 60;
-/** One invocation of a version: above the functions' 20 s timeout. */
-export const INVOKE_TIMEOUT_MS = 25_000;
+/** How much longer than its function's timeout an invocation of a version is waited for. */
+export const INVOKE_MARGIN_MS = 5_000;
 /** Kept out of the checks' time for the report to CodeDeploy. */
 export const REPORT_RESERVE_MS = 5_000;
+/** The hook's own work beside its invocations: reading its environment, logging. */
+export const HOOK_OVERHEAD_MS = 5_000;
+/** The checks of one target, run one after the other. */
+export const CHECKS_PER_TARGET = 2;
+/** Lambda's longest function timeout. */
+export const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
+
+/** One invocation's bound when the longest timeout of the functions checked is `seconds`. */
+export const invokeTimeoutMsFor = (functionTimeoutSeconds: number): number =>
+  functionTimeoutSeconds * 1000 + INVOKE_MARGIN_MS;
+
+/** The hook's own timeout, whole seconds, when one invocation may take `invokeTimeoutMs`. */
+export const hookTimeoutSecondsFor = (invokeTimeoutMs: number): number =>
+  Math.ceil((CHECKS_PER_TARGET * invokeTimeoutMs + REPORT_RESERVE_MS + HOOK_OVERHEAD_MS) / 1000);
 /** The Origin of the unauthenticated request when PRE_TRAFFIC_ORIGIN is unset. */
 export const DEFAULT_ORIGIN = 'https://pre-traffic.portal-service-api.invalid';
 /**
@@ -180,6 +197,19 @@ export const parseTargets = (raw: string | undefined): readonly PreTrafficTarget
     seen.add(target.function);
   }
   return targets;
+};
+
+/** PRE_TRAFFIC_INVOKE_TIMEOUT_MS: whole milliseconds, from 1 s to Lambda's longest timeout. */
+export const parseInvokeTimeout = (raw: string | undefined): number => {
+  const value = raw?.trim() ?? '';
+  if (value === '') throw new PreTrafficConfigError('PRE_TRAFFIC_INVOKE_TIMEOUT_MS is not set');
+  const ms = /^\d{1,7}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(ms >= 1_000 && ms <= LAMBDA_MAX_TIMEOUT_SECONDS * 1000)) {
+    throw new PreTrafficConfigError(
+      `PRE_TRAFFIC_INVOKE_TIMEOUT_MS is not a whole number of milliseconds from 1000 to ${LAMBDA_MAX_TIMEOUT_SECONDS * 1000}`,
+    );
+  }
+  return ms;
 };
 
 /** PRE_TRAFFIC_ORIGIN: an http(s) origin (scheme, host, port only), or DEFAULT_ORIGIN. */
@@ -337,8 +367,15 @@ export interface PreTrafficHookOptions {
   readonly logger: Logger;
   /** Read at each run; process.env by default. */
   readonly env?: Env;
+  /** Over the environment's PRE_TRAFFIC_INVOKE_TIMEOUT_MS. */
   readonly invokeTimeoutMs?: number;
   readonly reportReserveMs?: number;
+}
+
+/** One invocation's bound, and when every invocation must have ended (epoch ms). */
+interface Bounds {
+  readonly boundMs: number;
+  readonly deadline: number;
 }
 
 /** The part of Lambda's context the hook reads. */
@@ -375,19 +412,19 @@ export const preTrafficHook = ({
   codeDeploy,
   logger,
   env = process.env,
-  invokeTimeoutMs = INVOKE_TIMEOUT_MS,
+  invokeTimeoutMs,
   reportReserveMs = REPORT_RESERVE_MS,
 }: PreTrafficHookOptions) => {
   /**
-   * Invokes `target`'s version with `event` within the time left; the answer's JSON, or the
-   * cause of a failure.
+   * Invokes `target`'s version with `event` within its bound and the time left; the answer's
+   * JSON, or the cause of a failure.
    */
   const invoke = async (
     target: PreTrafficTarget,
     event: unknown,
-    deadline: number,
+    { boundMs: invokeBoundMs, deadline }: Bounds,
   ): Promise<{ answer: unknown } | { cause: string }> => {
-    const boundMs = Math.min(invokeTimeoutMs, deadline - Date.now());
+    const boundMs = Math.min(invokeBoundMs, deadline - Date.now());
     if (boundMs <= 0) return { cause: 'no time left to invoke it' };
     const abortSignal = AbortSignal.timeout(boundMs);
     try {
@@ -419,21 +456,21 @@ export const preTrafficHook = ({
   const checkTarget = async (
     target: PreTrafficTarget,
     origin: string,
-    deadline: number,
+    bounds: Bounds,
     requestId: string,
   ): Promise<Failure[]> => {
     const failures: Failure[] = [];
     const fail = (check: CheckName, cause: string) => {
       failures.push({ function: target.function, check, cause });
     };
-    const checked = await invoke(target, preTrafficEvent(), deadline);
+    const checked = await invoke(target, preTrafficEvent(), bounds);
     if ('cause' in checked) fail('pre-traffic', checked.cause);
     else {
       const problem = preTrafficProblem(checked.answer);
       if (problem !== undefined) fail('pre-traffic', problem);
     }
     const request = unauthenticatedEvent(target, origin, requestId);
-    const refused = await invoke(target, request, deadline);
+    const refused = await invoke(target, request, bounds);
     if ('cause' in refused) fail('unauthenticated', refused.cause);
     else {
       const problem = unauthenticatedProblem(refused.answer);
@@ -442,20 +479,32 @@ export const preTrafficHook = ({
     return failures;
   };
 
-  /** Every target checked; a configuration that cannot be read is the one failure. */
-  const check = async (hookEvent: HookEvent, deadline: number): Promise<Failure[]> => {
+  /**
+   * Every target checked by `started` plus `remainingMs` (the hook's own timeout when Lambda's
+   * context does not say) less the report's reserve; a configuration that cannot be read is the
+   * one failure.
+   */
+  const check = async (
+    hookEvent: HookEvent,
+    started: number,
+    remainingMs: number | undefined,
+  ): Promise<Failure[]> => {
     let targets: readonly PreTrafficTarget[];
     let origin: string;
+    let boundMs: number;
     try {
       targets = parseTargets(env.PRE_TRAFFIC_TARGETS);
       origin = parseOrigin(env.PRE_TRAFFIC_ORIGIN);
+      boundMs = invokeTimeoutMs ?? parseInvokeTimeout(env.PRE_TRAFFIC_INVOKE_TIMEOUT_MS);
     } catch (error) {
       const cause = error instanceof PreTrafficConfigError ? error.message : causeOf(error);
       return [{ function: 'environment', check: 'configuration', cause }];
     }
+    const remaining = remainingMs ?? hookTimeoutSecondsFor(boundMs) * 1000;
+    const bounds: Bounds = { boundMs, deadline: started + remaining - reportReserveMs };
     const outcomes = await Promise.allSettled(
       targets.map((target, index) =>
-        checkTarget(target, origin, deadline, `pre-traffic-${hookEvent.DeploymentId}-${index + 1}`),
+        checkTarget(target, origin, bounds, `pre-traffic-${hookEvent.DeploymentId}-${index + 1}`),
       ),
     );
     return outcomes.flatMap((outcome, index) =>
@@ -480,12 +529,10 @@ export const preTrafficHook = ({
       logger.log('error', 'pre-traffic hook: not a CodeDeploy lifecycle hook event');
       throw error;
     }
-    const remaining =
-      context?.getRemainingTimeInMillis?.() ?? PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS * 1000;
-    const deadline = started + remaining - reportReserveMs;
+    const remainingMs = context?.getRemainingTimeInMillis?.();
     let failures: Failure[];
     try {
-      failures = await check(hookEvent, deadline);
+      failures = await check(hookEvent, started, remainingMs);
     } catch (error) {
       failures = [{ function: 'hook', check: 'configuration', cause: causeOf(error) }];
     }

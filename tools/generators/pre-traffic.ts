@@ -3,11 +3,22 @@
  * `preTraffic` (functions/pre-traffic.ts, shared/release/pre-traffic.ts) becomes each `live`
  * alias's BeforeAllowTraffic hook, so CodeDeploy runs it before moving any traffic to a new
  * version. osls compiles it like the API's functions; here it gets its own environment (the
- * versions to check, PRE_TRAFFIC_TARGETS), its own role (invoke those versions, report to
- * CodeDeploy, write its logs), no VPC and no layer: it calls AWS's APIs only. Without a gradual
- * release nothing runs it, and it leaves the template.
+ * versions to check, PRE_TRAFFIC_TARGETS, and how long one invocation may take,
+ * PRE_TRAFFIC_INVOKE_TIMEOUT_MS), its own timeout (both derived from the longest timeout of the
+ * functions it checks: preTrafficBounds), its own role (invoke those versions, report to
+ * CodeDeploy, write its logs, and its traces when osls compiled it with Active tracing), no VPC
+ * and no layer: it calls AWS's APIs only. Without a gradual release nothing runs it, and it
+ * leaves the template.
  */
-import { PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS } from '../../shared/release/pre-traffic';
+import {
+  CHECKS_PER_TARGET,
+  HOOK_OVERHEAD_MS,
+  hookTimeoutSecondsFor,
+  INVOKE_MARGIN_MS,
+  invokeTimeoutMsFor,
+  LAMBDA_MAX_TIMEOUT_SECONDS,
+  REPORT_RESERVE_MS,
+} from '../../shared/release/pre-traffic';
 import { assumedBy, refOf, resourcesOfType, type Resource, type Template } from './cloudformation';
 import { CODEDEPLOY_APPLICATION_LOGICAL_ID, CODEDEPLOY_ROLE_LOGICAL_ID } from './deployment';
 import type { Route } from './throttles';
@@ -17,15 +28,61 @@ export const PRE_TRAFFIC_FUNCTION = 'preTraffic';
 export const PRE_TRAFFIC_LOGICAL_ID = 'PreTrafficLambdaFunction';
 export const PRE_TRAFFIC_ROLE_LOGICAL_ID = 'PreTrafficHookRole';
 
-/** The hook as serverless.yml's `functions:` declares it (tools/serverless/functions.cjs). */
+/** Lambda's timeout of a function whose template sets none. */
+const LAMBDA_DEFAULT_TIMEOUT_SECONDS = 3;
+
+/**
+ * The hook as serverless.yml's `functions:` declares it (tools/serverless/functions.cjs); its
+ * timeout is set in the template, from the functions it checks (preTrafficBounds).
+ */
 export const preTrafficFunction = () => ({
   [PRE_TRAFFIC_FUNCTION]: {
     handler: 'functions/pre-traffic.handler',
     description: "The release's pre-traffic check of every new version (CodeDeploy hook)",
-    timeout: PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS,
     memorySize: 256,
   },
 });
+
+/** How long the hook waits for one invocation, and its own timeout. */
+export interface PreTrafficBounds {
+  readonly invokeTimeoutMs: number;
+  readonly hookTimeoutSeconds: number;
+}
+
+/**
+ * The hook's bounds for functions of these timeouts (seconds): each invocation waits
+ * INVOKE_MARGIN_MS beyond the longest, and the hook's timeout holds both checks of a target,
+ * the report and its own work. Throws an Error of one line when that exceeds Lambda's longest
+ * timeout.
+ */
+export const preTrafficBounds = (functionTimeoutsSeconds: readonly number[]): PreTrafficBounds => {
+  const longest = Math.max(LAMBDA_DEFAULT_TIMEOUT_SECONDS, ...functionTimeoutsSeconds);
+  const invokeTimeoutMs = invokeTimeoutMsFor(longest);
+  const hookTimeoutSeconds = hookTimeoutSecondsFor(invokeTimeoutMs);
+  if (hookTimeoutSeconds > LAMBDA_MAX_TIMEOUT_SECONDS) {
+    throw new Error(
+      `the pre-traffic hook cannot check functions with a ${longest} s timeout: ${CHECKS_PER_TARGET} invocations of ${longest} s + ${INVOKE_MARGIN_MS / 1000} s each, ${REPORT_RESERVE_MS / 1000} s to report and ${HOOK_OVERHEAD_MS / 1000} s of its own need a ${hookTimeoutSeconds} s hook, above Lambda's ${LAMBDA_MAX_TIMEOUT_SECONDS} s; lower the functions' timeout (provider.timeout in serverless.yml)`,
+    );
+  }
+  return { invokeTimeoutMs, hookTimeoutSeconds };
+};
+
+/** A function's Timeout in the template, in seconds. */
+export const timeoutOf = (fn: Resource | undefined): number => {
+  const timeout = fn?.Properties?.Timeout;
+  return typeof timeout === 'number' ? timeout : LAMBDA_DEFAULT_TIMEOUT_SECONDS;
+};
+
+/** The statement that lets a function with Active tracing write its traces. */
+const xrayStatement = () => ({
+  Effect: 'Allow',
+  Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+  Resource: ['*'],
+});
+
+/** Whether osls compiled `fn` with Active tracing, for which Lambda requires X-Ray writes. */
+const tracesActively = (fn: Resource): boolean =>
+  (fn.Properties?.TracingConfig as { Mode?: unknown } | undefined)?.Mode === 'Active';
 
 /** The hook's own resources osls compiled: the function, its versions and its log group. */
 const hookResources = (template: Template): string[] =>
@@ -88,6 +145,7 @@ export const preTrafficHook = (
     ];
     targets.push(...entry({ Ref: version }));
   }
+  const bounds = preTrafficBounds(functionIds.map((fn) => timeoutOf(template.Resources[fn])));
   const {
     Layers: _layers,
     VpcConfig: _vpc,
@@ -100,9 +158,12 @@ export const preTrafficHook = (
       Properties: {
         ...properties,
         Role: { 'Fn::GetAtt': [PRE_TRAFFIC_ROLE_LOGICAL_ID, 'Arn'] },
-        Timeout: PRE_TRAFFIC_HOOK_TIMEOUT_SECONDS,
+        Timeout: bounds.hookTimeoutSeconds,
         Environment: {
-          Variables: { PRE_TRAFFIC_TARGETS: { 'Fn::Join': ['', ['[', ...targets, ']']] } },
+          Variables: {
+            PRE_TRAFFIC_TARGETS: { 'Fn::Join': ['', ['[', ...targets, ']']] },
+            PRE_TRAFFIC_INVOKE_TIMEOUT_MS: String(bounds.invokeTimeoutMs),
+          },
         },
       },
       DependsOn: [hook.DependsOn ?? []].flat().filter((id) => id !== 'IamRoleLambdaExecution'),
@@ -135,6 +196,7 @@ export const preTrafficHook = (
                   // The log group's ARN ends with :*, its streams.
                   Resource: [{ 'Fn::GetAtt': ['PreTrafficLogGroup', 'Arn'] }],
                 },
+                ...(tracesActively(hook) ? [xrayStatement()] : []),
               ],
             },
           },

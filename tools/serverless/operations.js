@@ -5,7 +5,9 @@
  * template owns (throttling, tracing, access logs), the `live` alias API Gateway calls, the web
  * ACL, CodeDeploy, the custom domain and the tags on every taggable resource, from
  * the settings of custom.operations (tools/serverless/operations-settings.cjs). The logic is
- * tools/generators/operations.ts, loaded with tsx. `serverless deploy` packages first, so it runs there too;
+ * tools/generators/operations.ts, loaded with tsx. Then it checks the whole template against what
+ * AWS enforces at deploy time and cfn-lint does not see (tools/generators/invariants.ts), and fails
+ * packaging with one line per problem. `serverless deploy` packages first, so it runs there too;
  * local commands (`offline`, `invoke local`) never package, and are left alone.
  */
 export default class OperationsPlugin {
@@ -54,6 +56,11 @@ export default class OperationsPlugin {
     }
     Object.assign(template.Resources, next.Resources);
     if (next.Outputs) template.Outputs = next.Outputs;
+    const { refuseTemplateProblems } = await tsImport(
+      '../generators/invariants.ts',
+      import.meta.url,
+    );
+    refuseTemplateProblems(template);
     const alarms = Object.values(next.Resources).filter(
       ({ Type }) => Type === 'AWS::CloudWatch::Alarm',
     ).length;

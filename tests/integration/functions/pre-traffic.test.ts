@@ -34,6 +34,8 @@ type Hook = (event: unknown, context?: unknown) => Promise<HookOutcome>;
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/test/db-AbC123';
 const DENIED_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/test/no-XyZ789';
 const ORIGIN = 'https://portal.example.com';
+/** What the template gives the hook for the functions' 20 s timeout. */
+const INVOKE_TIMEOUT_MS = '25000';
 
 const endpointOf = (fn: string): Endpoint => {
   const found = catalogue.find((endpoint) => endpoint.function === fn);
@@ -72,6 +74,7 @@ beforeAll(async () => {
   Object.assign(process.env, SDK_ENV, lambda.env, codeDeploy.env, {
     LOG_LEVEL: 'info',
     PRE_TRAFFIC_ORIGIN: ORIGIN,
+    PRE_TRAFFIC_INVOKE_TIMEOUT_MS: INVOKE_TIMEOUT_MS,
   });
   // The hook builds its clients and logger when loaded, as on Lambda.
   ({ handler: hook } = (await import('../../../functions/pre-traffic')) as { handler: Hook });
@@ -419,6 +422,49 @@ describe('the pre-traffic hook', () => {
       expect(lambda.calls.length).toBe(before);
     },
   );
+
+  it('reports Failed, invoking nothing, without PRE_TRAFFIC_INVOKE_TIMEOUT_MS', async () => {
+    // Prepare
+    const before = lambda.calls.length;
+    process.env.PRE_TRAFFIC_INVOKE_TIMEOUT_MS = '';
+
+    // Act
+    let run: Run;
+    try {
+      run = await runHook(entry({}));
+    } finally {
+      process.env.PRE_TRAFFIC_INVOKE_TIMEOUT_MS = INVOKE_TIMEOUT_MS;
+    }
+
+    // Assess
+    expectFailed(run, ['environment: configuration: PRE_TRAFFIC_INVOKE_TIMEOUT_MS is not set']);
+    expect(lambda.calls.length).toBe(before);
+  });
+
+  it('gives up each invocation after PRE_TRAFFIC_INVOKE_TIMEOUT_MS, read at each run', async () => {
+    // Prepare: a minute left to the hook, but 1.5 s for each invocation.
+    const silent = publish(
+      ORDERS_PER_DAY,
+      standIn(() => new Promise<never>(() => undefined)),
+    );
+    process.env.PRE_TRAFFIC_INVOKE_TIMEOUT_MS = '1500';
+
+    // Act
+    let run: Run;
+    try {
+      run = await runHook([silent]);
+    } finally {
+      process.env.PRE_TRAFFIC_INVOKE_TIMEOUT_MS = INVOKE_TIMEOUT_MS;
+    }
+
+    // Assess: both checks given up on after their own bound, one after the other.
+    expectFailed(run, [
+      'ordersPerDay: pre-traffic: no answer within 1500 ms',
+      'ordersPerDay: unauthenticated: no answer within 1500 ms',
+    ]);
+    expect(run.elapsedMs).toBeGreaterThanOrEqual(2_900);
+    expect(run.elapsedMs).toBeLessThan(6_000);
+  });
 
   it('reports Failed within its own time when a version never answers', async () => {
     // Prepare: 8 s left to the hook, of which the report keeps 5 s: 3 s for the checks.

@@ -6,8 +6,9 @@
  * and the database of its own stage and region (DATABASE_URL_<STAGE>,
  * DATABASE_SECRET_ARN_<STAGE>_<REGION>), and carries the gateway
  * responses. The database variables themselves are tested in database-secret.test.ts, the
- * operations (alarms, stage, aliases) in operations.test.ts. cfn-lint finds no error in any
- * template packaged (skipped, and shown as skipped, when cfn-lint is not on PATH).
+ * operations (alarms, stage, aliases) in operations.test.ts. Every template packaged holds what
+ * AWS enforces at deploy time (tools/generators/invariants.ts), and cfn-lint finds no error in
+ * it (skipped, and shown as skipped, when cfn-lint is not on PATH).
  *
  * `npm run package` (tools/release/) ships in each function's zip its own bundle and source
  * map and the database's CAs only, whatever an earlier build (`npm start`, a function since removed) left in the
@@ -19,6 +20,7 @@ import { aliasLogicalId } from '../../../tools/generators/operations';
 import { PRE_TRAFFIC_LOGICAL_ID } from '../../../tools/generators/pre-traffic';
 import { catalogue } from '../../../shared/catalogue';
 import { expectLintPasses, withCfnLint } from '../../support/cfn-lint';
+import { expectInvariantsHold } from '../../support/invariants';
 import {
   expectPackaged,
   expectRefused,
@@ -187,6 +189,28 @@ describe('serverless package', () => {
     },
   );
 
+  it.each([
+    ...PACKAGED.map(([stage, region]) => [stage, region] as const),
+    ['dev', 'eu-west-1'] as const,
+  ])(
+    '%s in %s: the template holds what AWS enforces at deploy time, and names the alarms that notify nobody',
+    async (stage, region) => {
+      const packaged = await packageOnce(stage, region);
+      expectPackaged(packaged);
+
+      const silent = expectInvariantsHold(packaged.templatePath, stage);
+
+      // No topic here: every alarm of staging and production notifies nobody, and still packages.
+      const alarms = ofType(packaged.template(), 'AWS::CloudWatch::Alarm').map(([id]) => id);
+      expect(silent.map((line) => line.slice(0, line.indexOf(':')))).toEqual(
+        stage === 'dev' ? [] : alarms,
+      );
+      expect(alarms.length > 0).toBe(stage !== 'dev');
+    },
+    // Packaging, if the test above did not.
+    120_000,
+  );
+
   // Every stage × region serverless.yml releases (tools/release/regions.ts), dev with its own URL.
   withCfnLint.each([
     ...PACKAGED.map(([stage, region]) => [stage, region] as const),
@@ -222,7 +246,7 @@ describe('serverless package', () => {
 
     expectRefused(
       refused,
-      'DATABASE_SECRET_ARN is not set for stage "production", which reads the database credential from Secrets Manager at run time; set DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1 (or DATABASE_SECRET_ARN_PRODUCTION)',
+      'DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1 is not set: the ARN of the database secret in eu-west-1, from which stage "production" reads the database credential (or DATABASE_SECRET_ARN_PRODUCTION)',
     );
   });
 

@@ -2,8 +2,9 @@
  * `npm run package` and `npm run deploy` (tools/release/): a stage to every AWS region.
  *
  * Packaging is real: production packaged for all five regions by osls into <out>/<region>, each
- * template carrying its region's key-set URL, issuer, secret and VPC, and passing cfn-lint (when
- * on PATH); a missing setting fails before any package is written. Deploying needs AWS, so the
+ * template carrying its region's key-set URL, issuer, secret and VPC, holding what AWS enforces at
+ * deploy time (every alarm notifying its topic) and passing cfn-lint (when on PATH); a missing
+ * setting fails before any package is written. Deploying needs AWS, so the
  * deploy tests give the command a stand-in serverless (PORTAL_SERVERLESS_BIN), a separate
  * process that records its arguments, writes a template for `package` and fails on a chosen
  * region: the order, the stop at the first failure and the nothing-deployed-when-packaging-fails
@@ -16,6 +17,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAwsServers, type AwsServers } from '../../support/aws-servers';
 import { CFN_LINT_AVAILABLE, expectLintPasses } from '../../support/cfn-lint';
+import { expectInvariantsHold } from '../../support/invariants';
 import { ofType, readTemplate } from '../../support/packaging';
 import { ROOT } from '../../support/processes';
 import {
@@ -48,7 +50,7 @@ afterAll(removeTemporary);
 
 describe('npm run package -- --stage production (real packaging)', () => {
   it(
-    'packages all five regions into <out>/<region>, each with its own settings, and each passes cfn-lint',
+    'packages all five regions into <out>/<region>, each with its own settings, holding what AWS enforces and passing cfn-lint',
     async () => {
       // Arrange
       const out = tempDir('portal-release-');
@@ -100,6 +102,10 @@ describe('npm run package -- --stage production (real packaging)', () => {
           secretIn(region),
         );
 
+        expect({ region, silent: expectInvariantsHold(path, 'production') }).toEqual({
+          region,
+          silent: [],
+        });
         if (CFN_LINT_AVAILABLE) expectLintPasses(path, region);
       }
     },

@@ -8,7 +8,10 @@ import { headerValues, pathParameter } from '../../../../shared/http/event';
 import {
   DEFAULT_ORIGIN,
   hookLogLevel,
+  hookTimeoutSecondsFor,
+  invokeTimeoutMsFor,
   parseHookEvent,
+  parseInvokeTimeout,
   parseOrigin,
   parseTargets,
   PreTrafficConfigError,
@@ -146,6 +149,41 @@ describe('parseOrigin', () => {
       expect(() => parseOrigin(raw)).toThrow(PreTrafficConfigError);
     },
   );
+});
+
+describe('parseInvokeTimeout', () => {
+  it('reads whole milliseconds, from 1 s to Lambda’s 900 s', () => {
+    expect(parseInvokeTimeout('25000')).toBe(25_000);
+    expect(parseInvokeTimeout(' 1000 ')).toBe(1_000);
+    expect(parseInvokeTimeout('900000')).toBe(900_000);
+  });
+
+  it('refuses it unset', () => {
+    expect(configError(() => parseInvokeTimeout(undefined))).toBe(
+      'PRE_TRAFFIC_INVOKE_TIMEOUT_MS is not set',
+    );
+    expect(configError(() => parseInvokeTimeout(' '))).toBe(
+      'PRE_TRAFFIC_INVOKE_TIMEOUT_MS is not set',
+    );
+  });
+
+  it.each(['999', '900001', '25000.5', '25 s', '-25000', '1e4'])('refuses %s', (raw) => {
+    expect(configError(() => parseInvokeTimeout(raw))).toBe(
+      'PRE_TRAFFIC_INVOKE_TIMEOUT_MS is not a whole number of milliseconds from 1000 to 900000',
+    );
+  });
+});
+
+describe('the hook’s bounds', () => {
+  it('waits for an invocation 5 s beyond the functions’ timeout', () => {
+    expect(invokeTimeoutMsFor(20)).toBe(25_000);
+    expect(invokeTimeoutMsFor(26)).toBe(31_000);
+  });
+
+  it('holds two invocations, the report and its own work in its timeout, in whole seconds', () => {
+    expect(hookTimeoutSecondsFor(25_000)).toBe(60);
+    expect(hookTimeoutSecondsFor(25_001)).toBe(61);
+  });
 });
 
 describe('the events the hook sends', () => {

@@ -1,0 +1,594 @@
+/**
+ * tools/generators/invariants.ts: a template shaped as osls writes production's (in a VPC, traced,
+ * a secret under a customer-managed key, the pre-traffic hook, alarms that notify a topic) holds
+ * every invariant; each invariant, broken on purpose, is one line naming the logical id.
+ */
+import type { Resource, Template } from '../../../tools/generators/cloudformation';
+import {
+  alarmsWithoutActions,
+  refuseTemplateProblems,
+  templateProblems,
+} from '../../../tools/generators/invariants';
+
+const SECRET =
+  'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123';
+const OTHER_SECRET =
+  'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/staging/database-XyZ789';
+const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-alarms';
+const FN = 'OrdersPerDayLambdaFunction';
+const HOOK = 'PreTrafficLambdaFunction';
+const ROLE = 'IamRoleLambdaExecution';
+const HOOK_ROLE = 'PreTrafficHookRole';
+
+/** osls's grant on the stage's log groups: `:*` for CreateLogStream, `:*:*` for PutLogEvents. */
+const stageLogs = (suffix: string, prefix = '/aws/lambda/portal-service-api-production') => ({
+  'Fn::Sub': `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:${prefix}*${suffix}`,
+});
+const managedPolicy = (name: string) => ({
+  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:iam::aws:policy/service-role/${name}`]],
+});
+const XRAY = {
+  Effect: 'Allow',
+  Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+  Resource: ['*'],
+};
+const READ_SECRET = {
+  Effect: 'Allow',
+  Action: ['secretsmanager:GetSecretValue'],
+  Resource: SECRET,
+};
+/** tools/serverless/database.cjs's statement for a customer-managed key. */
+const DECRYPT_SECRET = {
+  Effect: 'Allow',
+  Action: ['kms:Decrypt'],
+  Resource: KEY,
+  Condition: {
+    StringEquals: {
+      'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
+      'kms:EncryptionContext:SecretARN': SECRET,
+    },
+  },
+};
+/** The statements of osls's role for the API's functions. */
+const FUNCTION_STATEMENTS: readonly unknown[] = [
+  {
+    Effect: 'Allow',
+    Action: ['logs:CreateLogStream', 'logs:CreateLogGroup', 'logs:TagResource'],
+    Resource: [stageLogs(':*')],
+  },
+  { Effect: 'Allow', Action: ['logs:PutLogEvents'], Resource: [stageLogs(':*:*')] },
+  READ_SECRET,
+  DECRYPT_SECRET,
+  XRAY,
+];
+
+const role = (statements: readonly unknown[], managed: readonly unknown[] = []): Resource => ({
+  Type: 'AWS::IAM::Role',
+  Properties: {
+    AssumeRolePolicyDocument: {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Effect: 'Allow',
+          Principal: { Service: ['lambda.amazonaws.com'] },
+          Action: ['sts:AssumeRole'],
+        },
+      ],
+    },
+    Policies: [
+      {
+        PolicyName: { 'Fn::Join': ['-', ['portal-service-api', 'production', 'lambda']] },
+        PolicyDocument: { Version: '2012-10-17', Statement: statements },
+      },
+    ],
+    ...(managed.length === 0 ? {} : { ManagedPolicyArns: managed }),
+  },
+});
+
+const logGroup = (name: string): Resource => ({
+  Type: 'AWS::Logs::LogGroup',
+  Properties: { LogGroupName: `/aws/lambda/${name}`, RetentionInDays: 30 },
+});
+
+/** Production's template as osls and tools/generators/operations.ts write it, reduced. */
+const productionTemplate = (): Template => ({
+  AWSTemplateFormatVersion: '2010-09-09',
+  Resources: {
+    OrdersPerDayLogGroup: logGroup('portal-service-api-production-ordersPerDay'),
+    [ROLE]: role(FUNCTION_STATEMENTS, [managedPolicy('AWSLambdaVPCAccessExecutionRole')]),
+    [FN]: {
+      Type: 'AWS::Lambda::Function',
+      Properties: {
+        FunctionName: 'portal-service-api-production-ordersPerDay',
+        Timeout: 20,
+        TracingConfig: { Mode: 'Active' },
+        VpcConfig: {
+          SecurityGroupIds: ['sg-0a1b2c3d4e5f60718'],
+          SubnetIds: ['subnet-0123456789abcdef0'],
+        },
+        Environment: { Variables: { DATABASE_SECRET_ARN: SECRET, LOG_LEVEL: 'info' } },
+        Role: { 'Fn::GetAtt': [ROLE, 'Arn'] },
+      },
+      DependsOn: ['OrdersPerDayLogGroup'],
+    },
+    OrdersPerDayLambdaVersionAbC123: {
+      Type: 'AWS::Lambda::Version',
+      Properties: { FunctionName: { Ref: FN } },
+    },
+    PreTrafficLogGroup: logGroup('portal-service-api-production-preTraffic'),
+    [HOOK_ROLE]: role([
+      {
+        Effect: 'Allow',
+        Action: ['lambda:InvokeFunction'],
+        Resource: [{ 'Fn::Sub': `\${${FN}.Arn}:*` }],
+      },
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: [{ 'Fn::GetAtt': ['PreTrafficLogGroup', 'Arn'] }],
+      },
+      XRAY,
+    ]),
+    [HOOK]: {
+      Type: 'AWS::Lambda::Function',
+      Properties: {
+        FunctionName: 'portal-service-api-production-preTraffic',
+        Timeout: 60,
+        TracingConfig: { Mode: 'Active' },
+        Environment: {
+          Variables: {
+            PRE_TRAFFIC_TARGETS: {
+              'Fn::Join': [
+                '',
+                [
+                  '[{"function":"ordersPerDay","version":"',
+                  { Ref: 'OrdersPerDayLambdaVersionAbC123' },
+                  '","method":"GET","path":"/v1/restaurants/{id}/reports/orders/day"}]',
+                ],
+              ],
+            },
+            PRE_TRAFFIC_INVOKE_TIMEOUT_MS: '25000',
+          },
+        },
+        Role: { 'Fn::GetAtt': [HOOK_ROLE, 'Arn'] },
+      },
+    },
+    ApiGateway5xxRateAlarm: {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: { AlarmActions: [TOPIC], OKActions: [TOPIC] },
+    },
+  },
+});
+
+/** `template` with `properties` over `id`'s (undefined removes one). */
+const patched = (template: Template, id: string, properties: Record<string, unknown>) => {
+  const resource = template.Resources[id];
+  if (!resource) throw new Error(`no ${id} in the template`);
+  const merged = Object.entries({ ...resource.Properties, ...properties }).filter(
+    ([, value]) => value !== undefined,
+  );
+  return {
+    ...template,
+    Resources: {
+      ...template.Resources,
+      [id]: { ...resource, Properties: Object.fromEntries(merged) },
+    },
+  };
+};
+
+/** Production's template with the role of the API's functions holding `statements` only. */
+const withFunctionRole = (statements: readonly unknown[], managed?: readonly unknown[]) =>
+  patched(productionTemplate(), ROLE, {
+    ...role(statements).Properties,
+    ManagedPolicyArns: managed ?? [managedPolicy('AWSLambdaVPCAccessExecutionRole')],
+  });
+
+/** The API functions' statements without `removed`, with `added`. */
+const statementsWithout = (removed: unknown, ...added: unknown[]) => [
+  ...FUNCTION_STATEMENTS.filter((statement) => statement !== removed),
+  ...added,
+];
+
+/** Production's template with `variables` over the hook's (undefined removes one). */
+const withHookVariables = (variables: Record<string, unknown>) => {
+  const template = productionTemplate();
+  const environment = template.Resources[HOOK]?.Properties?.Environment as {
+    Variables: Record<string, unknown>;
+  };
+  const merged = Object.entries({ ...environment.Variables, ...variables }).filter(
+    ([, value]) => value !== undefined,
+  );
+  return patched(template, HOOK, { Environment: { Variables: Object.fromEntries(merged) } });
+};
+
+describe('templateProblems', () => {
+  it('finds nothing in production’s template: traced, in a VPC, a secret under its own key, the hook', () => {
+    // Act
+    const problems = templateProblems(productionTemplate());
+
+    // Assess
+    expect(problems).toEqual([]);
+  });
+
+  it.each([
+    [
+      'a role without X-Ray on an Active function',
+      () => withFunctionRole(statementsWithout(XRAY)),
+      `${FN}: TracingConfig is Active, but its role ${ROLE} grants no xray:PutTraceSegments, xray:PutTelemetryRecords: Lambda refuses to create it`,
+    ],
+    [
+      'a role with one of the two X-Ray writes',
+      () =>
+        withFunctionRole(statementsWithout(XRAY, { ...XRAY, Action: ['xray:PutTraceSegments'] })),
+      `${FN}: TracingConfig is Active, but its role ${ROLE} grants no xray:PutTelemetryRecords: Lambda refuses to create it`,
+    ],
+    [
+      'the pre-traffic hook traced actively by a role without X-Ray',
+      () => {
+        const template = productionTemplate();
+        const policies = template.Resources[HOOK_ROLE]?.Properties?.Policies as {
+          PolicyDocument: { Statement: unknown[] };
+        }[];
+        const statements = policies[0]?.PolicyDocument.Statement ?? [];
+        return patched(template, HOOK_ROLE, {
+          ...role(statements.filter((statement) => statement !== XRAY)).Properties,
+        });
+      },
+      `${HOOK}: TracingConfig is Active, but its role ${HOOK_ROLE} grants no xray:PutTraceSegments, xray:PutTelemetryRecords: Lambda refuses to create it`,
+    ],
+    [
+      'X-Ray allowed, and denied',
+      () =>
+        withFunctionRole(
+          statementsWithout(undefined, { Effect: 'Deny', Action: 'xray:*', Resource: '*' }),
+        ),
+      `${FN}: TracingConfig is Active, but its role ${ROLE} grants no xray:PutTraceSegments, xray:PutTelemetryRecords: Lambda refuses to create it`,
+    ],
+    [
+      'X-Ray allowed only under a condition',
+      () =>
+        withFunctionRole(
+          statementsWithout(XRAY, {
+            ...XRAY,
+            Condition: { Bool: { 'aws:SecureTransport': 'true' } },
+          }),
+        ),
+      `${FN}: TracingConfig is Active, but its role ${ROLE} grants no xray:PutTraceSegments, xray:PutTelemetryRecords: Lambda refuses to create it`,
+    ],
+    [
+      'a VPC function without the network-interface permissions',
+      () => withFunctionRole(FUNCTION_STATEMENTS, []),
+      `${FN}: VpcConfig is set, but its role ${ROLE} grants no ec2:CreateNetworkInterface, ec2:DescribeNetworkInterfaces, ec2:DeleteNetworkInterface (or AWSLambdaVPCAccessExecutionRole): Lambda refuses to create it`,
+    ],
+    [
+      'a VPC function whose role may create network interfaces but not delete them',
+      () =>
+        withFunctionRole(
+          statementsWithout(undefined, {
+            Effect: 'Allow',
+            Action: ['ec2:CreateNetworkInterface', 'ec2:Describe*'],
+            Resource: '*',
+          }),
+          [],
+        ),
+      `${FN}: VpcConfig is set, but its role ${ROLE} grants no ec2:DeleteNetworkInterface (or AWSLambdaVPCAccessExecutionRole): Lambda refuses to create it`,
+    ],
+    [
+      'a role that writes another service’s log groups',
+      () =>
+        withFunctionRole(
+          [
+            {
+              Effect: 'Allow',
+              Action: ['logs:CreateLogStream'],
+              Resource: [stageLogs(':*', '/aws/lambda/other-service-production')],
+            },
+            {
+              Effect: 'Allow',
+              Action: ['logs:PutLogEvents'],
+              Resource: [stageLogs(':*:*', '/aws/lambda/other-service-production')],
+            },
+            READ_SECRET,
+            DECRYPT_SECRET,
+            XRAY,
+          ],
+          [managedPolicy('AWSLambdaENIManagementAccess')],
+        ),
+      `${FN}: its role ${ROLE} grants no logs:CreateLogStream, logs:PutLogEvents on its log group /aws/lambda/portal-service-api-production-ordersPerDay: it would run without logs`,
+    ],
+    [
+      'a function logging to a group of its own its role cannot write',
+      () =>
+        patched(
+          withFunctionRole(FUNCTION_STATEMENTS, [managedPolicy('AWSLambdaENIManagementAccess')]),
+          FN,
+          { LoggingConfig: { LogGroup: '/portal/orders' } },
+        ),
+      `${FN}: its role ${ROLE} grants no logs:CreateLogStream, logs:PutLogEvents on its log group /portal/orders: it would run without logs`,
+    ],
+    [
+      'a secret the role may not read',
+      () =>
+        withFunctionRole(
+          statementsWithout(READ_SECRET, { ...READ_SECRET, Resource: OTHER_SECRET }),
+        ),
+      `${FN}: its role ${ROLE} grants no secretsmanager:GetSecretValue on its DATABASE_SECRET_ARN ${SECRET}: every query would fail`,
+    ],
+    [
+      'kms:Decrypt on the key for any use',
+      () =>
+        withFunctionRole(
+          statementsWithout(DECRYPT_SECRET, {
+            Effect: 'Allow',
+            Action: 'kms:Decrypt',
+            Resource: KEY,
+          }),
+        ),
+      `${FN}: its role ${ROLE} allows kms:Decrypt beyond its secret: each such statement needs StringEquals kms:ViaService secretsmanager.eu-west-1.amazonaws.com and kms:EncryptionContext:SecretARN ${SECRET}`,
+    ],
+    [
+      'kms:Decrypt for another secret',
+      () =>
+        withFunctionRole(
+          statementsWithout(DECRYPT_SECRET, {
+            ...DECRYPT_SECRET,
+            Condition: {
+              StringEquals: {
+                'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
+                'kms:EncryptionContext:SecretARN': OTHER_SECRET,
+              },
+            },
+          }),
+        ),
+      `${FN}: its role ${ROLE} allows kms:Decrypt beyond its secret: each such statement needs StringEquals kms:ViaService secretsmanager.eu-west-1.amazonaws.com and kms:EncryptionContext:SecretARN ${SECRET}`,
+    ],
+    [
+      'kms:Decrypt for a function that reads no secret',
+      () =>
+        patched(productionTemplate(), FN, {
+          Environment: { Variables: { DATABASE_SECRET_ARN: '' } },
+        }),
+      `${FN}: its role ${ROLE} allows kms:Decrypt, but it reads no DATABASE_SECRET_ARN: the key decrypts only the database secret`,
+    ],
+    [
+      'a role that is not in the template',
+      () =>
+        patched(productionTemplate(), FN, {
+          Role: 'arn:aws:iam::123456789012:role/portal-functions',
+        }),
+      `${FN}: its Role is not the Arn of an AWS::IAM::Role of the template, so what it may do cannot be checked`,
+    ],
+    [
+      'a function without a name or log group',
+      () => patched(productionTemplate(), FN, { FunctionName: undefined }),
+      `${FN}: neither LoggingConfig.LogGroup nor FunctionName names its log group, so its role's log permissions cannot be checked`,
+    ],
+    [
+      'a hook bound below a function timeout',
+      () => patched(productionTemplate(), FN, { Timeout: 26 }),
+      `${FN}: its Timeout of 26 s is not below the 25000 ms ${HOOK} waits for each invocation (PRE_TRAFFIC_INVOKE_TIMEOUT_MS): a version that times out would be taken for one that never answers`,
+    ],
+    [
+      'a hook bound equal to a function timeout',
+      () => withHookVariables({ PRE_TRAFFIC_INVOKE_TIMEOUT_MS: '20000' }),
+      `${FN}: its Timeout of 20 s is not below the 20000 ms ${HOOK} waits for each invocation (PRE_TRAFFIC_INVOKE_TIMEOUT_MS): a version that times out would be taken for one that never answers`,
+    ],
+    [
+      'a hook whose own timeout cannot hold its invocations',
+      () => patched(productionTemplate(), HOOK, { Timeout: 55 }),
+      `${HOOK}: its Timeout of 55 s leaves no room for two invocations of 25000 ms, the report and its own work: it needs 60 s`,
+    ],
+    [
+      'a hook without its bound',
+      () => withHookVariables({ PRE_TRAFFIC_INVOKE_TIMEOUT_MS: undefined }),
+      `${HOOK}: PRE_TRAFFIC_INVOKE_TIMEOUT_MS is not set`,
+    ],
+  ])('finds %s', (_name, plant, problem) => {
+    // Prepare
+    const template = plant();
+
+    // Act
+    const problems = templateProblems(template);
+
+    // Assess
+    expect(problems).toEqual([problem]);
+  });
+
+  it.each([
+    [
+      'X-Ray through AWSXRayDaemonWriteAccess',
+      () =>
+        withFunctionRole(statementsWithout(XRAY), [
+          managedPolicy('AWSLambdaVPCAccessExecutionRole'),
+          'arn:aws:iam::aws:policy/AWSXRayDaemonWriteAccess',
+        ]),
+    ],
+    [
+      'X-Ray through a wildcard action, in another case',
+      () =>
+        withFunctionRole(
+          statementsWithout(XRAY, { Effect: 'Allow', Action: 'XRay:Put*', Resource: '*' }),
+        ),
+    ],
+    [
+      'tracing passed through, without X-Ray',
+      () =>
+        patched(withFunctionRole(statementsWithout(XRAY)), FN, {
+          TracingConfig: { Mode: 'PassThrough' },
+        }),
+    ],
+    [
+      'no VPC, without the network-interface permissions',
+      () => patched(withFunctionRole(FUNCTION_STATEMENTS, []), FN, { VpcConfig: undefined }),
+    ],
+    [
+      'the logs through AWSLambdaBasicExecutionRole',
+      () =>
+        withFunctionRole(
+          [READ_SECRET, DECRYPT_SECRET, XRAY],
+          [
+            managedPolicy('AWSLambdaBasicExecutionRole'),
+            managedPolicy('AWSLambdaENIManagementAccess'),
+          ],
+        ),
+    ],
+    [
+      'a log group of its own, granted by its Arn',
+      () =>
+        patched(
+          withFunctionRole(
+            statementsWithout(undefined, {
+              Effect: 'Allow',
+              Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+              Resource: { 'Fn::GetAtt': ['PortalLogGroup', 'Arn'] },
+            }),
+            [managedPolicy('AWSLambdaENIManagementAccess')],
+          ),
+          FN,
+          { LoggingConfig: { LogGroup: { Ref: 'PortalLogGroup' } } },
+        ),
+      { PortalLogGroup: { Type: 'AWS::Logs::LogGroup', Properties: { LogGroupName: '/portal' } } },
+    ],
+    [
+      'a secret under AWS’s own key: no kms:Decrypt',
+      () => withFunctionRole(statementsWithout(DECRYPT_SECRET)),
+    ],
+    [
+      'a secret named by Fn::Join, granted through Fn::Sub and wildcards',
+      () =>
+        patched(
+          withFunctionRole(
+            statementsWithout(READ_SECRET, {
+              ...READ_SECRET,
+              Resource: {
+                'Fn::Sub': [
+                  'arn:aws:secretsmanager:eu-west-1:${Account}:secret:portal/production/database-??????',
+                  { Account: '123456789012' },
+                ],
+              },
+            }),
+          ),
+          FN,
+          {
+            Environment: {
+              Variables: {
+                DATABASE_SECRET_ARN: {
+                  'Fn::Join': [
+                    ':',
+                    [
+                      'arn:aws:secretsmanager:eu-west-1:123456789012:secret',
+                      'portal/production/database-AbC123',
+                    ],
+                  ],
+                },
+              },
+            },
+          },
+        ),
+    ],
+    [
+      'a function without a secret or a key',
+      () =>
+        patched(withFunctionRole(statementsWithout(DECRYPT_SECRET)), FN, {
+          Environment: { Variables: { DATABASE_SECRET_ARN: '' } },
+        }),
+    ],
+    [
+      'a stage without the hook',
+      () => {
+        const { [HOOK]: _hook, [HOOK_ROLE]: _role, ...resources } = productionTemplate().Resources;
+        return { Resources: resources };
+      },
+    ],
+  ])('accepts %s', (_name, build, extra: Record<string, Resource> = {}) => {
+    // Prepare
+    const template = build();
+
+    // Act
+    const problems = templateProblems({
+      ...template,
+      Resources: { ...template.Resources, ...extra },
+    });
+
+    // Assess
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('refuseTemplateProblems', () => {
+  it('passes a template without problems', () => {
+    expect(() => {
+      refuseTemplateProblems(productionTemplate());
+    }).not.toThrow();
+  });
+
+  it('throws one line per problem after what they are, with no stack trace', () => {
+    // Prepare: the functions' role without X-Ray, the hook's bound below their timeout.
+    const template = patched(withFunctionRole(statementsWithout(XRAY)), FN, { Timeout: 26 });
+
+    // Act
+    let thrown: unknown;
+    try {
+      refuseTemplateProblems(template);
+    } catch (error) {
+      thrown = error;
+    }
+
+    // Assess
+    const lines = [
+      'the template breaks what AWS enforces at deploy time (docs/operations.md, "Template checks"):',
+      ...templateProblems(template),
+    ];
+    expect(lines).toHaveLength(3);
+    expect(thrown).toBeInstanceOf(Error);
+    expect({ message: (thrown as Error).message, stack: (thrown as Error).stack }).toEqual({
+      message: lines.join('\n'),
+      stack: lines.join('\n'),
+    });
+  });
+});
+
+describe('alarmsWithoutActions', () => {
+  /** Production's template with three more alarms: no actions, an empty list, OK actions only. */
+  const withSilentAlarms = (): Template => {
+    const template = productionTemplate();
+    const alarm = (properties: Record<string, unknown>): Resource => ({
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: { AlarmName: 'portal-service-api-production-made-up', ...properties },
+    });
+    return {
+      ...template,
+      Resources: {
+        ...template.Resources,
+        KeySetFailuresAlarm: alarm({}),
+        DatabaseErrorsAlarm: alarm({ AlarmActions: [] }),
+        LambdaThrottlesAlarm: alarm({ OKActions: [TOPIC] }),
+      },
+    };
+  };
+
+  it.each(['staging', 'production'])('names each alarm of %s that notifies nobody', (stage) => {
+    // Act
+    const alarms = alarmsWithoutActions(withSilentAlarms(), { stage });
+
+    // Assess
+    expect(alarms).toEqual(
+      ['KeySetFailuresAlarm', 'DatabaseErrorsAlarm', 'LambdaThrottlesAlarm'].map(
+        (id) => `${id}: a ${stage} alarm without AlarmActions notifies nobody`,
+      ),
+    );
+  });
+
+  it('names none where every alarm notifies its topic', () => {
+    expect(alarmsWithoutActions(productionTemplate(), { stage: 'production' })).toEqual([]);
+  });
+
+  it('names none of another stage, whose alarms may notify nobody', () => {
+    expect(alarmsWithoutActions(withSilentAlarms(), { stage: 'dev' })).toEqual([]);
+  });
+
+  it('is not a problem that fails packaging', () => {
+    expect(templateProblems(withSilentAlarms())).toEqual([]);
+  });
+});
