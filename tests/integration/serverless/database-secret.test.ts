@@ -155,7 +155,7 @@ describe('serverless package: the database credential', () => {
     );
     expect(keys.map((s) => ({ ...s, Resource: listOf(s.Resource) }))).toEqual([KMS_DECRYPT]);
 
-    expectInvariantsHold(packaged.templatePath, 'production');
+    expectInvariantsHold(packaged.templatePath);
     if (CFN_LINT_AVAILABLE) expectLintPasses(packaged.templatePath, 'eu-west-1');
   });
 
