@@ -9,9 +9,11 @@ export type ReleaseCommand = 'package' | 'deploy';
 
 export const USAGE = {
   package:
-    'usage: npm run package -- [--stage <stage>] [--region <aws-region>[,…]]… [--out <dir>] [--check]\n' +
+    'usage: npm run package -- [--stage <stage>] [--region <aws-region>[,…]]… [--out <dir>]\n' +
+    '                          [--check | --describe]\n' +
     '  packages every AWS region of the stage (dev: its default region) into <dir>/<aws-region>/\n' +
-    '  (default .serverless-packages/<stage>/); --check: only check every region has its settings',
+    '  (default .serverless-packages/<stage>/); --check: only check every region has its settings;\n' +
+    '  --describe: then say what each region deploys (functions, routes, alarms, changed settings)',
   deploy:
     'usage: npm run deploy -- --stage <stage> [--region <aws-region>[,…]]… [--out <dir>]\n' +
     '                         [--bake-minutes <n>] [--skip-preflight | --preflight-only]\n' +
@@ -32,6 +34,8 @@ export interface ReleaseArguments {
   readonly out: string;
   /** Only check the settings (package only). */
   readonly check: boolean;
+  /** Say what each packaged region deploys (package only). */
+  readonly describe: boolean;
   /** deploy: no preflight. */
   readonly skipPreflight: boolean;
   /** deploy: the settings and the preflight only. */
@@ -60,6 +64,7 @@ export const parseReleaseArguments = (
         region: { type: 'string', multiple: true },
         out: { type: 'string' },
         check: { type: 'boolean' },
+        describe: { type: 'boolean' },
         'skip-preflight': { type: 'boolean' },
         'preflight-only': { type: 'boolean' },
         'bake-minutes': { type: 'string' },
@@ -78,6 +83,12 @@ export const parseReleaseArguments = (
     throw new ReleaseUsageError(
       '--check is for npm run package (npm run deploy checks first anyway)',
     );
+  }
+  if (command === 'deploy' && values.describe) {
+    throw new ReleaseUsageError('--describe is for npm run package');
+  }
+  if (values.check && values.describe) {
+    throw new ReleaseUsageError('--check and --describe exclude each other: --describe packages');
   }
   if (command === 'package') {
     const deployOnly = ['skip-preflight', 'preflight-only', 'bake-minutes'] as const;
@@ -108,6 +119,7 @@ export const parseReleaseArguments = (
           ? out
           : resolve(cwd, out),
     check: values.check ?? false,
+    describe: values.describe ?? false,
     skipPreflight: values['skip-preflight'] ?? false,
     preflightOnly: values['preflight-only'] ?? false,
     ...(values['bake-minutes'] === undefined ? {} : { bakeMinutes: values['bake-minutes'] }),

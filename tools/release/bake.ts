@@ -22,7 +22,8 @@ const POLL_SECONDS = 30;
 
 /**
  * The bake in minutes: --bake-minutes, else RELEASE_BAKE_MINUTES_<STAGE>, else
- * RELEASE_BAKE_MINUTES, else the stage's default (custom.stages), else none.
+ * RELEASE_BAKE_MINUTES, else the stage's default (custom.stages), else none. A form with the
+ * region is refused: the bake is one per stage.
  */
 export const bakeMinutes = (
   stage: string,
@@ -31,6 +32,14 @@ export const bakeMinutes = (
   stages: unknown = readReleaseConfig().stages,
 ): number => {
   const staged = `RELEASE_BAKE_MINUTES_${upperSnake(stage)}`;
+  const regional = Object.keys(env).find(
+    (variable) => variable.startsWith(`${staged}_`) && (env[variable] ?? '').trim() !== '',
+  );
+  if (regional !== undefined) {
+    throw new ReleaseUsageError(
+      `${regional} is set, but the bake is one per stage, between every two regions: set ${staged} instead`,
+    );
+  }
   const rules = stageRulesOf(stages, stage);
   const [name, raw] =
     option !== undefined

@@ -20,9 +20,11 @@
  * this process's environment: the settings reach the resolvers of tools/serverless/ unchanged.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, relative } from 'node:path';
+import type { Template } from '../generators/cloudformation';
+import { describeTemplate } from '../generators/describe';
 import { parseReleaseArguments, USAGE, type ReleaseCommand } from './arguments';
 import { bake, bakeMinutes } from './bake';
 import { runPreflight } from './preflight';
@@ -270,6 +272,12 @@ export const runRelease = async (
     io.stdout(
       `  ${column(region)}${setting.portalRegion.padEnd(7)}packaged in ${seconds(started)} → ${pathFrom(io.cwd, folder)} (${sources(setting)})\n`,
     );
+    if (plan.describe) {
+      const template = JSON.parse(readFileSync(join(folder, TEMPLATE), 'utf8')) as Template;
+      io.stdout(
+        [`${stage} in ${region}:`, ...describeTemplate(template, setting.values)].join('\n') + '\n',
+      );
+    }
   }
   if (command === 'package') {
     io.stdout(`${name}: ${regions.length} region${regions.length === 1 ? '' : 's'} packaged\n`);

@@ -38,7 +38,7 @@ module.exports = async ({ resolveVariable }) => {
   const { settingNames } = (await rules()).variables;
   const { region } = scope;
   // A name refused, or one of the pair missing, is among custom.settingsCheck's problems.
-  if (problems.length > 0) return { vpc: null };
+  if (problems.some((line) => line.startsWith('VPC_'))) return { vpc: null };
   // The most specific pair set wins as a pair: ids of two stages or regions are never mixed.
   const levels = settingNames(KINDS[0].name, scope).map((_, level) =>
     KINDS.map((kind) => {

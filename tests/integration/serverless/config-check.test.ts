@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { budgetProblem, requestBudget } from '../../../shared/budget';
 import { loadConfig } from '../../../shared/config';
 import { NO_TOPIC } from '../../../tools/generators/operations';
+import { PACKAGING_ENV } from '../../support/packaging';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
+import { resolverOf } from '../../support/resolvers';
 
 const ISSUER_NAMES = [
   'JWT_ISSUER',
@@ -25,6 +27,7 @@ const SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/production/database-AbC123';
 /** A production eu-west-1 environment that packages, with nothing leaking in from the caller's. */
 const GOOD = {
+  ...PACKAGING_ENV,
   ...Object.fromEntries(ISSUER_NAMES.map((name) => [name, ''])),
   JWK_URL_EU_PRODUCTION: 'https://keys.example/eu-production/v2/jwks.json',
   JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production',
@@ -81,23 +84,17 @@ describe('serverless package: configuration the functions would refuse', () => {
 
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toContain(
-      'JWT_ISSUER_EU_PRODUCTION is not set: stage "production" in eu-west-1 must name the portal',
+      'JWT_ISSUER_EU_PRODUCTION is not set: the token issuer (the iss claim) of stage "production" in eu-west-1',
     );
   }, 120_000);
 });
 
-type Resolve = (address: string) => Promise<unknown>;
-type Resolver<T> = (context: { resolveVariable: Resolve }) => Promise<T>;
 const load = createRequire(import.meta.url);
-const resolveIssuer = load('../../../tools/serverless/issuer.cjs') as Resolver<{
-  issuer: string;
-  variable: string;
-}>;
 const { checkEnvironment } = load('../../../tools/serverless/config-check.cjs') as {
   checkEnvironment: (
     environment: Record<string, string>,
     validate: typeof loadConfig,
-    variableOf: (file: string) => Promise<string | null>,
+    variableOf: (setting: string) => string | undefined,
     budget?: {
       of: typeof requestBudget;
       problem: typeof budgetProblem;
@@ -107,47 +104,18 @@ const { checkEnvironment } = load('../../../tools/serverless/config-check.cjs') 
   ) => Promise<{ checked: string }>;
 };
 
-const PORTAL_REGIONS = {
-  'eu-west-1': 'EU',
-  'eu-central-1': 'EU',
-  'me-central-1': 'MENA',
-  'ap-southeast-1': 'APAC',
-  'sa-east-1': 'LATAM',
-};
-const ISSUER_VARIABLES = {
-  staging: { EU: 'JWT_ISSUER_EU_STAGING' },
-  production: {
-    EU: 'JWT_ISSUER_EU_PRODUCTION',
-    MENA: 'JWT_ISSUER_EU_PRODUCTION',
-    APAC: 'JWT_ISSUER_APAC_PRODUCTION',
-    LATAM: 'JWT_ISSUER_LATAM_PRODUCTION',
-  },
-};
-
 describe('tools/serverless/issuer.cjs', () => {
-  // The suite's own environment carries the local issuer's JWT_ISSUER: none of it here.
-  const saved = Object.fromEntries(ISSUER_NAMES.map((name) => [name, process.env[name]]));
-  beforeEach(() => {
-    for (const name of ISSUER_NAMES) Reflect.deleteProperty(process.env, name);
-  });
-  afterEach(() => {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value !== undefined) process.env[name] = value;
-    }
-  });
-
-  const issuerFor = (stage: string, region: string, values: Record<string, string>) =>
-    resolveIssuer({
-      resolveVariable: (address) => {
-        if (address === 'sls:stage') return Promise.resolve(stage);
-        if (address === 'self:provider.region') return Promise.resolve(region);
-        if (address === 'self:custom.portalRegions') return Promise.resolve(PORTAL_REGIONS);
-        if (address === 'self:custom.issuerVariables') return Promise.resolve(ISSUER_VARIABLES);
-        const param = /^param:(\w+), null$/.exec(address)?.[1];
-        if (param) return Promise.resolve(values[param] ?? null);
-        return Promise.reject(new Error(`unexpected address ${address}`));
-      },
-    });
+  /** The resolvers, as osls calls them for `stage` in `region`, with only `values` of the issuers. */
+  const called =
+    <T>(script: string) =>
+    (stage: string, region: string, values: Record<string, string>) =>
+      resolverOf<T>(script, ISSUER_NAMES)(
+        { 'sls:stage': stage, 'self:provider.region': region },
+        values,
+      );
+  const issuerFor = called<{ issuer: string; variable: string }>('tools/serverless/issuer.cjs');
+  /** custom.settingsCheck: its refusal lists every problem, the issuer's among them. */
+  const checkFor = called<unknown>('tools/serverless/settings-check.cjs');
 
   it.each([
     ['production', 'me-central-1', 'JWT_ISSUER_EU_PRODUCTION'],
@@ -170,27 +138,27 @@ describe('tools/serverless/issuer.cjs', () => {
   ])(
     'refuses JWT_ISSUER for %s in %s, even beside %s: it may hold another stage’s issuer',
     async (stage, region, variable) => {
-      const message = `JWT_ISSUER is set, but stage "${stage}" reads its issuer in ${region} only from ${variable}: JWT_ISSUER may hold another stage's issuer; unset it`;
+      const message = `JWT_ISSUER is set, but stage "${stage}" reads the issuer of each portal region from custom.issuerVariables.${stage}: JWT_ISSUER may hold another stage's issuer; unset it`;
       await expect(
-        issuerFor(stage, region, { JWT_ISSUER: 'https://issuer.example' }),
-      ).rejects.toThrow(new Error(message));
+        checkFor(stage, region, { JWT_ISSUER: 'https://issuer.example' }),
+      ).rejects.toThrow(message);
       await expect(
-        issuerFor(stage, region, {
+        checkFor(stage, region, {
           JWT_ISSUER: 'https://issuer.example',
           [variable]: 'https://issuer.example',
         }),
-      ).rejects.toThrow(new Error(message));
+      ).rejects.toThrow(message);
     },
   );
 
   it('fails staging and production without an issuer, naming the region’s variable', async () => {
     // Production's issuer is no staging's.
     const production = { JWT_ISSUER_EU_PRODUCTION: 'https://portal.example/eu-production' };
-    await expect(issuerFor('staging', 'eu-west-1', production)).rejects.toThrow(
-      /^JWT_ISSUER_EU_STAGING is not set: /,
+    await expect(checkFor('staging', 'eu-west-1', production)).rejects.toThrow(
+      /\n {4}JWT_ISSUER_EU_STAGING is not set: /,
     );
-    await expect(issuerFor('production', 'me-central-1', {})).rejects.toThrow(
-      /^JWT_ISSUER_EU_PRODUCTION is not set: /,
+    await expect(checkFor('production', 'me-central-1', {})).rejects.toThrow(
+      /\n {4}JWT_ISSUER_EU_PRODUCTION is not set: /,
     );
   });
 
@@ -225,7 +193,7 @@ describe('tools/serverless/config-check.cjs', () => {
     checkEnvironment(
       environment,
       loadConfig,
-      (file) => Promise.resolve(variables[/serverless\/(.+)\.cjs$/.exec(file)?.[1] ?? ''] ?? null),
+      (setting) => variables[setting],
       undefined,
       'eu-west-1',
     );
@@ -252,7 +220,7 @@ describe('tools/serverless/config-check.cjs', () => {
     checkEnvironment(
       environment,
       loadConfig,
-      () => Promise.resolve(null),
+      () => undefined,
       { of: requestBudget, problem: budgetProblem, timeoutSeconds },
       'eu-west-1',
     );
@@ -285,7 +253,7 @@ describe('tools/serverless/config-check.cjs', () => {
     await expect(
       check(
         { ...FUNCTION_ENV, JWKS_URL: 'http://keys.example/jwks.json' },
-        { 'key-set-url': 'JWK_URL_EU_PRODUCTION' },
+        { JWKS_URL: 'JWK_URL_EU_PRODUCTION' },
       ),
     ).rejects.toThrow(
       /^JWK_URL_EU_PRODUCTION \(the functions' JWKS_URL\): JWKS_URL must use https/,

@@ -163,7 +163,7 @@ describe('serverless package: each stage reads its own settings only', () => {
         refusal('DATABASE_SECRET_ARN', 'DATABASE_SECRET_ARN_EU_WEST_1', STAGING_SCOPE),
         refusal('VPC_SUBNET_IDS', 'VPC_SUBNET_IDS', STAGING_SCOPE),
         refusal('ALARM_TOPIC_ARN', 'ALARM_TOPIC_ARN_EU_WEST_1', STAGING_SCOPE),
-        'JWT_ISSUER is set, but stage "staging" reads its issuer in eu-west-1 only from JWT_ISSUER_EU_STAGING',
+        'JWT_ISSUER is set, but stage "staging" reads the issuer of each portal region from custom.issuerVariables.staging',
       ],
     ],
     [
@@ -203,7 +203,7 @@ describe('serverless package: each stage reads its own settings only', () => {
       },
       [
         refusal('DATABASE_SECRET_ARN', 'DATABASE_SECRET_ARN', PRODUCTION_SCOPE),
-        'JWT_ISSUER is set, but stage "production" reads its issuer in eu-west-1 only from JWT_ISSUER_EU_PRODUCTION',
+        'JWT_ISSUER is set, but stage "production" reads the issuer of each portal region from custom.issuerVariables.production',
       ],
     ],
   ];
@@ -278,4 +278,44 @@ describe('serverless package: each stage reads its own settings only', () => {
     const text = templateText(template);
     expect(PRODUCTION_VALUES.filter((value) => text.includes(value))).toEqual([]);
   }, 120_000);
+
+  it('refuses staging in a shell holding production’s plain JWT_AUDIENCE and LEGACY_PLATFORM_KEYS, naming both', async () => {
+    // Act
+    const packaged = await packageService({
+      stage: 'staging',
+      env: {
+        ...PRODUCTION_SHELL,
+        ...STAGING,
+        JWT_AUDIENCE: 'portal-prod',
+        LEGACY_PLATFORM_KEYS: 'TBLEGACY_KW=TB_KW',
+      },
+    });
+
+    // Assess: one line each, and nothing else refused
+    for (const name of ['JWT_AUDIENCE', 'LEGACY_PLATFORM_KEYS']) {
+      expectRefused(
+        packaged,
+        `\n    ${name} is set, but stage "staging" reads ${name} only from ${name}_STAGING_EU_WEST_1 or ${name}_STAGING:`,
+      );
+    }
+    const output = packaged.result.stdout + packaged.result.stderr;
+    expect(output.split('\n').filter((line) => line.startsWith('    '))).toHaveLength(2);
+  }, 120_000);
+
+  it('keeps production’s alarms on through a plain ALARMS=false, and turns them off only by its own name, saying so', async () => {
+    // Act
+    const plain = await packageService({ env: { ...PRODUCTION_SHELL, ALARMS_EU_WEST_1: 'false' } });
+    const own = await packageService({ env: { ...PRODUCTION_SHELL, ALARMS_PRODUCTION: 'false' } });
+
+    // Assess
+    expectRefused(
+      plain,
+      'ALARMS_EU_WEST_1 is set, but stage "production" reads ALARMS only from ALARMS_PRODUCTION_EU_WEST_1 or ALARMS_PRODUCTION',
+    );
+    expect(own.result.code).toBe(0);
+    expect(own.result.stderr).toContain(
+      'Warning: stage "production" in eu-west-1 is packaged without alarms (ALARMS_PRODUCTION=false)',
+    );
+    expect(ofType(own.template(), 'AWS::CloudWatch::Alarm')).toEqual([]);
+  }, 180_000);
 });

@@ -130,6 +130,25 @@ describe('tools/serverless/vpc.cjs', () => {
       env,
       params,
     );
+  const check = resolverOf<unknown>('tools/serverless/settings-check.cjs', VPC_NAMES);
+  /**
+   * What packaging refuses `stage` in `region` with, as far as the VPC goes: custom.settingsCheck's
+   * list when it names a VPC setting, else vpc.cjs's own refusal.
+   */
+  const refusal = (
+    stage: string,
+    region: string,
+    env: Record<string, string>,
+    params: Record<string, string> = {},
+  ) =>
+    check({ 'sls:stage': stage, 'self:provider.region': region }, env, params).then(
+      () => resolveWith(stage, region, env, params),
+      // The other settings this suite leaves unset are no concern of the VPC's.
+      (error: unknown) =>
+        error instanceof Error && /\n {4}VPC_/.test(error.message)
+          ? Promise.reject(error)
+          : resolveWith(stage, region, env, params),
+    );
   const vpcOf = (subnet: string, group: string) => ({
     vpc: { subnetIds: [subnet], securityGroupIds: [group] },
   });
@@ -236,7 +255,7 @@ describe('tools/serverless/vpc.cjs', () => {
         [`VPC_SECURITY_GROUP_IDS_${own}_EU_WEST_1`]: 'sg-bbbbbbbb',
       };
 
-      await expect(resolveWith(stage, 'eu-west-1', { ...pair, ...env }, params)).rejects.toThrow(
+      await expect(refusal(stage, 'eu-west-1', { ...pair, ...env }, params)).rejects.toThrow(
         message,
       );
     },
@@ -244,7 +263,7 @@ describe('tools/serverless/vpc.cjs', () => {
 
   it('takes the most specific pair set as a pair: no mixing with a less specific one', async () => {
     await expect(
-      resolveWith('production', 'eu-west-1', {
+      refusal('production', 'eu-west-1', {
         VPC_SUBNET_IDS_PRODUCTION: 'subnet-aaaaaaaa',
         VPC_SECURITY_GROUP_IDS_PRODUCTION: 'sg-cccccccc',
         VPC_SUBNET_IDS_PRODUCTION_EU_WEST_1: 'subnet-dddddddd',
@@ -253,7 +272,7 @@ describe('tools/serverless/vpc.cjs', () => {
       'VPC_SECURITY_GROUP_IDS_PRODUCTION_EU_WEST_1 is not set: VPC_SUBNET_IDS_PRODUCTION_EU_WEST_1 puts the functions in eu-west-1 in a VPC',
     );
     await expect(
-      resolveWith('dev', 'eu-west-1', { ...PLAIN, VPC_SUBNET_IDS_EU_WEST_1: 'subnet-dddddddd' }),
+      refusal('dev', 'eu-west-1', { ...PLAIN, VPC_SUBNET_IDS_EU_WEST_1: 'subnet-dddddddd' }),
     ).rejects.toThrow('VPC_SECURITY_GROUP_IDS_EU_WEST_1 is not set');
   });
 
@@ -303,12 +322,12 @@ describe('tools/serverless/vpc.cjs', () => {
       'VPC_SECURITY_GROUP_IDS holds 6 ids: a Lambda function takes at most 5',
     ],
   ])('refuses %j in dev: %s', async (env, message) => {
-    await expect(resolveWith('dev', 'eu-west-1', env)).rejects.toThrow(message);
+    await expect(refusal('dev', 'eu-west-1', env)).rejects.toThrow(message);
   });
 
   it('names production’s own variable when its ids are wrong', async () => {
     await expect(
-      resolveWith('production', 'eu-west-1', {
+      refusal('production', 'eu-west-1', {
         VPC_SUBNET_IDS_PRODUCTION_EU_WEST_1: 'subnet-aaaaaaaa,vpc-12345678',
         VPC_SECURITY_GROUP_IDS_PRODUCTION_EU_WEST_1: 'sg-cccccccc',
       }),

@@ -4,7 +4,7 @@ import { ReleaseUsageError } from '../../../tools/release/regions';
 
 const PLACES = { cwd: '/home/me/work', root: '/repo' };
 /** What neither --check nor a preflight option turns on. */
-const PLAIN = { check: false, skipPreflight: false, preflightOnly: false };
+const PLAIN = { check: false, describe: false, skipPreflight: false, preflightOnly: false };
 
 describe('parseReleaseArguments', () => {
   it('packages dev by default into .serverless-packages/<stage> under the project', () => {
@@ -67,6 +67,8 @@ describe('parseReleaseArguments', () => {
   it.each([
     ['deploy', [], '--stage is required: the stage to deploy, such as production'],
     ['deploy', ['--stage', 'production', '--check'], '--check is for npm run package'],
+    ['deploy', ['--stage', 'production', '--describe'], '--describe is for npm run package'],
+    ['package', ['--check', '--describe'], '--check and --describe exclude each other'],
     ['package', ['--stage', ' '], '--stage is empty'],
     ['package', ['--region', 'eu-west-1,'], '--region names an empty region'],
     ['package', ['--out', ''], '--out is empty'],
