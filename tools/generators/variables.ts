@@ -7,7 +7,8 @@
  * (staging, production) from the names carrying the stage only: a name without it may hold
  * another stage's value, so one set while such a stage is packaged is refused. Unset, a setting
  * takes the stage's own default (serverless.yml's `custom.stages`), then the registry's.
- * tools/serverless/variables.cjs reads them for packaging, tools/release/regions.ts for a release.
+ * tools/generators/settings-check.ts reads them for packaging (tools/serverless/settings.cjs) and
+ * for a release (tools/release/regions.ts).
  */
 
 import { SETTINGS } from './registry';

@@ -180,7 +180,7 @@ export const valueOf = (env: Env, name: string): string => (env[name] ?? '').tri
 const isRegionBound = (name: string) => REGION_BOUND.includes(name);
 
 /**
- * The names `name` is read from for `scope`, as tools/serverless/variables.cjs reads them, less
+ * The names `name` is read from for `scope`, as tools/serverless/settings.cjs reads them, less
  * those a multi-region release refuses (a region-bound setting without the region).
  */
 export const releaseNames = (name: string, scope: Scope, single: boolean): string[] =>
