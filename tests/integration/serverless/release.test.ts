@@ -57,7 +57,11 @@ describe('npm run package -- --stage production (real packaging)', () => {
 
       // Act
       const started = performance.now();
-      const result = await release('package', ['--stage', 'production', '--out', out], {});
+      const result = await release(
+        'package',
+        ['--stage', 'production', '--out', out, '--describe'],
+        {},
+      );
       const seconds = (performance.now() - started) / 1000;
 
       // Assess
@@ -70,6 +74,20 @@ describe('npm run package -- --stage production (real packaging)', () => {
         ]);
       }
       expect(result.stdout).toContain('npm run package: 5 regions packaged');
+      // --describe: what each region deploys, its alarms notifying its own topic
+      for (const region of REGIONS) {
+        const described = result.stdout.split(`production in ${region}:\n`)[1] ?? '';
+        expect(described).toMatch(/^ {2}functions:\n {4}OrdersPerDay: timeout 20 s, memory 512 MB/);
+        expect(described).toMatch(
+          /\n {2}routes:\n {4}the stage, every route together: 200 requests\/s/,
+        );
+        expect(described).toMatch(
+          new RegExp(
+            `\\n {4}portal-service-api-production-api-5xx-count: .+; notifies arn:aws:sns:${region}:`,
+          ),
+        );
+        expect(described).toContain('    WAF = true (custom.stages.production.settings.WAF)');
+      }
       process.stdout.write(`release.test: 5 regions packaged in ${seconds.toFixed(1)} s\n`);
 
       for (const [index, region] of REGIONS.entries()) {
