@@ -174,15 +174,12 @@ export const readSettings = (source: SettingsSource): SettingsRead => {
       `${key.variable} is set without DATABASE_SECRET_ARN for stage "${scope.stage}": the KMS key only decrypts the database secret; set ${settingHint('DATABASE_SECRET_ARN', scope)} to the secret's ARN, or unset ${key.variable}`,
     );
   }
-  const subnets = values.VPC_SUBNET_IDS as ReadSetting;
-  const groups = values.VPC_SECURITY_GROUP_IDS as ReadSetting;
-  if ((subnets.value === '') !== (groups.value === '')) {
+  const pair = vpcPair(scope, read);
+  if (pair && (pair.subnets.value === '') !== (pair.groups.value === '')) {
     const [given, missing] =
-      subnets.value === ''
-        ? [groups.variable, groups.variable.replace('VPC_SECURITY_GROUP_IDS', 'VPC_SUBNET_IDS')]
-        : [subnets.variable, subnets.variable.replace('VPC_SUBNET_IDS', 'VPC_SECURITY_GROUP_IDS')];
+      pair.subnets.value === '' ? [pair.groups, pair.subnets] : [pair.subnets, pair.groups];
     problems.push(
-      `${missing} is not set: ${given} puts the functions in ${scope.region} in a VPC, which needs both subnets and security groups`,
+      `${missing.variable} is not set: ${given.variable} puts the functions in ${scope.region} in a VPC, which needs both subnets and security groups`,
     );
   }
   if (rules.verifyDatabaseTls && !['', 'verify-full'].includes(value('DB_TLS'))) {
@@ -192,6 +189,31 @@ export const readSettings = (source: SettingsSource): SettingsRead => {
   }
   alarmRules(source, values, problems, warnings);
   return { values, problems, warnings };
+};
+
+/** A VPC setting as packaging reads it: the variable and its value. */
+export interface VpcSetting {
+  readonly variable: string;
+  readonly value: string;
+}
+
+/**
+ * The VPC pair packaging uses, or undefined outside a VPC: the most specific level (of
+ * `<NAME>_<STAGE>_<REGION>` … `<NAME>`) at which either is set, as a pair, so that ids of two
+ * stages or regions are never mixed.
+ */
+export const vpcPair = (
+  scope: Scope,
+  read: (variable: string) => string,
+): { readonly subnets: VpcSetting; readonly groups: VpcSetting } | undefined => {
+  const subnets = settingNames('VPC_SUBNET_IDS', scope);
+  const groups = settingNames('VPC_SECURITY_GROUP_IDS', scope);
+  const level = subnets.findIndex(
+    (variable, index) => read(variable) !== '' || read(groups[index] ?? '') !== '',
+  );
+  if (level === -1) return undefined;
+  const at = (variable: string): VpcSetting => ({ variable, value: read(variable) });
+  return { subnets: at(subnets[level] ?? ''), groups: at(groups[level] ?? '') };
 };
 
 /** A guarded stage's alarms: off only by the stage's own name, and notifying a topic. */
