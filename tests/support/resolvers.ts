@@ -67,3 +67,22 @@ export const resolverOf =
     if (answer.error !== undefined) throw new Error(answer.error);
     return answer.value as T;
   };
+
+/**
+ * custom.settingsCheck (tools/serverless/settings-check.cjs) for `stage` in `region`, with exactly
+ * `env` of the variables `names`: resolves when every setting passes, else rejects with the list
+ * packaging refuses with.
+ */
+export const settingsCheckOf =
+  (names: readonly string[]) =>
+  (
+    stage: string,
+    region: string,
+    env: Readonly<Record<string, string>>,
+    params: Readonly<Record<string, string>> = {},
+  ): Promise<unknown> =>
+    resolverOf<unknown>('tools/serverless/settings-check.cjs', names)(
+      { 'sls:stage': stage, 'self:provider.region': region },
+      env,
+      params,
+    );

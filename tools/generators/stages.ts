@@ -117,3 +117,22 @@ export const stageRulesOf = (table: unknown, stage: string): StageRules => {
 /** Where a stage default is named in messages: `custom.stages.production.settings.ALARMS`. */
 export const stageDefaultName = (rules: StageRules, name: string): string =>
   `custom.stages.${rules.entry}.settings.${name}`;
+
+/**
+ * `stage`'s rules, or, when custom.stages is malformed, the strictest rules (guarded, the database
+ * verified, no defaults of its own) with the problem in one line, for packaging to refuse among
+ * its other problems.
+ */
+export const stageRulesOrProblem = (
+  table: unknown,
+  stage: string,
+): { readonly rules: StageRules; readonly problem?: string } => {
+  try {
+    return { rules: stageRulesOf(table, stage) };
+  } catch (error) {
+    return {
+      rules: { entry: stage, guarded: true, verifyDatabaseTls: true, settings: {}, functions: {} },
+      problem: `serverless.yml: ${(error as Error).message}`,
+    };
+  }
+};

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { SETTINGS } from '../generators/registry';
 import { readSettings, type SettingsRead } from '../generators/settings-check';
-import { stageRulesOf, type StageRules } from '../generators/stages';
+import { stageRulesOrProblem, type StageRules } from '../generators/stages';
 import { regionalName, settingNames, type ReadSetting, type Scope } from '../generators/variables';
 
 export { regionalName } from '../generators/variables';
@@ -210,7 +210,7 @@ export const readRegionSettings = (
   env: Env,
 ): SettingsRead & { readonly scope: Scope; readonly rules: StageRules } => {
   const scope: Scope = { stage, region, portal: isPortalStage(config, stage) };
-  const rules = stageRulesOf(config.stages, stage);
+  const { rules, problem: tableProblem } = stageRulesOrProblem(config.stages, stage);
   const portalRegion = config.portalRegions[region] ?? '';
   const portalVariables = scope.portal
     ? {
@@ -225,7 +225,8 @@ export const readRegionSettings = (
     read: (variable) => valueOf(env, variable),
     ...(portalVariables ? { portalVariables } : {}),
   });
-  return { ...read, scope, rules };
+  const problems = tableProblem ? [tableProblem, ...read.problems] : read.problems;
+  return { ...read, problems, scope, rules };
 };
 
 /** The variable a problem line is about: every line starts with it. */

@@ -57,14 +57,22 @@ const portalVariablesOf = async (resolveVariable, { stage, region, portal }) => 
   };
 };
 
+/** An error osls prints as its message alone: a refused setting is no bug to trace. */
+const userError = (message) => {
+  const error = new Error(message);
+  error.stack = message;
+  return error;
+};
+
 let read;
 /** The settings of this package, read once it can be. */
 const settingsOf = (resolveVariable) => {
   read ??= (async () => {
     const { variables, registry, stages, check } = await rules();
     const scope = await scopeOf(resolveVariable);
-    const stageRules = stages.stageRulesOf(
-      await resolveVariable('self:custom.stages, null'),
+    const table = await resolveVariable('self:custom.stages, null');
+    const { rules: stageRules, problem: tableProblem } = stages.stageRulesOrProblem(
+      table,
       scope.stage,
     );
     const portalVariables = await portalVariablesOf(resolveVariable, scope);
@@ -92,7 +100,8 @@ const settingsOf = (resolveVariable) => {
       ...(portalVariables ? { portalVariables } : {}),
       local,
     });
-    return { ...result, scope, rules: stageRules, local, read: readVariable };
+    const problems = tableProblem ? [tableProblem, ...result.problems] : result.problems;
+    return { ...result, problems, scope, rules: stageRules, local, read: readVariable };
   })();
   // osls rejects a lookup it cannot answer yet (params, before its plugins load) and asks again
   // later: only a reading that finished is kept.
@@ -100,13 +109,6 @@ const settingsOf = (resolveVariable) => {
     read = undefined;
   });
   return read;
-};
-
-/** An error osls prints as its message alone: a refused setting is no bug to trace. */
-const userError = (message) => {
-  const error = new Error(message);
-  error.stack = message;
-  return error;
 };
 
 module.exports = async ({ resolveVariable }) => {

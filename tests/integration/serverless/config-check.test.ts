@@ -14,7 +14,7 @@ import { loadConfig } from '../../../shared/config';
 import { NO_TOPIC } from '../../../tools/generators/operations';
 import { PACKAGING_ENV } from '../../support/packaging';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
-import { resolverOf } from '../../support/resolvers';
+import { resolverOf, settingsCheckOf } from '../../support/resolvers';
 
 const ISSUER_NAMES = [
   'JWT_ISSUER',
@@ -115,7 +115,7 @@ describe('tools/serverless/issuer.cjs', () => {
       );
   const issuerFor = called<{ issuer: string; variable: string }>('tools/serverless/issuer.cjs');
   /** custom.settingsCheck: its refusal lists every problem, the issuer's among them. */
-  const checkFor = called<unknown>('tools/serverless/settings-check.cjs');
+  const checkFor = settingsCheckOf(ISSUER_NAMES);
 
   it.each([
     ['production', 'me-central-1', 'JWT_ISSUER_EU_PRODUCTION'],

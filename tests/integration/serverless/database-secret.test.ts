@@ -25,7 +25,7 @@ import {
   removeTemporary,
   type Template,
 } from '../../support/packaging';
-import { resolverOf } from '../../support/resolvers';
+import { resolverOf, settingsCheckOf } from '../../support/resolvers';
 
 const SECRET_ARN =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:rds!db-0123abcd-4567-89ef-0123-456789abcdef-AbC123';
@@ -198,10 +198,8 @@ describe('tools/serverless/database.cjs', () => {
       params,
     );
 
-  const check = resolverOf<unknown>('tools/serverless/settings-check.cjs', DATABASE_NAMES);
   /** custom.settingsCheck for `stage` in `region`: the refusal lists every problem found. */
-  const checkWith = (stage: string, region: string, env: Record<string, string>) =>
-    check({ 'sls:stage': stage, 'self:provider.region': region }, env);
+  const checkWith = settingsCheckOf(DATABASE_NAMES);
 
   /** The failure's message, checked to repeat none of `secrets`. */
   const failureOf = async (resolving: Promise<unknown>, secrets: readonly string[] = []) => {

@@ -20,7 +20,7 @@ import {
   removeTemporary,
   type Template,
 } from '../../support/packaging';
-import { resolverOf } from '../../support/resolvers';
+import { resolverOf, settingsCheckOf } from '../../support/resolvers';
 
 const SUBNETS = ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'];
 const SECURITY_GROUP = 'sg-0a1b2c3d4e5f60718';
@@ -130,7 +130,7 @@ describe('tools/serverless/vpc.cjs', () => {
       env,
       params,
     );
-  const check = resolverOf<unknown>('tools/serverless/settings-check.cjs', VPC_NAMES);
+  const check = settingsCheckOf(VPC_NAMES);
   /**
    * What packaging refuses `stage` in `region` with, as far as the VPC goes: custom.settingsCheck's
    * list when it names a VPC setting, else vpc.cjs's own refusal.
@@ -141,7 +141,7 @@ describe('tools/serverless/vpc.cjs', () => {
     env: Record<string, string>,
     params: Record<string, string> = {},
   ) =>
-    check({ 'sls:stage': stage, 'self:provider.region': region }, env, params).then(
+    check(stage, region, env, params).then(
       () => resolveWith(stage, region, env, params),
       // The other settings this suite leaves unset are no concern of the VPC's.
       (error: unknown) =>
