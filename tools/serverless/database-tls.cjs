@@ -40,7 +40,8 @@ const settings = ({ values, rules }) => {
 module.exports = async ({ resolveVariable }) => {
   const read = await settingsOf(resolveVariable);
   const { tls, ca } = settings(read);
-  if (read.problems.length > 0) return { tls, ca, patterns: [] };
+  // A refused DB_TLS or DB_CA is among custom.settingsCheck's problems.
+  if (read.problems.some((line) => /^DB_(TLS|CA)\b/.test(line))) return { tls, ca, patterns: [] };
   const url = String((await resolveVariable('self:provider.environment.DATABASE_URL')) ?? '');
   const { caFile, config } = await load();
   const verified = tls === 'verify-full' || (tls === '' && !config.isLoopbackDatabase(url));

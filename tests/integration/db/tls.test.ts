@@ -35,7 +35,7 @@ import { jsonBody, lambdaContext, sampleEvent } from '../../support/events';
 import { captureLogs, type LogCapture } from '../../support/log-capture';
 import { PACKAGING_ENV } from '../../support/packaging';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
-import { resolverOf } from '../../support/resolvers';
+import { resolverOf, settingsCheckOf } from '../../support/resolvers';
 import {
   POSTGRES_BIN,
   sh,
@@ -586,10 +586,18 @@ describeWithServer('the tools over TLS (tools/db/connection.ts)', () => {
 
 describe('packaging check (tools/serverless/database-tls.cjs)', () => {
   type Settings = Readonly<Record<string, string>>;
+  const NAMES = ['DB_TLS', 'DB_CA'].flatMap((name) => [
+    name,
+    `${name}_PRODUCTION`,
+    `${name}_STAGING`,
+    `${name}_EU_WEST_1`,
+  ]);
   const resolve = resolverOf<{ tls: string; ca: string; patterns: string[] }>(
     'tools/serverless/database-tls.cjs',
-    ['DB_TLS', 'DB_CA'],
+    NAMES,
   );
+  /** custom.settingsCheck, which refuses a mode or a name a stage may not have. */
+  const refusal = settingsCheckOf(NAMES);
   /** The file packaging writes eu-west-1's RDS CAs to, DB_CA's value and the package's pattern. */
   const RDS_FILE = 'database-ca/rds-eu-west-1.pem';
   /**
@@ -615,29 +623,39 @@ describe('packaging check (tools/serverless/database-tls.cjs)', () => {
   it("packages verify-full against the region's RDS CAs, as a file, for a deployed stage when nothing is set", async () => {
     const packaged = { tls: 'verify-full', ca: RDS_FILE, patterns: [RDS_FILE] };
     await expect(check('production', {})).resolves.toEqual(packaged);
-    await expect(check('staging', { DB_TLS: 'verify-full', DB_CA: ' ' })).resolves.toEqual(
-      packaged,
-    );
+    await expect(
+      check('staging', { DB_TLS_STAGING: 'verify-full', DB_CA_STAGING: ' ' }),
+    ).resolves.toEqual(packaged);
   });
 
   it('packages the DB_CA a deployed stage names, from the environment or a param', async () => {
-    await expect(check('production', { DB_CA: 'rds-proxy' })).resolves.toEqual({
+    await expect(check('production', { DB_CA_PRODUCTION: 'rds-proxy' })).resolves.toEqual({
       tls: 'verify-full',
       ca: 'database-ca/rds-proxy.pem',
       patterns: ['database-ca/rds-proxy.pem'],
     });
     await expect(
-      check('staging', { DB_CA: 'rds' }, { DB_CA: '/var/task/certificates/ca.pem' }),
+      check(
+        'staging',
+        { DB_CA_STAGING: 'rds' },
+        { DB_CA_STAGING: '/var/task/certificates/ca.pem' },
+      ),
     ).resolves.toEqual({ tls: 'verify-full', ca: '/var/task/certificates/ca.pem', patterns: [] });
   });
 
   it.each(['require', 'disable'])(
     'fails packaging a deployed stage with DB_TLS=%s, naming DB_TLS',
     async (tls) => {
-      await expect(check('production', { DB_TLS: tls })).rejects.toThrow(
-        /^DB_TLS is .*stage "production"/,
+      await expect(refusal('production', 'eu-west-1', { DB_TLS_PRODUCTION: tls })).rejects.toThrow(
+        `DB_TLS_PRODUCTION is "${tls}": stage "production" must verify`,
       );
-      await expect(check('staging', {}, { DB_TLS: tls })).rejects.toThrow(/DB_TLS/);
+      await expect(refusal('staging', 'eu-west-1', {}, { DB_TLS_STAGING: tls })).rejects.toThrow(
+        `DB_TLS_STAGING is "${tls}": stage "staging" must verify`,
+      );
+      // A plain DB_TLS may be another stage's: refused, naming it.
+      await expect(refusal('production', 'eu-west-1', { DB_TLS: tls })).rejects.toThrow(
+        'DB_TLS is set, but stage "production" reads DB_TLS only from',
+      );
     },
   );
 
@@ -666,7 +684,9 @@ describe('packaging check (tools/serverless/database-tls.cjs)', () => {
   });
 
   it('fails on a value that is no mode, naming DB_TLS', async () => {
-    await expect(check('dev', { DB_TLS: 'verify-ca' })).rejects.toThrow(/^DB_TLS is "verify-ca"/);
+    await expect(refusal('dev', 'eu-west-1', { DB_TLS: 'verify-ca' })).rejects.toThrow(
+      'DB_TLS is "verify-ca": expected verify-full, require, disable',
+    );
   });
 
   it("packages DB_TLS=verify-full and eu-west-1's RDS CAs into every function of a real `serverless package --stage production`", async () => {
@@ -718,7 +738,7 @@ describe('packaging check (tools/serverless/database-tls.cjs)', () => {
     }
   }, 120_000);
 
-  it('fails a real `serverless package --stage production` with DB_TLS=disable, naming DB_TLS', async () => {
+  it('fails a real `serverless package --stage production` with DB_TLS_PRODUCTION=disable, naming it', async () => {
     // Arrange
     const out = mkdtempSync(join(tmpdir(), 'portal-tls-package-'));
     const workFolder = `.esbuild-test-tls-${process.pid}`;
@@ -726,12 +746,14 @@ describe('packaging check (tools/serverless/database-tls.cjs)', () => {
       // Act
       const result = await run(
         [SERVERLESS, 'package', '--stage', 'production', '--region', 'eu-west-1', '--package', out],
-        { ...PRODUCTION_ENV, DB_TLS: 'disable', ESBUILD_WORK_FOLDER: workFolder },
+        { ...PRODUCTION_ENV, DB_TLS_PRODUCTION: 'disable', ESBUILD_WORK_FOLDER: workFolder },
       );
 
       // Assess
       expect(result.code).not.toBe(0);
-      expect(result.stdout + result.stderr).toContain('DB_TLS is "disable": stage "production"');
+      expect(result.stdout + result.stderr).toContain(
+        'DB_TLS_PRODUCTION is "disable": stage "production"',
+      );
     } finally {
       rmSync(out, { recursive: true, force: true });
       rmSync(join(ROOT, workFolder), { recursive: true, force: true });
