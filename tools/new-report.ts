@@ -4,7 +4,8 @@
  * shared/reports/<id>.ts, its SQL shared/reports/<id>.sql.ts, its handler functions/<id>.ts, a
  * sample event events/<id>.json, its unit and integration tests — and one line in the
  * catalogue (with the import it needs), placed by the TypeScript parser after the last report;
- * then regenerates the manifest and the OpenAPI document. serverless.yml's function and routes
+ * then regenerates the manifest, the OpenAPI document and docs/configuration.md's settings (the
+ * function's own RESERVED_CONCURRENCY_<FUNCTION>). serverless.yml's function and routes
  * follow from the catalogue. The new report passes `npm test` as created and answers under
  * `npm start` at /v1/restaurants/{id}/reports/<id>.
  */
@@ -175,7 +176,7 @@ const sample = (await readFile(join(ROOT, 'events/dishes.json'), 'utf8')).replac
 await write(files.event, sample);
 await write(CATALOGUE, updatedCatalogue);
 
-for (const script of ['tools/manifest.ts', 'tools/openapi.ts']) {
+for (const script of ['tools/manifest.ts', 'tools/openapi.ts', 'tools/settings-doc.ts']) {
   const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), script], {
     cwd: ROOT,
     stdio: 'inherit',

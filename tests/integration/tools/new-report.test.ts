@@ -63,6 +63,7 @@ describe('npm run new:report', () => {
     // Of the files that were there, only the catalogue and the generated documents changed.
     const changed = [...copied].flatMap(([file, text]) => (text === read(file) ? [] : [file]));
     expect(changed.sort()).toEqual([
+      'docs/configuration.md',
       'docs/openapi.json',
       'docs/portal-manifest.json',
       'docs/portal-manifest.md',
@@ -93,6 +94,9 @@ describe('npm run new:report', () => {
       `/v1/restaurants/{id}/reports/${NAME}`,
     );
     expect(read('docs/portal-manifest.md')).toContain('Scaffold probe');
+    expect(read('docs/configuration.md')).toContain(
+      `- \`RESERVED_CONCURRENCY_${NAME.toUpperCase().replace(/-/g, '_')}\` (`,
+    );
 
     expect(inCopy(['node_modules/typescript/bin/tsc', '-p', '.'])).toEqual({ code: 0, output: '' });
     expect(
