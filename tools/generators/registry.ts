@@ -105,10 +105,6 @@ const fn = (name: FunctionSettingName, summary: string, options: Options = {}): 
 export const reservedConcurrencyVariable = (fnName: string): string =>
   `RESERVED_CONCURRENCY_${fnName.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
 
-/** The stage-bound settings' one reason, for the docs. */
-export const STAGE_BOUND_REASON =
-  "names one stage's resource or can weaken its protection: staging and production read it only from names carrying the stage";
-
 export const SETTINGS: readonly SettingEntry[] = [
   // The functions' environment.
   fn('JWT_AUDIENCE', "a value every token's `aud` must name; unset: any audience", {
