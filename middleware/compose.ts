@@ -39,13 +39,17 @@ type ChainDependencies = Pick<Dependencies, 'logger' | 'verifier' | 'ownership'>
 
 /**
  * Non-HTTP events, access log, CORS and error formatting: the start of every chain. An event
- * that is not an API Gateway request (a schedule, a warm-up, `{}`, the release's pre-traffic
- * check of `database`) is answered first, before any step that reads a request. The access log
- * comes next so that it times the whole request and sees the final response.
+ * that is not an API Gateway request (a schedule, a warm-up, `{}`, the pre-traffic check of
+ * `database`, and of `keySet` for a chain that `verifiesTokens`) is answered first, before any
+ * step that reads a request. The access log comes next so that it times the whole request and
+ * sees the final response.
  */
 export const baseChain = (
   deps: Pick<Dependencies, 'logger'> &
-    Partial<Pick<Dependencies, 'ready'>> & { readonly database?: Pick<Database, 'check'> },
+    Partial<Pick<Dependencies, 'ready' | 'keySet'>> & {
+      readonly database?: Pick<Database, 'check'>;
+    },
+  { verifiesTokens = false }: { readonly verifiesTokens?: boolean } = {},
 ) => {
   const log = accessLog({ logger: deps.logger });
   return middy<GatewayEvent, GatewayResult, Error, PortalContext>(log.plugin)
@@ -54,6 +58,7 @@ export const baseChain = (
         logger: deps.logger,
         ...(deps.ready ? { ready: deps.ready } : {}),
         ...(deps.database ? { database: deps.database } : {}),
+        ...(verifiesTokens && deps.keySet ? { keySet: deps.keySet } : {}),
       }),
     )
     .use(log.middleware)
@@ -63,7 +68,7 @@ export const baseChain = (
 
 /** The base chain, bearer and verification: every endpoint called with the owner's token. */
 export const authenticatedChain = (deps: Pick<Dependencies, 'logger' | 'verifier'>) =>
-  baseChain(deps)
+  baseChain(deps, { verifiesTokens: true })
     .use(bearer())
     .use(verifyJwt({ verifier: deps.verifier }));
 

@@ -7,12 +7,13 @@
  * schedules and empty events first wait for the container's initialisation, so that no fetch is
  * left half done when Lambda freezes the container; an unknown event is answered at once.
  *
- * The release's pre-traffic check (`{ "source": "portal-service-api.pre-traffic" }`,
- * shared/release/pre-traffic-check.ts) also waits for initialisation, then runs `select 1` on
- * the container's database within the invocation's remaining time and answers
- * `{ "check": "pre-traffic", "database": "ok" | "none" | "failed", … }`, with one line saying
- * the outcome by name and code only.
+ * The pre-traffic check of the release's hook and the heartbeat (`{ "source":
+ * "portal-service-api.pre-traffic" }`, shared/release/pre-traffic-check.ts) also waits for
+ * initialisation, then runs `select 1` on the container's database and checks its key set within
+ * the invocation's remaining time, and answers `{ "check": "pre-traffic", "database": …,
+ * "keySet": … }`, with one line saying the outcome by name and code only.
  */
+import type { KeySet } from '../shared/auth/key-set';
 import type { Database } from '../shared/db/database';
 import type { GatewayResult } from '../shared/http/event';
 import type { Logger } from '../shared/logger';
@@ -38,6 +39,8 @@ export interface NonHttpEventOptions {
   readonly ready?: Promise<void>;
   /** The container's database, which a pre-traffic event checks; absent: it answers `none`. */
   readonly database?: Pick<Database, 'check'>;
+  /** The container's key set, which a pre-traffic event checks; absent: it answers `none`. */
+  readonly keySet?: Pick<KeySet, 'check'>;
 }
 
 export const NON_HTTP_EVENT_MESSAGE = 'non-HTTP event ignored';
@@ -94,12 +97,21 @@ export const nonHttpEvent = ({
   logger,
   ready,
   database,
+  keySet,
 }: NonHttpEventOptions): PortalMiddleware => {
   const preTraffic = async (request: PortalRequest): Promise<PreTrafficAnswer> => {
-    const answer = await preTrafficCheck(database, checkBound(request));
-    logger.log(answer.database === 'failed' ? 'warn' : 'info', PRE_TRAFFIC_MESSAGE, {
+    const answer = await preTrafficCheck(
+      { ...(database ? { database } : {}), ...(keySet ? { keySet } : {}) },
+      checkBound(request),
+    );
+    const failed = answer.database === 'failed' || answer.keySet === 'failed';
+    logger.log(failed ? 'warn' : 'info', PRE_TRAFFIC_MESSAGE, {
       database: answer.database,
       ...(answer.database === 'failed' ? { errorName: answer.error, errorCode: answer.code } : {}),
+      keySet: answer.keySet,
+      ...(answer.keySet === 'failed'
+        ? { keySetErrorName: answer.keySetError, keySetErrorCode: answer.keySetCode }
+        : {}),
       awsRequestId: request.context.awsRequestId,
     });
     return answer;

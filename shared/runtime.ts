@@ -4,7 +4,7 @@
  * held here: the verifier's cache of verified tokens is keyed by the SHA-256 of each whole token
  * and holds only that token's own claims.
  */
-import { createKeySet } from './auth/key-set';
+import { createKeySet, type KeySet } from './auth/key-set';
 import type { OwnershipRules } from './auth/ownership';
 import { TOKEN_CACHE_DEFAULTS } from './auth/token-cache';
 import { createVerifier, type Verifier } from './auth/verifier';
@@ -17,6 +17,8 @@ import { createMetrics } from './metrics';
 
 export interface Dependencies {
   readonly verifier: Verifier;
+  /** The verifier's key set, which the pre-traffic check and the heartbeat check. */
+  readonly keySet: Pick<KeySet, 'check'>;
   readonly ownership: OwnershipRules;
   readonly logger: Logger;
   /** The container's database, for the queries of reports, services and plugins. */
@@ -75,6 +77,7 @@ export const createDependencies = (
       ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
       ...(config.audience === undefined ? {} : { audience: config.audience }),
     }),
+    keySet,
     ownership: {
       legacy: config.legacyPlatforms,
       today: () => new Date().toISOString().slice(0, 10) as IsoDate,

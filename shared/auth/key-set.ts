@@ -88,6 +88,12 @@ export interface KeySet {
    * key had none). Returns the unsubscribe function.
    */
   readonly onKeysRemoved: (listener: KeysRemovedListener) => () => void;
+  /**
+   * Resolves once a usable set is held, fetching it as a request would (the same staleness,
+   * cooldown and backoff); rejects with KeySetUnavailableError when none can be: the health
+   * check of the release's hook and the heartbeat.
+   */
+  check(): Promise<void>;
 }
 
 export interface RemovedKeys {
@@ -308,6 +314,9 @@ export const createKeySet = (options: KeySetOptions): KeySet => {
         () => undefined,
         () => undefined,
       );
+    },
+    async check() {
+      await current();
     },
     onKeysRemoved(listener) {
       listeners.add(listener);

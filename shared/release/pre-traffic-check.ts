@@ -1,25 +1,28 @@
 /**
- * The pre-traffic check, function side: what a new version of a function answers when the
- * release's BeforeAllowTraffic hook (shared/release/pre-traffic.ts) invokes it with
- * `{ "source": "portal-service-api.pre-traffic" }` before CodeDeploy moves any traffic to it.
+ * The pre-traffic check, function side: what a function answers when the release's
+ * BeforeAllowTraffic hook (shared/release/pre-traffic.ts) invokes a new version, or the heartbeat
+ * its `live` alias, with `{ "source": "portal-service-api.pre-traffic" }`.
  *
  * The function runs `select 1` on its own database, as every query does (the secret read when
- * there is one, the pool's TLS, its connect timeout and silence bound: Database.check), and
- * answers
+ * there is one, the pool's TLS, its connect timeout and silence bound: Database.check), and holds
+ * a usable key set from its own key-set URL (KeySet.check: fetched as a request would), both at
+ * once, and answers
  *
- *   { "check": "pre-traffic", "database": "ok" }
- *   { "check": "pre-traffic", "database": "none" }     (a chain built without a database)
- *   { "check": "pre-traffic", "database": "failed", "error": "<error name>", "code": "<code>" }
+ *   { "check": "pre-traffic", "database": "ok", "keySet": "ok" }
+ *   { "check": "pre-traffic", "database": "none", "keySet": "none" }   (a chain built without)
+ *   { "check": "pre-traffic", "database": "failed", "error": "<name>", "code": "<code>",
+ *     "keySet": "failed", "keySetError": "<name>", "keySetCode": "<code>" }
  *
- * A failure is named by its class name and stable code only (`code` absent when it has none),
+ * A failure is named by its class name and stable code only (the code absent when it has none),
  * each limited to a short run of name characters: never its message, which can carry a host, a
- * user, SQL or a secret, and never a stack.
+ * user, SQL or a secret, and never a stack. A key set that cannot be fetched means every token
+ * would be refused: the release must not take traffic, and the heartbeat pages.
  *
- * The check is bounded twice: by the pool's own timeouts (DB_SECRET_TIMEOUT_MS for the read,
- * DB_CONNECT_TIMEOUT_SECONDS for TCP, TLS and the login, DB_STATEMENT_TIMEOUT_MS plus the
- * silence margin for the answer), and by `boundMs` (the invocation's remaining time less
- * PRE_TRAFFIC_MARGIN_MS), which answers PreTrafficTimeoutError before Lambda's own timeout could.
+ * The check is bounded twice: by the pool's and the key set's own timeouts, and by `boundMs` (the
+ * invocation's remaining time less PRE_TRAFFIC_MARGIN_MS), which answers PreTrafficTimeoutError
+ * before Lambda's own timeout could.
  */
+import type { KeySet } from '../auth/key-set';
 import type { Database } from '../db/database';
 
 /** The `source` of the event that asks a function for its pre-traffic check. */
@@ -30,15 +33,27 @@ export interface PreTrafficEvent {
   readonly source: typeof PRE_TRAFFIC_SOURCE;
 }
 
+/** One part's outcome: held, not part of this chain, or failed by name and code. */
+export type PartAnswer =
+  | { readonly state: 'ok' | 'none' }
+  | { readonly state: 'failed'; readonly error: string; readonly code?: string };
+
 /** What a function answers to it. */
-export type PreTrafficAnswer =
-  | { readonly check: 'pre-traffic'; readonly database: 'ok' | 'none' }
-  | {
-      readonly check: 'pre-traffic';
-      readonly database: 'failed';
-      readonly error: string;
-      readonly code?: string;
-    };
+export type PreTrafficAnswer = {
+  readonly check: 'pre-traffic';
+  readonly database: 'ok' | 'none' | 'failed';
+  readonly error?: string;
+  readonly code?: string;
+  readonly keySet: 'ok' | 'none' | 'failed';
+  readonly keySetError?: string;
+  readonly keySetCode?: string;
+};
+
+/** What the check looks at: each absent from a chain built without it. */
+export interface PreTrafficParts {
+  readonly database?: Pick<Database, 'check'>;
+  readonly keySet?: Pick<KeySet, 'check'>;
+}
 
 /** What the check keeps free of the invocation's remaining time: the answer must get out. */
 export const PRE_TRAFFIC_MARGIN_MS = 1_000;
@@ -55,16 +70,15 @@ const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const safeName = (value: unknown): string | undefined =>
   typeof value === 'string' && NAME.test(value) ? value : undefined;
 
-/** The answer to a failure: its class name and code, nothing else of it. */
-export const failedAnswer = (error: unknown): PreTrafficAnswer => {
+/** A failure as it may leave the function: its class name and code, nothing else of it. */
+export const failedPart = (error: unknown): PartAnswer => {
   const { name, code } =
     typeof error === 'object' && error !== null
       ? (error as { name?: unknown; code?: unknown })
       : {};
   const errorCode = safeName(code);
   return {
-    check: 'pre-traffic',
-    database: 'failed',
+    state: 'failed',
     error: safeName(name) ?? 'Error',
     ...(errorCode === undefined ? {} : { code: errorCode }),
   };
@@ -90,20 +104,40 @@ const within = async (work: Promise<void>, boundMs: number): Promise<void> => {
   }
 };
 
+/** `part`'s check within `boundMs` when given. Never rejects: a failure is its answer. */
+const checkPart = async (
+  part: { check(): Promise<void> } | undefined,
+  boundMs: number | undefined,
+): Promise<PartAnswer> => {
+  if (part === undefined) return { state: 'none' };
+  try {
+    const checked = part.check();
+    await (boundMs === undefined ? checked : within(checked, boundMs));
+    return { state: 'ok' };
+  } catch (error) {
+    return failedPart(error);
+  }
+};
+
 /**
- * The database's answer to `select 1`, within `boundMs` when given. Never rejects: a failure is
- * the `failed` answer.
+ * The database's answer to `select 1` and the key set's, side by side, within `boundMs` when
+ * given. Never rejects: a failure is in the answer.
  */
 export const preTrafficCheck = async (
-  database: Pick<Database, 'check'> | undefined,
+  { database, keySet }: PreTrafficParts,
   boundMs?: number,
 ): Promise<PreTrafficAnswer> => {
-  if (database === undefined) return { check: 'pre-traffic', database: 'none' };
-  try {
-    const checked = database.check();
-    await (boundMs === undefined ? checked : within(checked, boundMs));
-    return { check: 'pre-traffic', database: 'ok' };
-  } catch (error) {
-    return failedAnswer(error);
-  }
+  const [db, keys] = await Promise.all([
+    checkPart(database, boundMs),
+    checkPart(keySet, boundMs),
+  ]);
+  return {
+    check: 'pre-traffic',
+    database: db.state,
+    ...(db.state === 'failed' ? { error: db.error, ...(db.code ? { code: db.code } : {}) } : {}),
+    keySet: keys.state,
+    ...(keys.state === 'failed'
+      ? { keySetError: keys.error, ...(keys.code ? { keySetCode: keys.code } : {}) }
+      : {}),
+  };
 };

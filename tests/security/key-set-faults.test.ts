@@ -168,6 +168,7 @@ const clockedContainer = (url: string) => {
       clockToleranceSeconds: config.clockToleranceSeconds,
       ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
     }),
+    keySet,
     ownership: {
       legacy: config.legacyPlatforms,
       today: () => new Date().toISOString().slice(0, 10) as IsoDate,

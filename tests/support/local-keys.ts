@@ -65,6 +65,7 @@ export const localKeySet = (jwks: readonly Jwk[]): LocalKeySet => {
   return {
     getKey: (header, token) => getKey(header, token),
     prefetch: () => Promise.resolve(), // the keys are held from the start
+    check: () => Promise.resolve(),
     onKeysRemoved(listener) {
       listeners.add(listener);
       return () => {

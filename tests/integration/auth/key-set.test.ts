@@ -562,3 +562,33 @@ describe('key rotation', () => {
     expect(server.requests).toHaveLength(2);
   });
 });
+
+describe('check (the pre-traffic check and the heartbeat)', () => {
+  it('resolves once a usable set is held, fetching it once', async () => {
+    const keySet = keySetFor();
+
+    await keySet.check();
+    await keySet.check();
+
+    expect(server.requests).toEqual([KEY_SET_PATH]);
+  });
+
+  it.each([
+    ['a key-set URL that answers 500', 'http-500'],
+    ['a key set without keys', 'empty-keys'],
+  ] as const)('rejects with KeySetUnavailableError for %s', async (_case, mode) => {
+    server.mode = mode;
+    const keySet = keySetFor();
+
+    await expect(keySet.check()).rejects.toBeInstanceOf(KeySetUnavailableError);
+  });
+
+  it('keeps resolving on the last good set while a refetch fails within the stale window', async () => {
+    const keySet = await warmKeySet();
+    server.mode = 'http-500';
+    clock += HOUR;
+
+    await expect(keySet.check()).resolves.toBeUndefined();
+    expect(failures()).toEqual([expect.objectContaining({ level: 'warn', servingStale: true })]);
+  });
+});

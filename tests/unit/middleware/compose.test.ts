@@ -101,6 +101,7 @@ const dependencies = (
   log: CollectingLogger = collectingLogger(),
 ): Omit<Dependencies, 'database'> => ({
   verifier: createVerifier({ keySet: signing.keySet, clockToleranceSeconds: 0, issuer: ISSUER }),
+  keySet: signing.keySet,
   ownership: { legacy: { aliases: new Map() }, today: () => '2026-01-15' as IsoDate },
   logger: log.logger,
   ready: Promise.resolve(),

@@ -215,7 +215,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
     const answer = await invoker(lambda)(preTrafficEvent(), context);
 
     // Assess
-    expect(answer).toEqual({ check: 'pre-traffic', database: 'ok' });
+    expect(answer).toEqual({ check: 'pre-traffic', database: 'ok', keySet: 'none' });
     expect(database.check).toHaveBeenCalledTimes(1);
     expect(handler).not.toHaveBeenCalled();
     expect(log.untimed()).toEqual([
@@ -223,6 +223,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
         level: 'info',
         message: 'pre-traffic check',
         database: 'ok',
+        keySet: 'none',
         awsRequestId: context.awsRequestId,
       },
     ]);
@@ -234,7 +235,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
 
     const answer = await invoker(lambda)(preTrafficEvent(), lambdaContext());
 
-    expect(answer).toEqual({ check: 'pre-traffic', database: 'none' });
+    expect(answer).toEqual({ check: 'pre-traffic', database: 'none', keySet: 'none' });
     expect(log.entries()).toEqual([expect.objectContaining({ database: 'none' })]);
   });
 
@@ -254,6 +255,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
       database: 'failed',
       error: 'PostgresError',
       code: '28P01',
+      keySet: 'none',
     });
     expect(log.untimed()).toEqual([
       {
@@ -262,6 +264,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
         database: 'failed',
         errorName: 'PostgresError',
         errorCode: '28P01',
+        keySet: 'none',
         awsRequestId: context.awsRequestId,
       },
     ]);
@@ -283,6 +286,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
       check: 'pre-traffic',
       database: 'failed',
       error: thrown instanceof TypeError ? 'TypeError' : 'Error',
+      keySet: 'none',
     });
     expect(log.lines.join('\n')).not.toContain('db.internal');
   });
@@ -302,7 +306,11 @@ describe('nonHttpEvent: the pre-traffic check', () => {
     initialised();
 
     // Assess
-    await expect(answer).resolves.toEqual({ check: 'pre-traffic', database: 'ok' });
+    await expect(answer).resolves.toEqual({
+      check: 'pre-traffic',
+      database: 'ok',
+      keySet: 'none',
+    });
     expect(checkedEarly).toBe(0);
     expect(database.check).toHaveBeenCalledTimes(1);
   });
@@ -329,8 +337,73 @@ describe('nonHttpEvent: the pre-traffic check', () => {
       database: 'failed',
       error: 'PreTrafficTimeoutError',
       code: 'ERR_PRE_TRAFFIC_TIMEOUT',
+      keySet: 'none',
     });
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('checks the key set too in a chain that verifies tokens, and answers its failure by name and code', async () => {
+    // Prepare: the database answers; the key set cannot be fetched.
+    const log = collectingLogger();
+    const database = databaseChecking(() => Promise.resolve());
+    const unavailable = Object.assign(new Error('GET https://keys.internal/jwks.json: 404'), {
+      name: 'KeySetUnavailableError',
+      code: 'ERR_KEY_SET_UNAVAILABLE',
+    });
+    const keySet = { check: jest.fn(() => Promise.reject(unavailable)) };
+    const lambda = baseChain(
+      { logger: log.logger, database, keySet },
+      { verifiesTokens: true },
+    ).handler(okHandler());
+    const context = lambdaContext();
+
+    // Act
+    const answer = await invoker(lambda)(preTrafficEvent(), context);
+
+    // Assess
+    expect(answer).toEqual({
+      check: 'pre-traffic',
+      database: 'ok',
+      keySet: 'failed',
+      keySetError: 'KeySetUnavailableError',
+      keySetCode: 'ERR_KEY_SET_UNAVAILABLE',
+    });
+    expect(keySet.check).toHaveBeenCalledTimes(1);
+    expect(log.untimed()).toEqual([
+      {
+        level: 'warn',
+        message: 'pre-traffic check',
+        database: 'ok',
+        keySet: 'failed',
+        keySetErrorName: 'KeySetUnavailableError',
+        keySetErrorCode: 'ERR_KEY_SET_UNAVAILABLE',
+        awsRequestId: context.awsRequestId,
+      },
+    ]);
+    expect(JSON.stringify(answer) + log.lines.join('\n')).not.toContain('keys.internal');
+  });
+
+  it('answers key set ok once a usable set is held, and leaves it alone in a chain without tokens', async () => {
+    const keySet = { check: jest.fn(() => Promise.resolve()) };
+    const verifying = baseChain(
+      { logger: collectingLogger().logger, keySet },
+      { verifiesTokens: true },
+    ).handler(okHandler());
+    const apiKeyOnly = baseChain({ logger: collectingLogger().logger, keySet }).handler(
+      okHandler(),
+    );
+
+    await expect(invoker(verifying)(preTrafficEvent(), lambdaContext())).resolves.toEqual({
+      check: 'pre-traffic',
+      database: 'none',
+      keySet: 'ok',
+    });
+    await expect(invoker(apiKeyOnly)(preTrafficEvent(), lambdaContext())).resolves.toEqual({
+      check: 'pre-traffic',
+      database: 'none',
+      keySet: 'none',
+    });
+    expect(keySet.check).toHaveBeenCalledTimes(1);
   });
 });
