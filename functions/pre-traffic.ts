@@ -1,10 +1,11 @@
 /**
  * The release's BeforeAllowTraffic hook (shared/release/pre-traffic.ts): not an endpoint of the
  * catalogue, and behind no route. CodeDeploy invokes it before moving a `live` alias to a new
- * version; it checks every new version and reports to CodeDeploy. Its clients are built once per
- * container, their endpoints from the SDK's own settings (AWS_ENDPOINT_URL_LAMBDA,
- * AWS_ENDPOINT_URL_CODEDEPLOY), their region from Lambda's AWS_REGION. Each invocation is bounded
- * by its own abort signal (PRE_TRAFFIC_INVOKE_TIMEOUT_MS), read at each run.
+ * version; it reads that deployment, checks the new version it moves the alias to, and reports to
+ * CodeDeploy. Its clients are built once per container, their endpoints from the SDK's own
+ * settings (AWS_ENDPOINT_URL_LAMBDA, AWS_ENDPOINT_URL_CODEDEPLOY), their region from Lambda's
+ * AWS_REGION. Each call is bounded by its own abort signal (the deployment's read by
+ * DEPLOYMENT_READ_TIMEOUT_MS, each invocation by PRE_TRAFFIC_INVOKE_TIMEOUT_MS, read at each run).
  */
 import { CodeDeployClient } from '@aws-sdk/client-codedeploy';
 import { LambdaClient } from '@aws-sdk/client-lambda';

@@ -1,7 +1,16 @@
 /**
- * The release's BeforeAllowTraffic hook: before CodeDeploy moves any traffic of a function's
- * `live` alias to a new version, every new version is invoked directly (its qualified ARN, never
- * the alias) and must
+ * The release's BeforeAllowTraffic hook: CodeDeploy runs one deployment per function, each moving
+ * that function's `live` alias to its new version, and invokes this hook before it moves any
+ * traffic. The hook reads its own deployment (GetDeployment: the AppSpec CloudFormation wrote,
+ * naming the function and its TargetVersion) and checks only the PRE_TRAFFIC_TARGETS entries whose
+ * version is that function's TargetVersion, so one function's failure stops its own release only.
+ * A deployment of a function PRE_TRAFFIC_TARGETS names, but to another version than this
+ * template's, is not this release's: CloudFormation creates one when it rolls the stack back (the
+ * alias moved back to the previous version while the hook still holds the new targets), and
+ * failing it would leave the stack UPDATE_ROLLBACK_FAILED. The hook reports it Succeeded without
+ * invoking anything, in one warn line ("not this release's version, not checked": the function,
+ * the target version and the template's). Each version it checks is invoked directly (its
+ * qualified ARN, never the alias) and must
  *
  * 1. answer the pre-traffic event (shared/release/pre-traffic-check.ts) with database `ok` (or
  *    `none`): its configuration loads, its database secret is read and `select 1` runs through
@@ -12,10 +21,11 @@
  *    `Access-Control-Allow-Origin: *` (spec 4.3).
  *
  * Then it reports Succeeded or Failed to CodeDeploy (PutLifecycleEventHookExecutionStatus),
- * always, whatever failed before: a malformed environment, an invocation that threw or did not
- * answer in time. Each failure is one error line naming the function, the check and the cause
- * (a status, an error's name or code: never a payload, message, token or secret), and the run
- * ends with one summary line.
+ * always, whatever failed before: a malformed environment, a deployment that cannot be read, whose
+ * AppSpec is not a Lambda function's or whose function no entry names, an invocation that
+ * threw or did not answer in time. Each failure is one error line naming the function, the check
+ * and the cause (a status, an error's name or code, the deployment's function and version: never
+ * a payload, message, token or secret), and the run ends with one summary line.
  *
  * Environment:
  * - PRE_TRAFFIC_TARGETS (required): a JSON array, one entry per function,
@@ -33,23 +43,28 @@
  *   DEFAULT_ORIGIN when unset.
  * - LOG_LEVEL (optional, default info).
  *
- * Bounds: every invocation is given up after PRE_TRAFFIC_INVOKE_TIMEOUT_MS, INVOKE_MARGIN_MS
- * above the longest function timeout (so a function that times out is seen as Lambda's own
- * function error), and all of them by the invocation's remaining time less REPORT_RESERVE_MS,
- * kept for the report to CodeDeploy. Targets are checked concurrently, the two checks of one
- * target one after the other (the second finds the container warm), so the hook's own timeout
- * is hookTimeoutSecondsFor that bound: both checks at their bound, the report and
- * HOOK_OVERHEAD_MS. The template sets both (tools/generators/pre-traffic.ts), and packaging
- * checks them against the functions' timeouts (tools/generators/invariants.ts).
+ * Bounds: reading the deployment is given up after DEPLOYMENT_READ_TIMEOUT_MS, part of
+ * HOOK_OVERHEAD_MS. Every invocation is given up after PRE_TRAFFIC_INVOKE_TIMEOUT_MS,
+ * INVOKE_MARGIN_MS above the longest function timeout (so a function that times out is seen as
+ * Lambda's own function error), and all of them, the read included, by the invocation's remaining
+ * time less REPORT_RESERVE_MS, kept for the report to CodeDeploy. The targets checked are checked
+ * concurrently, the two checks of one target one after the other (the second finds the container
+ * warm), so the hook's own timeout is hookTimeoutSecondsFor that bound: both checks at their
+ * bound, the report and HOOK_OVERHEAD_MS. The template sets both (tools/generators/pre-traffic.ts),
+ * and packaging checks them against the functions' timeouts (tools/generators/invariants.ts).
  *
- * IAM of the hook's role: `lambda:InvokeFunction` on the functions' versions
- * (arn:aws:lambda:<region>:<account>:function:<name>:*), and
+ * IAM of the hook's role, the same on every deploy (a policy rewritten with each release's
+ * versions may not yet allow the new one when the hook runs, IAM being eventually consistent):
+ * `lambda:InvokeFunction` allowed on every published version of the functions it checks
+ * (`<function ARN>:*`) and explicitly denied on their `live` alias, `$LATEST` and unqualified ARN,
+ * so it invokes published versions only; `codedeploy:GetDeployment` and
  * `codedeploy:PutLifecycleEventHookExecutionStatus` on the deployment groups of the CodeDeploy
- * application (arn:aws:codedeploy:<region>:<account>:deploymentgroup:<application>/*), plus
- * what every function has to write its logs, and its traces when its tracing is Active.
+ * application (arn:aws:codedeploy:<region>:<account>:deploymentgroup:<application>/*); plus what
+ * every function has to write its logs, and its traces when its tracing is Active.
  */
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import {
+  GetDeploymentCommand,
   PutLifecycleEventHookExecutionStatusCommand,
   type CodeDeployClient,
 } from '@aws-sdk/client-codedeploy';
@@ -63,8 +78,10 @@ import { PRE_TRAFFIC_SOURCE, type PreTrafficEvent } from './pre-traffic-check';
 export const INVOKE_MARGIN_MS = 5_000;
 /** Kept out of the checks' time for the report to CodeDeploy. */
 export const REPORT_RESERVE_MS = 5_000;
-/** The hook's own work beside its invocations: reading its environment, logging. */
+/** The hook's own work beside its invocations: reading its environment and deployment, logging. */
 export const HOOK_OVERHEAD_MS = 5_000;
+/** How long the hook waits for its deployment (GetDeployment): within HOOK_OVERHEAD_MS. */
+export const DEPLOYMENT_READ_TIMEOUT_MS = 3_000;
 /** The checks of one target, run one after the other. */
 export const CHECKS_PER_TARGET = 2;
 /** Lambda's longest function timeout. */
@@ -99,12 +116,15 @@ export interface PreTrafficTarget {
   readonly path: string;
 }
 
-/** The two checks of a version, and the configuration before them. */
-export type CheckName = 'pre-traffic' | 'unauthenticated' | 'configuration';
+/** The two checks of a version, and the configuration and deployment read before them. */
+export type CheckName = 'pre-traffic' | 'unauthenticated' | 'configuration' | 'deployment';
 
 /** One thing that stops the release. */
 export interface Failure {
-  /** The function, or the environment variable at fault. */
+  /**
+   * The function; `environment` when the configuration is at fault, `deployment` when the
+   * deployment cannot be read or its AppSpec is not a Lambda function's.
+   */
   readonly function: string;
   readonly check: CheckName;
   readonly cause: string;
@@ -115,6 +135,21 @@ export type HookStatus = 'Succeeded' | 'Failed';
 /** PRE_TRAFFIC_TARGETS or PRE_TRAFFIC_ORIGIN is not what this module reads. */
 export class PreTrafficConfigError extends TypeError {
   override readonly name = 'PreTrafficConfigError';
+}
+
+/** A deployment's AppSpec is not the one of a Lambda function's alias. */
+export class AppSpecError extends TypeError {
+  override readonly name = 'AppSpecError';
+}
+
+/** What a Lambda deployment moves, as its AppSpec says: `alias` of `name` to `targetVersion`. */
+export interface LambdaDeployment {
+  /** The function's name, or its unqualified ARN. */
+  readonly name: string;
+  readonly alias: string;
+  /** Absent when the alias pointed at no version before. */
+  readonly currentVersion?: string;
+  readonly targetVersion: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -133,6 +168,13 @@ const FUNCTION_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 /** A qualified ARN of a published version: arn:<partition>:lambda:<region>:<account>:function:<name>:<number>. */
 const VERSION_ARN =
   /^arn:aws(?:-[a-z]+)*:lambda:[a-z]{2}(?:-[a-z]+)+-\d:\d{12}:function:[A-Za-z0-9_-]{1,64}:\d+$/;
+/** A function's name, or its unqualified ARN, as an AppSpec's `Name` gives it. */
+const FUNCTION_REF =
+  /^(?:arn:aws(?:-[a-z]+)*:lambda:[a-z]{2}(?:-[a-z]+)+-\d:\d{12}:function:)?[A-Za-z0-9_-]{1,64}$/;
+/** An alias's name: not a number, else Lambda would take it for a version. */
+const ALIAS = /^(?!\d+$)[A-Za-z0-9_-]{1,128}$/;
+/** A published version's number. */
+const VERSION_NUMBER = /^\d{1,10}$/;
 /** A route: `/` then segments, each literal or one `{name}`. */
 const ROUTE = /^(?:\/(?:[A-Za-z0-9._~-]+|\{[A-Za-z0-9_]+\}))+$/;
 const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
@@ -197,6 +239,134 @@ export const parseTargets = (raw: string | undefined): readonly PreTrafficTarget
     seen.add(target.function);
   }
   return targets;
+};
+
+/** The one resource of a Lambda AppSpec's `Resources`: `{ "<LogicalName>": { Type, Properties } }`. */
+const parseAppSpecResource = (resources: unknown): LambdaDeployment => {
+  if (!Array.isArray(resources) || resources.length !== 1) {
+    throw new AppSpecError('AppSpec "Resources" is not a list of one function');
+  }
+  const [entry] = resources as unknown[];
+  const named = isObject(entry) ? Object.values(entry) : [];
+  const [resource] = named;
+  if (named.length !== 1 || !isObject(resource) || resource.Type !== 'AWS::Lambda::Function') {
+    throw new AppSpecError('AppSpec resource is not one AWS::Lambda::Function');
+  }
+  const properties = isObject(resource.Properties) ? resource.Properties : {};
+  const { Name, Alias, CurrentVersion, TargetVersion } = properties;
+  if (typeof Name !== 'string' || !FUNCTION_REF.test(Name)) {
+    throw new AppSpecError('AppSpec "Name" is not a function name or ARN');
+  }
+  if (typeof Alias !== 'string' || !ALIAS.test(Alias)) {
+    throw new AppSpecError('AppSpec "Alias" is not an alias name');
+  }
+  if (
+    CurrentVersion !== undefined &&
+    !(typeof CurrentVersion === 'string' && VERSION_NUMBER.test(CurrentVersion))
+  ) {
+    throw new AppSpecError('AppSpec "CurrentVersion" is not a version number');
+  }
+  if (typeof TargetVersion !== 'string' || !VERSION_NUMBER.test(TargetVersion)) {
+    throw new AppSpecError('AppSpec "TargetVersion" is not a version number');
+  }
+  return {
+    name: Name,
+    alias: Alias,
+    ...(CurrentVersion === undefined ? {} : { currentVersion: CurrentVersion }),
+    targetVersion: TargetVersion,
+  };
+};
+
+/**
+ * A Lambda deployment's AppSpec, as CloudFormation writes it (JSON):
+ *   {"version":0.0,"Resources":[{"<LogicalName>":{"Type":"AWS::Lambda::Function",
+ *    "Properties":{"Name":"<name or ARN>","Alias":"live","CurrentVersion":"3","TargetVersion":"4"}}}],
+ *    "Hooks":[...]}
+ * or an AppSpecError saying which part is not (never the content itself).
+ */
+export const parseAppSpec = (content: string | undefined): LambdaDeployment => {
+  if (content === undefined || content.trim() === '') {
+    throw new AppSpecError('the deployment has no AppSpec');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    throw new AppSpecError('AppSpec is not JSON');
+  }
+  if (!isObject(parsed)) throw new AppSpecError('AppSpec is not a JSON object');
+  if (parsed.version !== 0 && parsed.version !== '0.0') {
+    throw new AppSpecError('AppSpec "version" is not 0.0');
+  }
+  return parseAppSpecResource(parsed.Resources);
+};
+
+/**
+ * The AppSpec of GetDeployment's `deploymentInfo`: its revision's AppSpecContent, or its String
+ * (the older revision type) when it has none.
+ */
+export const appSpecOf = (deploymentInfo: unknown): string | undefined => {
+  const revision = isObject(deploymentInfo) ? deploymentInfo.revision : undefined;
+  const { appSpecContent, string: raw } = isObject(revision) ? revision : {};
+  const content = isObject(appSpecContent) ? appSpecContent.content : undefined;
+  const fallback = isObject(raw) ? raw.content : undefined;
+  if (typeof content === 'string') return content;
+  return typeof fallback === 'string' ? fallback : undefined;
+};
+
+/** A qualified version ARN's function (unqualified ARN and name) and version number. */
+const partsOf = (versionArn: string) => {
+  const parts = versionArn.split(':');
+  return { arn: parts.slice(0, 7).join(':'), name: parts[6] ?? '', version: parts[7] ?? '' };
+};
+
+/** The function name of an AppSpec's `Name`: itself, or the last part of its ARN. */
+export const deployedFunctionName = ({ name }: Pick<LambdaDeployment, 'name'>): string =>
+  name.split(':').at(-1) ?? name;
+
+/** The entries of `targets` of the function `deployment` moves, whatever their version. */
+export const deployedFunctionTargets = (
+  targets: readonly PreTrafficTarget[],
+  deployment: LambdaDeployment,
+): PreTrafficTarget[] =>
+  targets.filter((target) => {
+    const { arn, name } = partsOf(target.version);
+    return deployment.name === name || deployment.name === arn;
+  });
+
+/** The entries of `targets` whose version is the one `deployment` moves its alias to. */
+export const deployedTargets = (
+  targets: readonly PreTrafficTarget[],
+  deployment: LambdaDeployment,
+): PreTrafficTarget[] =>
+  deployedFunctionTargets(targets, deployment).filter(
+    (target) => partsOf(target.version).version === deployment.targetVersion,
+  );
+
+/**
+ * What the hook does with its deployment: `check` the entries of the version it moves to;
+ * `pass` a deployment of a function PRE_TRAFFIC_TARGETS names but to another version than this
+ * template's (`templateVersion`), as CloudFormation creates when it rolls the stack back; `fail`
+ * a deployment of a function no entry names.
+ */
+export type DeploymentSelection =
+  | { readonly action: 'check'; readonly targets: readonly PreTrafficTarget[] }
+  | { readonly action: 'pass'; readonly templateVersion: string }
+  | { readonly action: 'fail' };
+
+export const selectDeployed = (
+  targets: readonly PreTrafficTarget[],
+  deployment: LambdaDeployment,
+): DeploymentSelection => {
+  const ofFunction = deployedFunctionTargets(targets, deployment);
+  if (ofFunction.length === 0) return { action: 'fail' };
+  const deployed = deployedTargets(targets, deployment);
+  return deployed.length > 0
+    ? { action: 'check', targets: deployed }
+    : {
+        action: 'pass',
+        templateVersion: ofFunction.map((target) => partsOf(target.version).version).join(','),
+      };
 };
 
 /** PRE_TRAFFIC_INVOKE_TIMEOUT_MS: whole milliseconds, from 1 s to Lambda's longest timeout. */
@@ -318,14 +488,27 @@ const jsonOf = (payload: Uint8Array | undefined): { value: unknown } | undefined
   }
 };
 
-/** Why the answer to the pre-traffic event is not `ok` or `none`; undefined when it is. */
+/** Why the answer to the pre-traffic event is not healthy (database and key set each `ok` or `none`); undefined when it is. */
 export const preTrafficProblem = (answer: unknown): string | undefined => {
   if (!isObject(answer) || answer.check !== 'pre-traffic') return 'not a pre-traffic answer';
-  if (answer.database === 'ok' || answer.database === 'none') return undefined;
-  if (answer.database !== 'failed') return 'not a pre-traffic answer';
-  const error = safeName(answer.error) ?? 'Error';
-  const code = safeName(answer.code);
-  return `database failed (${code === undefined ? error : `${error} ${code}`})`;
+  const named = (error: unknown, code: unknown) => {
+    const errorName = safeName(error) ?? 'Error';
+    const errorCode = safeName(code);
+    return errorCode === undefined ? errorName : `${errorName} ${errorCode}`;
+  };
+  const problems: string[] = [];
+  if (answer.database === 'failed') {
+    problems.push(`database failed (${named(answer.error, answer.code)})`);
+  } else if (answer.database !== 'ok' && answer.database !== 'none') {
+    return 'not a pre-traffic answer';
+  }
+  // A key set that cannot be fetched: every token would be refused.
+  if (answer.keySet === 'failed') {
+    problems.push(`key set failed (${named(answer.keySetError, answer.keySetCode)})`);
+  } else if (answer.keySet !== 'ok' && answer.keySet !== 'none') {
+    return 'not a pre-traffic answer';
+  }
+  return problems.length === 0 ? undefined : problems.join('; ');
 };
 
 /** A header's value in a gateway result, in any case, single- or multi-valued. */
@@ -480,9 +663,42 @@ export const preTrafficHook = ({
   };
 
   /**
-   * Every target checked by `started` plus `remainingMs` (the hook's own timeout when Lambda's
-   * context does not say) less the report's reserve; a configuration that cannot be read is the
-   * one failure.
+   * The deployment `deploymentId`, read within DEPLOYMENT_READ_TIMEOUT_MS and the time left to
+   * `deadline`; or what stops it: GetDeployment failed or did not answer, or its AppSpec is not
+   * a Lambda function's.
+   */
+  const readDeployment = async (
+    deploymentId: string,
+    deadline: number,
+  ): Promise<{ deployment: LambdaDeployment } | { failure: Failure }> => {
+    const fail = (cause: string) => ({
+      failure: { function: 'deployment', check: 'deployment' as const, cause },
+    });
+    const boundMs = Math.min(DEPLOYMENT_READ_TIMEOUT_MS, deadline - Date.now());
+    if (boundMs <= 0) return fail('no time left to read it');
+    const abortSignal = AbortSignal.timeout(boundMs);
+    let deploymentInfo: unknown;
+    try {
+      ({ deploymentInfo } = await codeDeploy.send(new GetDeploymentCommand({ deploymentId }), {
+        abortSignal,
+      }));
+    } catch (error) {
+      if (abortSignal.aborted) return fail(`GetDeployment gave no answer within ${boundMs} ms`);
+      return fail(`GetDeployment failed (${causeOf(error)})`);
+    }
+    try {
+      return { deployment: parseAppSpec(appSpecOf(deploymentInfo)) };
+    } catch (error) {
+      if (error instanceof AppSpecError) return fail(error.message);
+      throw error;
+    }
+  };
+
+  /**
+   * The targets of the hook's deployment checked by `started` plus `remainingMs` (the hook's own
+   * timeout when Lambda's context does not say) less the report's reserve; a configuration or a
+   * deployment that cannot be read, or a deployment of a function no target names, is the one
+   * failure; a deployment of another version of a function a target names is none (selectDeployed).
    */
   const check = async (
     hookEvent: HookEvent,
@@ -502,8 +718,39 @@ export const preTrafficHook = ({
     }
     const remaining = remainingMs ?? hookTimeoutSecondsFor(boundMs) * 1000;
     const bounds: Bounds = { boundMs, deadline: started + remaining - reportReserveMs };
+    const read = await readDeployment(hookEvent.DeploymentId, bounds.deadline);
+    if ('failure' in read) return [read.failure];
+    const selection = selectDeployed(targets, read.deployment);
+    const checked = selection.action === 'check' ? selection.targets : [];
+    const deployedFunction = deployedFunctionName(read.deployment);
+    logger.log('info', 'pre-traffic hook: deployment read', {
+      deploymentId: hookEvent.DeploymentId,
+      function: deployedFunction,
+      targetVersion: read.deployment.targetVersion,
+      targets: checked.length,
+    });
+    if (selection.action === 'fail') {
+      return [
+        {
+          function: deployedFunction,
+          check: 'deployment',
+          cause: `no PRE_TRAFFIC_TARGETS entry is of this function (version ${read.deployment.targetVersion})`,
+        },
+      ];
+    }
+    if (selection.action === 'pass') {
+      // A rollback's deployment back to an older version: failing it would leave the stack
+      // UPDATE_ROLLBACK_FAILED, and this template's version is not the one it moves to.
+      logger.log('warn', "pre-traffic hook: not this release's version, not checked", {
+        deploymentId: hookEvent.DeploymentId,
+        function: deployedFunction,
+        targetVersion: read.deployment.targetVersion,
+        templateVersion: selection.templateVersion,
+      });
+      return [];
+    }
     const outcomes = await Promise.allSettled(
-      targets.map((target, index) =>
+      checked.map((target, index) =>
         checkTarget(target, origin, bounds, `pre-traffic-${hookEvent.DeploymentId}-${index + 1}`),
       ),
     );
@@ -512,7 +759,7 @@ export const preTrafficHook = ({
         ? outcome.value
         : [
             {
-              function: targets[index]?.function ?? 'unknown',
+              function: checked[index]?.function ?? 'unknown',
               check: 'pre-traffic' as const,
               cause: `check failed (${causeOf(outcome.reason)})`,
             },

@@ -10,14 +10,18 @@
  *   runner: a real handler module in an execution environment of its own
  *   (`handlerEnvironment`, a child process: tests/support/lambda-container.ts), or a stand-in
  *   (`standIn`) for a version that answers what no real handler would.
- * - CodeDeploy, JSON 1.1: PutLifecycleEventHookExecutionStatus (X-Amz-Target
- *   CodeDeploy_20141006.PutLifecycleEventHookExecutionStatus), recording each status reported.
+ * - CodeDeploy, JSON 1.1 (X-Amz-Target CodeDeploy_20141006.<operation>):
+ *   PutLifecycleEventHookExecutionStatus, recording each status reported; and GetDeployment of a
+ *   deployment a test registered (`register`: its function and target version), answering the
+ *   AppSpec as CloudFormation writes it for a `live` alias's release, an unknown id a 400
+ *   DeploymentDoesNotExistException, a denied one (`deny`) a 400 AccessDeniedException, a silenced
+ *   one (`silence`) nothing at all.
  *
  * Each refuses a request signed for another service (SigV4's credential scope) and records
  * every call, as tests/support/aws-servers.ts does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -327,6 +331,16 @@ export interface HookStatusReport {
   readonly status: string;
 }
 
+/** A release of a function's alias, as CloudFormation hands it to CodeDeploy. */
+export interface LambdaDeploymentSpec {
+  /** The AppSpec's `Name`: the function's name or its unqualified ARN. */
+  readonly functionName: string;
+  readonly targetVersion: string;
+  /** The version before; the target's predecessor when unset. */
+  readonly currentVersion?: string;
+  readonly alias?: string;
+}
+
 export interface CodeDeployServer {
   /** AWS_ENDPOINT_URL_CODEDEPLOY. */
   readonly env: Readonly<Record<string, string>>;
@@ -334,24 +348,118 @@ export interface CodeDeployServer {
   readonly reports: HookStatusReport[];
   /** Every call, by operation, in order (refused ones included). */
   readonly calls: string[];
+  /**
+   * Registers deployment `deploymentId`: GetDeployment answers its AppSpec as CloudFormation
+   * writes it, or `appSpec` as it is.
+   */
+  register(deploymentId: string, deployment: LambdaDeploymentSpec | { appSpec: string }): void;
+  /** GetDeployment of `deploymentId` is refused, as IAM refuses a role without it. */
+  deny(deploymentId: string): void;
+  /** GetDeployment of `deploymentId` never answers. */
+  silence(deploymentId: string): void;
   close(): Promise<void>;
 }
 
 const JSON_11 = 'application/x-amz-json-1.1';
 const HOOK_STATUSES = ['Pending', 'InProgress', 'Succeeded', 'Failed', 'Skipped', 'Unknown'];
+/** The hook the AppSpecs name. */
+const HOOK_FUNCTION = 'portal-service-api-test-preTraffic';
+
+/** `portal-service-api-test-ordersPerDay` → `OrdersPerDayLambdaFunction`, as osls names it. */
+const logicalIdOf = (functionName: string): string => {
+  const name = functionName.split(/[:-]/).at(-1) ?? functionName;
+  return `${name.charAt(0).toUpperCase()}${name.slice(1)}LambdaFunction`;
+};
+
+/**
+ * The AppSpec CloudFormation writes for the release of a function's alias (its `version` 0.0, a
+ * number written as such).
+ */
+export const lambdaAppSpec = ({
+  functionName,
+  targetVersion,
+  currentVersion = String(Math.max(Number(targetVersion) - 1, 1)),
+  alias = 'live',
+}: LambdaDeploymentSpec): string => {
+  const resources = [
+    {
+      [logicalIdOf(functionName)]: {
+        Type: 'AWS::Lambda::Function',
+        Properties: {
+          Name: functionName,
+          Alias: alias,
+          CurrentVersion: currentVersion,
+          TargetVersion: targetVersion,
+        },
+      },
+    },
+  ];
+  const hooks = [{ BeforeAllowTraffic: HOOK_FUNCTION }];
+  return `{"version":0.0,"Resources":${JSON.stringify(resources)},"Hooks":${JSON.stringify(hooks)}}`;
+};
+
+/** GetDeployment's answer for a deployment of `appSpec`, as CodeDeploy gives it mid-release. */
+const deploymentInfo = (deploymentId: string, appSpec: string) => ({
+  deploymentInfo: {
+    applicationName: 'portal-service-api-test',
+    deploymentGroupName: 'portal-service-api-test-OrdersPerDayDeploymentGroup-AbC123',
+    deploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
+    deploymentId,
+    status: 'InProgress',
+    creator: 'CloudFormation',
+    computePlatform: 'Lambda',
+    createTime: Date.now() / 1000,
+    revision: {
+      revisionType: 'AppSpecContent',
+      appSpecContent: {
+        content: appSpec,
+        sha256: createHash('sha256').update(appSpec).digest('hex'),
+      },
+    },
+  },
+});
 
 export const startCodeDeployServer = async (): Promise<CodeDeployServer> => {
   const reports: HookStatusReport[] = [];
   const calls: string[] = [];
+  const deployments = new Map<string, string>();
+  const denied = new Set<string>();
+  const silenced = new Set<string>();
   const error = (type: string, message: string): Answer =>
     jsonAnswer(400, { __type: type, message }, {}, JSON_11);
+
+  const getDeployment = (input: Record<string, unknown>): Promise<Answer> => {
+    const { deploymentId } = input;
+    if (typeof deploymentId !== 'string' || deploymentId === '') {
+      return Promise.resolve(error('DeploymentIdRequiredException', 'deploymentId is required'));
+    }
+    if (silenced.has(deploymentId)) return new Promise<never>(() => undefined);
+    if (denied.has(deploymentId)) {
+      return Promise.resolve(
+        error('AccessDeniedException', 'not authorized to perform: codedeploy:GetDeployment'),
+      );
+    }
+    const appSpec = deployments.get(deploymentId);
+    if (appSpec === undefined) {
+      return Promise.resolve(
+        error(
+          'DeploymentDoesNotExistException',
+          `The deployment ${deploymentId} could not be found`,
+        ),
+      );
+    }
+    return Promise.resolve(jsonAnswer(200, deploymentInfo(deploymentId, appSpec), {}, JSON_11));
+  };
+
   const server = await startSigned('codedeploy', (request, body, region) => {
     const [prefix, operation = ''] = String(request.headers['x-amz-target'] ?? '').split('.');
     calls.push(operation);
-    if (prefix !== 'CodeDeploy_20141006' || operation !== 'PutLifecycleEventHookExecutionStatus') {
+    const known = ['PutLifecycleEventHookExecutionStatus', 'GetDeployment'];
+    if (prefix !== 'CodeDeploy_20141006' || !known.includes(operation)) {
       return Promise.resolve(error('UnknownOperationException', `unknown operation ${operation}`));
     }
     const input = JSON.parse(body || '{}') as Record<string, unknown>;
+    if (operation === 'GetDeployment') return getDeployment(input);
     const { deploymentId, lifecycleEventHookExecutionId, status } = input;
     if (typeof deploymentId !== 'string' || deploymentId === '') {
       return Promise.resolve(error('DeploymentIdRequiredException', 'deploymentId is required'));
@@ -369,5 +477,18 @@ export const startCodeDeployServer = async (): Promise<CodeDeployServer> => {
     reports.push({ region, deploymentId, lifecycleEventHookExecutionId, status });
     return Promise.resolve(jsonAnswer(200, { lifecycleEventHookExecutionId }, {}, JSON_11));
   });
-  return { env: { AWS_ENDPOINT_URL_CODEDEPLOY: server.url }, reports, calls, close: server.close };
+  return {
+    env: { AWS_ENDPOINT_URL_CODEDEPLOY: server.url },
+    reports,
+    calls,
+    register: (deploymentId, deployment) => {
+      deployments.set(
+        deploymentId,
+        'appSpec' in deployment ? deployment.appSpec : lambdaAppSpec(deployment),
+      );
+    },
+    deny: (deploymentId) => denied.add(deploymentId),
+    silence: (deploymentId) => silenced.add(deploymentId),
+    close: server.close,
+  };
 };

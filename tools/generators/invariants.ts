@@ -23,7 +23,16 @@
  * The pre-traffic hook (tools/generators/pre-traffic.ts), when the template has it, waits for
  * each invocation longer than every function it checks may run (PRE_TRAFFIC_INVOKE_TIMEOUT_MS
  * above each one's Timeout), and its own Timeout holds its invocations, the report and its own
- * work (hookTimeoutSecondsFor, shared/release/pre-traffic.ts).
+ * work (hookTimeoutSecondsFor, shared/release/pre-traffic.ts). Its role grants
+ * lambda:InvokeFunction on each version its PRE_TRAFFIC_TARGETS name (a published version of its
+ * function, `${Fn.Arn}:<number>`, which `${Fn.Arn}:*` covers; or the version's Ref); an Allow,
+ * even under a condition or by NotResource, that reaches one of those functions' aliases (by
+ * their Ref or ARN), `$LATEST` or unqualified ARN must meet a Deny of it without a condition, and
+ * none may reach any other function; its policy names no AWS::Lambda::Version, so it does not
+ * change on every deploy (IAM is eventually consistent: a policy rewritten with the new versions
+ * may refuse the hook the version it checks); and it grants codedeploy:GetDeployment and
+ * codedeploy:PutLifecycleEventHookExecutionStatus on the deployment group of each alias whose
+ * update policy runs the hook: otherwise every release of that function fails.
  *
  * A grant is an Allow statement without Condition, NotAction or NotResource whose Action and
  * Resource match (IAM's `*` and `?`, actions in any case), and no Deny statement matching. The
@@ -402,6 +411,210 @@ const checkedBy = (template: Template, targets: unknown): string[] =>
     return fnId === undefined ? [] : [fnId];
   });
 
+const INVOKE_ACTION = 'lambda:InvokeFunction';
+const DEPLOYMENT_ACTIONS = [
+  'codedeploy:GetDeployment',
+  'codedeploy:PutLifecycleEventHookExecutionStatus',
+];
+
+/** Whether one of `patterns` matches `value`, or, for a Not element, none does. */
+const covers = (
+  template: Template,
+  listed: unknown,
+  notListed: unknown,
+  value: string,
+  flags = '',
+): boolean =>
+  notListed === undefined
+    ? anyMatches(template, listed, value, flags)
+    : !anyMatches(template, notListed, value, flags);
+
+/** Whether a Deny statement of `statements` without a condition refuses `action` on `resource`. */
+const denies = (
+  template: Template,
+  statements: readonly Statement[],
+  action: string,
+  resource: string,
+): boolean =>
+  statements.some(
+    (statement) =>
+      statement.Effect === 'Deny' &&
+      statement.Condition === undefined &&
+      covers(template, statement.Action, statement.NotAction, action, 'i') &&
+      covers(template, statement.Resource, statement.NotResource, resource),
+  );
+
+/** Whether an Allow statement of `statements` may let `action` on `resource`, under any condition. */
+const mayAllow = (
+  template: Template,
+  statements: readonly Statement[],
+  action: string,
+  resource: string,
+): boolean =>
+  statements.some(
+    (statement) =>
+      statement.Effect === 'Allow' &&
+      covers(template, statement.Action, statement.NotAction, action, 'i') &&
+      covers(template, statement.Resource, statement.NotResource, resource),
+  );
+
+/** The hook's role: its logical id and statements, when its Role is a role of the template. */
+const hookRoleOf = (template: Template, hook: Resource) => {
+  const roleId = arnOf(hook.Properties?.Role);
+  const role = roleId === undefined ? undefined : template.Resources[roleId];
+  return roleId === undefined || role?.Type !== 'AWS::IAM::Role'
+    ? undefined
+    : { roleId, statements: statementsOf(template, role) };
+};
+
+/** One thing the hook must not invoke: what a problem calls it, and every name of it in the template. */
+interface Forbidden {
+  readonly label: string;
+  readonly names: readonly string[];
+}
+
+/** A published version's number, as the ARN of any version of a function ends. */
+const SAMPLE_VERSION = '1';
+/** A function outside the template, by its unqualified ARN. */
+const OUTSIDE_FUNCTION =
+  'arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:another-function';
+
+/** What of the function `fn` the hook checks it must not invoke: its unqualified ARN, `$LATEST`, its aliases. */
+const notToInvoke = (template: Template, fn: string): Forbidden[] => [
+  { label: `\${${fn}.Arn}`, names: [`\${${fn}.Arn}`] },
+  { label: `\${${fn}.Arn}:$LATEST`, names: [`\${${fn}.Arn}:$LATEST`] },
+  ...resourcesOfType(template, 'AWS::Lambda::Alias')
+    .filter(([, alias]) => refsIn(alias.Properties?.FunctionName).includes(fn))
+    .map(([id, alias]) => {
+      const arn = `\${${fn}.Arn}:${textOf(template, alias.Properties?.Name) ?? ''}`;
+      return { label: arn, names: [arn, `\${${id}}`] };
+    }),
+];
+
+/** The functions the hook does not check: the template's others, and one outside it. */
+const notChecked = (template: Template, checked: readonly string[]): Forbidden[] => [
+  ...resourcesOfType(template, 'AWS::Lambda::Function')
+    .filter(([id]) => !checked.includes(id))
+    .flatMap(([id]) =>
+      ['', ':$LATEST', `:${SAMPLE_VERSION}`].map((qualifier) => ({
+        label: `\${${id}.Arn}`,
+        names: [`\${${id}.Arn}${qualifier}`],
+      })),
+    ),
+  ...['', `:${SAMPLE_VERSION}`].map((qualifier) => ({
+    label: 'functions outside the template',
+    names: [`${OUTSIDE_FUNCTION}${qualifier}`],
+  })),
+];
+
+/** The labels of `forbidden` an Allow of `statements` may reach and no Deny refuses, once each. */
+const invocable = (
+  template: Template,
+  statements: readonly Statement[],
+  forbidden: readonly Forbidden[],
+): string[] => [
+  ...new Set(
+    forbidden
+      .filter(
+        ({ names }) =>
+          names.some((name) => mayAllow(template, statements, INVOKE_ACTION, name)) &&
+          !names.some((name) => denies(template, statements, INVOKE_ACTION, name)),
+      )
+      .map(({ label }) => label),
+  ),
+];
+
+/** The AWS::Lambda::Versions `statements` name: each changes on every deploy. */
+const versionsNamed = (template: Template, statements: readonly Statement[]): string[] => {
+  const text = JSON.stringify(statements);
+  return resourcesOfType(template, 'AWS::Lambda::Version')
+    .map(([id]) => id)
+    .filter(
+      (id) => text.includes(`"${id}"`) || text.includes(`\${${id}}`) || text.includes(`\${${id}.`),
+    );
+};
+
+/**
+ * The hook's role: each version it checks invocable, by a policy that names no version; none of
+ * their functions' aliases, `$LATEST` or unqualified ARN, nor any other function.
+ */
+const hookInvokeProblems = (
+  template: Template,
+  { roleId, statements }: { roleId: string; statements: readonly Statement[] },
+  targets: unknown,
+): string[] => {
+  const versionIds = refsIn(targets).filter(
+    (id) => template.Resources[id]?.Type === 'AWS::Lambda::Version',
+  );
+  const functionIds = versionIds.map(
+    (id) => refsIn(template.Resources[id]?.Properties?.FunctionName)[0] ?? '',
+  );
+  const perVersion = versionIds.flatMap((versionId, index) => {
+    const fn = functionIds[index] ?? '';
+    const granted = [`\${${fn}.Arn}:${SAMPLE_VERSION}`, `\${${versionId}}`].some((version) =>
+      grants(template, statements, INVOKE_ACTION, version),
+    );
+    const beyond = invocable(template, statements, notToInvoke(template, fn));
+    return [
+      ...(granted
+        ? []
+        : [
+            `${PRE_TRAFFIC_LOGICAL_ID}: its role ${roleId} grants no ${INVOKE_ACTION} on ${versionId}, a version it checks: its release would fail`,
+          ]),
+      ...(beyond.length === 0
+        ? []
+        : [
+            `${PRE_TRAFFIC_LOGICAL_ID}: its role ${roleId} allows ${INVOKE_ACTION} on ${beyond.join(', ')} and denies it not: it may invoke only published versions of the functions it checks`,
+          ]),
+    ];
+  });
+  const others = invocable(template, statements, notChecked(template, functionIds));
+  const named = versionsNamed(template, statements);
+  return [
+    ...perVersion,
+    ...(others.length === 0
+      ? []
+      : [
+          `${PRE_TRAFFIC_LOGICAL_ID}: its role ${roleId} allows ${INVOKE_ACTION} on ${others.join(', ')}, which it does not check: it may invoke only published versions of the functions it checks`,
+        ]),
+    ...(named.length === 0
+      ? []
+      : [
+          `${PRE_TRAFFIC_LOGICAL_ID}: its role ${roleId} names ${named.join(', ')}, changed on every deploy: IAM, eventually consistent, may refuse the hook the new version; allow \${<function>.Arn}:* instead`,
+        ]),
+  ];
+};
+
+/** The deployment group of an alias whose update policy runs the hook, as an ARN. */
+const deploymentGroupArn = (template: Template, update: Fields): string =>
+  `arn:\${AWS::Partition}:codedeploy:\${AWS::Region}:\${AWS::AccountId}:deploymentgroup:${
+    textOf(template, update.ApplicationName) ?? ''
+  }/${textOf(template, update.DeploymentGroupName) ?? ''}`;
+
+/** The hook's role: reading and reporting each deployment that runs it. */
+const hookDeploymentProblems = (
+  template: Template,
+  { roleId, statements }: { roleId: string; statements: readonly Statement[] },
+): string[] =>
+  resourcesOfType(template, 'AWS::Lambda::Alias').flatMap(([aliasId, alias]) => {
+    const update = alias.UpdatePolicy?.CodeDeployLambdaAliasUpdate;
+    if (
+      !isObject(update) ||
+      !refsIn(update.BeforeAllowTrafficHook).includes(PRE_TRAFFIC_LOGICAL_ID)
+    ) {
+      return [];
+    }
+    const group = deploymentGroupArn(template, update);
+    const absent = DEPLOYMENT_ACTIONS.filter(
+      (action) => !grants(template, statements, action, group),
+    );
+    return absent.length === 0
+      ? []
+      : [
+          `${aliasId}: its release runs ${PRE_TRAFFIC_LOGICAL_ID}, whose role ${roleId} grants no ${absent.join(', ')} on its deployment group ${group}: every release of it would fail`,
+        ];
+  });
+
 const preTrafficProblems = (template: Template): string[] => {
   const hook = template.Resources[PRE_TRAFFIC_LOGICAL_ID];
   if (!hook) return [];
@@ -425,12 +638,22 @@ const preTrafficProblems = (template: Template): string[] => {
   });
   const needed = hookTimeoutSecondsFor(boundMs);
   const hookTimeout = timeoutOf(hook);
-  return hookTimeout >= needed
-    ? slow
-    : [
-        ...slow,
-        `${PRE_TRAFFIC_LOGICAL_ID}: its Timeout of ${hookTimeout} s leaves no room for two invocations of ${boundMs} ms, the report and its own work: it needs ${needed} s`,
-      ];
+  const role = hookRoleOf(template, hook);
+  return [
+    ...slow,
+    ...(hookTimeout >= needed
+      ? []
+      : [
+          `${PRE_TRAFFIC_LOGICAL_ID}: its Timeout of ${hookTimeout} s leaves no room for two invocations of ${boundMs} ms, the report and its own work: it needs ${needed} s`,
+        ]),
+    // A Role that is no role of the template is functionProblems' to say.
+    ...(role === undefined
+      ? []
+      : [
+          ...hookInvokeProblems(template, role, variables.PRE_TRAFFIC_TARGETS),
+          ...hookDeploymentProblems(template, role),
+        ]),
+  ];
 };
 
 /** Every problem AWS would refuse or break on at deploy time, one line each. */

@@ -1,14 +1,19 @@
 /**
- * The pre-traffic check in the template (docs/operations.md, "Gradual releases"): the function
+ * The pre-traffic check in the template (docs/releases.md, "Gradual releases"): the function
  * `preTraffic` (functions/pre-traffic.ts, shared/release/pre-traffic.ts) becomes each `live`
  * alias's BeforeAllowTraffic hook, so CodeDeploy runs it before moving any traffic to a new
  * version. osls compiles it like the API's functions; here it gets its own environment (the
  * versions to check, PRE_TRAFFIC_TARGETS, and how long one invocation may take,
  * PRE_TRAFFIC_INVOKE_TIMEOUT_MS), its own timeout (both derived from the longest timeout of the
- * functions it checks: preTrafficBounds), its own role (invoke those versions, report to
- * CodeDeploy, write its logs, and its traces when osls compiled it with Active tracing), no VPC
- * and no layer: it calls AWS's APIs only. Without a gradual release nothing runs it, and it
- * leaves the template.
+ * functions it checks: preTrafficBounds), its own role (invoke the published versions of those
+ * functions, `:*`, and never their aliases, `$LATEST` or their unqualified ARN, each denied; read
+ * its deployment and report to CodeDeploy; write its logs, and its traces when osls compiled it
+ * with Active tracing), no VPC and no layer: it calls AWS's APIs only. Without a gradual release
+ * nothing runs it, and it leaves the template.
+ *
+ * The role names no AWS::Lambda::Version, so its policy is the same on every deploy: a policy
+ * rewritten with each release's versions would reach IAM, eventually consistent, only some time
+ * after the hook may run, which would then be refused the new version and fail a healthy release.
  */
 import {
   CHECKS_PER_TARGET,
@@ -96,6 +101,40 @@ const hookResources = (template: Template): string[] =>
     )
     .map(([id]) => id);
 
+/** The names of the aliases of the function `fn` in the template (its `live` alias). */
+const aliasNamesOf = (template: Template, fn: string): string[] =>
+  resourcesOfType(template, 'AWS::Lambda::Alias').flatMap(([, alias]) => {
+    const name = alias.Properties?.Name;
+    return refOf(alias.Properties?.FunctionName) === fn && typeof name === 'string' ? [name] : [];
+  });
+
+/**
+ * The hook's invocations of the functions `functionIds`: every published version of each
+ * (`<ARN>:*`, which also matches its aliases and `$LATEST`), and explicitly none of its aliases,
+ * `$LATEST` or its unqualified ARN. Names no version, so it is the same on every deploy. The alias
+ * names are the template's (tools/generators/operations.ts's LIVE_ALIAS), read here as operations
+ * imports this module.
+ */
+const invokeStatements = (template: Template, functionIds: readonly string[]) =>
+  functionIds.length === 0
+    ? []
+    : [
+        {
+          Effect: 'Allow',
+          Action: ['lambda:InvokeFunction'],
+          Resource: functionIds.map((fn) => ({ 'Fn::Sub': `\${${fn}.Arn}:*` })),
+        },
+        {
+          Effect: 'Deny',
+          Action: ['lambda:InvokeFunction'],
+          Resource: functionIds.flatMap((fn) => [
+            ...aliasNamesOf(template, fn).map((alias) => ({ 'Fn::Sub': `\${${fn}.Arn}:${alias}` })),
+            { 'Fn::Sub': `\${${fn}.Arn}:$LATEST` },
+            { 'Fn::GetAtt': [fn, 'Arn'] },
+          ]),
+        },
+      ];
+
 /** Whether the template holds the hook. */
 export const hasPreTrafficHook = (template: Template): boolean =>
   Object.hasOwn(template.Resources, PRE_TRAFFIC_LOGICAL_ID);
@@ -178,14 +217,13 @@ export const preTrafficHook = (
             PolicyDocument: {
               Version: '2012-10-17',
               Statement: [
+                ...invokeStatements(template, functionIds),
                 {
                   Effect: 'Allow',
-                  Action: ['lambda:InvokeFunction'],
-                  Resource: functionIds.map((fn) => ({ 'Fn::Sub': `\${${fn}.Arn}:*` })),
-                },
-                {
-                  Effect: 'Allow',
-                  Action: ['codedeploy:PutLifecycleEventHookExecutionStatus'],
+                  Action: [
+                    'codedeploy:GetDeployment',
+                    'codedeploy:PutLifecycleEventHookExecutionStatus',
+                  ],
                   Resource: {
                     'Fn::Sub': `arn:\${AWS::Partition}:codedeploy:\${AWS::Region}:\${AWS::AccountId}:deploymentgroup:\${${CODEDEPLOY_APPLICATION_LOGICAL_ID}}/*`,
                   },

@@ -2,7 +2,10 @@
  * The release's pre-traffic hook (functions/pre-traffic.ts) end to end, its SDK clients pointed
  * at a local Lambda and CodeDeploy; each version is the real handler module in an environment of
  * its own (run's database, key set, a local secrets extension, a test-CA TLS front) or a stand-in.
- * All passing is Succeeded; each cause is Failed, named in one line with no payload or secret.
+ * Each run is one deployment, registered with the local CodeDeploy as CloudFormation creates it
+ * (one function's `live` alias moved to its new version): the hook checks that version only. All
+ * passing is Succeeded; each cause is Failed, named in one line with no payload or secret. A
+ * deployment of another version of a function it checks (a rollback's) is Succeeded, unchecked.
  */
 import { randomUUID } from 'node:crypto';
 import { catalogue, type Endpoint } from '../../../shared/catalogue';
@@ -145,17 +148,72 @@ let healthy: ReturnType<typeof publish> | undefined;
 /** One healthy version of dishes, beside a failing one: it must not be named. */
 const healthyDishes = () => (healthy ??= publishHandler(DISHES, functionEnv()));
 
+const ORDERS_PER_DAY_ARN =
+  'arn:aws:lambda:eu-west-1:123456789012:function:portal-service-api-test-ordersPerDay';
+
+/** The version of the first entry of PRE_TRAFFIC_TARGETS `targets`, if it has one. */
+const firstVersion = (targets: unknown): string | undefined => {
+  let entries: unknown = targets;
+  if (typeof targets === 'string') {
+    try {
+      entries = JSON.parse(targets);
+    } catch {
+      return undefined;
+    }
+  }
+  const [first] = Array.isArray(entries) ? (entries as unknown[]) : [];
+  const { version } = (typeof first === 'object' && first !== null ? first : {}) as {
+    version?: unknown;
+  };
+  return typeof version === 'string' ? version : undefined;
+};
+
+/** How the local CodeDeploy knows the run's deployment. */
+type Deployment = 'registered' | 'unknown' | 'denied' | 'silent' | { readonly appSpec: string };
+
+interface RunOptions {
+  /**
+   * The qualified ARN of the version the deployment moves `live` to: the first target's by
+   * default, else ordersPerDay's version 1.
+   */
+  readonly deployed?: string;
+  readonly deployment?: Deployment;
+  readonly remainingMs?: number;
+}
+
+/** Registers deployment `deploymentId` with the local CodeDeploy, as `deployment` says. */
+const registerDeployment = (deploymentId: string, deployed: string, deployment: Deployment) => {
+  if (deployment === 'unknown') return;
+  if (typeof deployment === 'object') {
+    codeDeploy.register(deploymentId, deployment);
+    return;
+  }
+  const [functionName = '', targetVersion = ''] = deployed.split(':').slice(6);
+  codeDeploy.register(deploymentId, { functionName, targetVersion });
+  if (deployment === 'denied') codeDeploy.deny(deploymentId);
+  if (deployment === 'silent') codeDeploy.silence(deploymentId);
+};
+
 type Run = Awaited<ReturnType<typeof runHook>>;
-/** Runs the hook for a new deployment with PRE_TRAFFIC_TARGETS `targets`. */
+/**
+ * Runs the hook for a new deployment, of `deployed`, with PRE_TRAFFIC_TARGETS `targets`.
+ */
 const runHook = async (
   targets: unknown,
-  { remainingMs = 60_000 }: { remainingMs?: number } = {},
+  {
+    deployed = firstVersion(targets) ?? `${ORDERS_PER_DAY_ARN}:1`,
+    deployment = 'registered',
+    remainingMs = 60_000,
+  }: RunOptions = {},
 ) => {
   process.env.PRE_TRAFFIC_TARGETS = typeof targets === 'string' ? targets : JSON.stringify(targets);
   const event = {
     DeploymentId: `d-${randomUUID().slice(0, 9).toUpperCase()}`,
     LifecycleEventHookExecutionId: Buffer.from(randomUUID()).toString('base64'),
   };
+  registerDeployment(event.DeploymentId, deployed, deployment);
+  const invokedBefore = lambda.calls.length;
+  const codeDeployBefore = codeDeploy.calls.length;
   const started = Date.now();
   const context = { getRemainingTimeInMillis: () => started + remainingMs - Date.now() };
   const logs = captureLogs();
@@ -183,8 +241,17 @@ const runHook = async (
     summary: entries.find(({ message }) => message === 'pre-traffic hook'),
     lines: logs.lines(),
     elapsedMs: Date.now() - started,
+    /** The versions invoked, as `<function>:<version>`, in order. */
+    invoked: lambda.calls
+      .slice(invokedBefore)
+      .map(({ functionName, qualifier }) => `${functionName}:${qualifier}`),
+    /** The CodeDeploy operations called, in order. */
+    codeDeployCalls: codeDeploy.calls.slice(codeDeployBefore),
   };
 };
+
+/** `<function>:<version>` of a qualified version ARN, as `invoked` names it. */
+const invokedName = (version: string): string => version.split(':').slice(6).join(':');
 
 /** The JSON lines a function wrote with `message`. */
 const linesOf = (environment: HandlerEnvironment, message: string): Record<string, unknown>[] =>
@@ -213,7 +280,7 @@ const expectFailed = (run: Run, failures: readonly string[]): void => {
 };
 
 describe('the pre-traffic hook', () => {
-  it('reports Succeeded when every endpoint’s new version passes both checks', async () => {
+  it('reports Succeeded for each endpoint’s deployment whose new version passes both checks', async () => {
     // Prepare: every endpoint of the catalogue on the run's database; orders per day as
     // production reaches it, by a secret and verified TLS.
     const firstEnvironment = environments.length;
@@ -227,14 +294,24 @@ describe('the pre-traffic hook', () => {
     const secretReads = extension.reads(SECRET_ARN);
     const tlsConnections = tlsFront.passedOn();
 
-    // Act
-    const run = await runHook(targets);
+    // Act: one deployment per function, as CloudFormation hands each alias's move to CodeDeploy.
+    const runs: Run[] = [];
+    for (const target of targets) runs.push(await runHook(targets, { deployed: target.version }));
 
     // Assess
-    expect(run.reported).toEqual(['Succeeded']);
-    expect(run.outcome).toEqual({ status: 'Succeeded', failures: [] });
-    expect(run.failureLines).toEqual([]);
-    expect(run.summary).toMatchObject({ level: 'info', status: 'Succeeded', failures: 0 });
+    for (const [index, run] of runs.entries()) {
+      const target = targets[index]!;
+      expect(run.reported).toEqual(['Succeeded']);
+      expect(run.outcome).toEqual({ status: 'Succeeded', failures: [] });
+      expect(run.failureLines).toEqual([]);
+      expect(run.summary).toMatchObject({ level: 'info', status: 'Succeeded', failures: 0 });
+      expect(run.codeDeployCalls).toEqual([
+        'GetDeployment',
+        'PutLifecycleEventHookExecutionStatus',
+      ]);
+      // Its own version only, asked twice.
+      expect(run.invoked).toEqual([invokedName(target.version), invokedName(target.version)]);
+    }
     // Each version was asked twice: the pre-traffic event, then a request without credentials.
     const calls = lambda.calls.slice(before);
     for (const target of targets) {
@@ -265,6 +342,138 @@ describe('the pre-traffic hook', () => {
       ]);
     }
   });
+
+  it('reports Succeeded for a healthy version beside a failing target, never invoking that one', async () => {
+    // Prepare: ordersPerDay's new version fails every check; dishes' is healthy.
+    const failing = publish(
+      ORDERS_PER_DAY,
+      standIn(() =>
+        Promise.resolve({ error: { errorType: 'Error', errorMessage: 'should not run' } }),
+      ),
+    );
+    const healthyVersion = healthyDishes();
+
+    // Act: dishes' deployment.
+    const run = await runHook([failing, healthyVersion], { deployed: healthyVersion.version });
+
+    // Assess
+    expect(run.reported).toEqual(['Succeeded']);
+    expect(run.outcome).toEqual({ status: 'Succeeded', failures: [] });
+    expect(run.invoked).toEqual([
+      invokedName(healthyVersion.version),
+      invokedName(healthyVersion.version),
+    ]);
+    const [name, version] = failing.version.split(':').slice(6);
+    expect(
+      lambda.calls.filter((call) => call.functionName === name && call.qualifier === version),
+    ).toEqual([]);
+  });
+
+  it.each([
+    ['refuses GetDeployment', 'denied', 'GetDeployment failed (AccessDeniedException)'],
+    [
+      'does not know the deployment',
+      'unknown',
+      'GetDeployment failed (DeploymentDoesNotExistException)',
+    ],
+  ] as const)(
+    'reports Failed, invoking nothing, when CodeDeploy %s',
+    async (_name, deployment, cause) => {
+      const run = await runHook([healthyDishes()], { deployment });
+
+      expectFailed(run, [`deployment: deployment: ${cause}`]);
+      expect(run.invoked).toEqual([]);
+      expect(run.codeDeployCalls).toEqual([
+        'GetDeployment',
+        'PutLifecycleEventHookExecutionStatus',
+      ]);
+      // CodeDeploy's message is not logged.
+      expect(run.lines.join('\n')).not.toMatch(/not authorized|could not be found/);
+    },
+  );
+
+  it('reports Failed within its own time when CodeDeploy never answers GetDeployment', async () => {
+    // Prepare: 6.5 s left to the hook, of which the report keeps 5 s: 1.5 s to read and check.
+    const run = await runHook([healthyDishes()], { deployment: 'silent', remainingMs: 6_500 });
+
+    // Assess: the read given up on by the deadline, below its own 3 s bound; nothing invoked.
+    expect(run.reported).toEqual(['Failed']);
+    expect(run.outcome.failures.map(describeFailure)).toEqual([
+      expect.stringMatching(/^deployment: deployment: GetDeployment gave no answer within \d+ ms$/),
+    ]);
+    expect(run.invoked).toEqual([]);
+    expect(run.elapsedMs).toBeGreaterThanOrEqual(1_400);
+    expect(run.elapsedMs).toBeLessThan(3_000);
+  });
+
+  it('reports Failed, invoking nothing, for a deployment of a function PRE_TRAFFIC_TARGETS does not name', async () => {
+    const run = await runHook([healthyDishes()], {
+      deployed: versionArn(functionName(ORDERS_PER_DAY), '999'),
+    });
+
+    expectFailed(run, [
+      'portal-service-api-test-ordersPerDay: deployment: no PRE_TRAFFIC_TARGETS entry is of this function (version 999)',
+    ]);
+    expect(run.invoked).toEqual([]);
+  });
+
+  it('reports Succeeded, invoking nothing, for another version of a function it checks: a rollback’s, not this release’s', async () => {
+    // Prepare: CloudFormation rolling back moves dishes' alias back to an older version while the
+    // hook still holds this release's targets.
+    const target = healthyDishes();
+    const templateVersion = target.version.split(':').at(-1);
+
+    // Act
+    const run = await runHook([target], { deployed: versionArn(functionName(DISHES), '998') });
+
+    // Assess
+    expect(run.reported).toEqual(['Succeeded']);
+    expect(run.outcome).toEqual({ status: 'Succeeded', failures: [] });
+    expect(run.failureLines).toEqual([]);
+    expect(run.invoked).toEqual([]);
+    expect(run.codeDeployCalls).toEqual(['GetDeployment', 'PutLifecycleEventHookExecutionStatus']);
+    const entries = run.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const warnings = entries.filter(({ level }) => level === 'warn');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        message: "pre-traffic hook: not this release's version, not checked",
+        function: 'portal-service-api-test-dishes',
+        targetVersion: '998',
+        templateVersion,
+      }),
+    ]);
+    // What it names, no payload.
+    expect(Object.keys(warnings[0] ?? {}).sort()).toEqual([
+      'deploymentId',
+      'function',
+      'level',
+      'message',
+      'targetVersion',
+      'templateVersion',
+      'time',
+    ]);
+    expect(run.summary).toMatchObject({ level: 'info', status: 'Succeeded', failures: 0 });
+  });
+
+  it.each([
+    ['YAML', 'version: 0.0\nResources: []\n', 'AppSpec is not JSON'],
+    [
+      'an ECS service’s',
+      JSON.stringify({
+        version: 0.0,
+        Resources: [{ TargetService: { Type: 'AWS::ECS::Service', Properties: {} } }],
+      }),
+      'AppSpec resource is not one AWS::Lambda::Function',
+    ],
+  ])(
+    'reports Failed, invoking nothing, for an AppSpec that is %s',
+    async (_name, appSpec, cause) => {
+      const run = await runHook([healthyDishes()], { deployment: { appSpec } });
+
+      expectFailed(run, [`deployment: deployment: ${cause}`]);
+      expect(run.invoked).toEqual([]);
+    },
+  );
 
   it.each([
     [
@@ -298,6 +507,21 @@ describe('the pre-traffic hook', () => {
     expect(tlsFront.passedOn()).toBe(tlsConnections);
   });
 
+  it('reports Failed for a version whose key-set URL is wrong: it would refuse every token', async () => {
+    const wrongUrl = new URL('/wrong/jwks.json', process.env.JWKS_URL).toString();
+    const failing = publishHandler(ORDERS_PER_DAY, functionEnv({ JWKS_URL: wrongUrl }));
+
+    const run = await runHook([failing, healthyDishes()]);
+
+    expect(run.failureLines).toEqual([
+      expect.stringMatching(
+        /^ordersPerDay: pre-traffic: key set failed \(KeySetUnavailableError/,
+      ) as string,
+    ]);
+    expect(run.reported).toEqual(['Failed']);
+    expect(run.lines.join('\n')).not.toContain('/wrong/');
+  });
+
   it.each([
     [
       'a 200 to a request without credentials',
@@ -325,7 +549,7 @@ describe('the pre-traffic hook', () => {
         Promise.resolve({
           result:
             (event as { source?: unknown }).source === 'portal-service-api.pre-traffic'
-              ? { check: 'pre-traffic', database: 'ok' }
+              ? { check: 'pre-traffic', database: 'ok', keySet: 'ok' }
               : answer,
         }),
       ),
@@ -379,8 +603,6 @@ describe('the pre-traffic hook', () => {
     ]);
   });
 
-  const ORDERS_PER_DAY_ARN =
-    'arn:aws:lambda:eu-west-1:123456789012:function:portal-service-api-test-ordersPerDay';
   /** PRE_TRAFFIC_TARGETS of one entry for ordersPerDay (version 1, GET), with these changes. */
   const entry = (changes: Record<string, string | undefined>) =>
     JSON.stringify([

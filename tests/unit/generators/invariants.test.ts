@@ -1,7 +1,8 @@
 /**
  * tools/generators/invariants.ts: a template shaped as osls writes production's (in a VPC, traced,
- * a secret under a customer-managed key, the pre-traffic hook, alarms that notify a topic) holds
- * every invariant; each invariant, broken on purpose, is one line naming the logical id.
+ * a secret under a customer-managed key, the pre-traffic hook run by the `live` alias's release,
+ * alarms that notify a topic) holds every invariant; each invariant, broken on purpose, is one
+ * line naming the logical id.
  */
 import type { Resource, Template } from '../../../tools/generators/cloudformation';
 import {
@@ -20,6 +21,11 @@ const FN = 'OrdersPerDayLambdaFunction';
 const HOOK = 'PreTrafficLambdaFunction';
 const ROLE = 'IamRoleLambdaExecution';
 const HOOK_ROLE = 'PreTrafficHookRole';
+const VERSION = 'OrdersPerDayLambdaVersionAbC123';
+const ALIAS = 'OrdersPerDayLiveLambdaAlias';
+/** The deployment group of the alias's release, as the template names it. */
+const DEPLOYMENT_GROUP =
+  'arn:${AWS::Partition}:codedeploy:${AWS::Region}:${AWS::AccountId}:deploymentgroup:${CodeDeployApplication}/${OrdersPerDayDeploymentGroup}';
 
 /** osls's grant on the stage's log groups: `:*` for CreateLogStream, `:*:*` for PutLogEvents. */
 const stageLogs = (suffix: string, prefix = '/aws/lambda/portal-service-api-production') => ({
@@ -50,6 +56,43 @@ const DECRYPT_SECRET = {
     },
   },
 };
+/** The hook's grant: every published version of the function it checks, the same on every deploy. */
+const INVOKE_VERSION = {
+  Effect: 'Allow',
+  Action: ['lambda:InvokeFunction'],
+  Resource: [{ 'Fn::Sub': `\${${FN}.Arn}:*` }],
+};
+/** What the hook's grant reaches beyond published versions, denied: the alias, $LATEST, unqualified. */
+const DENY_BEYOND_VERSIONS = {
+  Effect: 'Deny',
+  Action: ['lambda:InvokeFunction'],
+  Resource: [
+    { 'Fn::Sub': `\${${FN}.Arn}:live` },
+    { 'Fn::Sub': `\${${FN}.Arn}:$LATEST` },
+    { 'Fn::GetAtt': [FN, 'Arn'] },
+  ],
+};
+/** The hook's grant: read its deployment and report to it, in the application's groups. */
+const DEPLOYMENTS = {
+  Effect: 'Allow',
+  Action: ['codedeploy:GetDeployment', 'codedeploy:PutLifecycleEventHookExecutionStatus'],
+  Resource: {
+    'Fn::Sub':
+      'arn:${AWS::Partition}:codedeploy:${AWS::Region}:${AWS::AccountId}:deploymentgroup:${CodeDeployApplication}/*',
+  },
+};
+/** The statements of the hook's role, as tools/generators/pre-traffic.ts writes them. */
+const HOOK_STATEMENTS: readonly unknown[] = [
+  INVOKE_VERSION,
+  DENY_BEYOND_VERSIONS,
+  DEPLOYMENTS,
+  {
+    Effect: 'Allow',
+    Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+    Resource: [{ 'Fn::GetAtt': ['PreTrafficLogGroup', 'Arn'] }],
+  },
+  XRAY,
+];
 /** The statements of osls's role for the API's functions. */
 const FUNCTION_STATEMENTS: readonly unknown[] = [
   {
@@ -112,24 +155,27 @@ const productionTemplate = (): Template => ({
       },
       DependsOn: ['OrdersPerDayLogGroup'],
     },
-    OrdersPerDayLambdaVersionAbC123: {
+    [VERSION]: {
       Type: 'AWS::Lambda::Version',
       Properties: { FunctionName: { Ref: FN } },
     },
+    [ALIAS]: {
+      Type: 'AWS::Lambda::Alias',
+      Properties: {
+        FunctionName: { Ref: FN },
+        FunctionVersion: { 'Fn::GetAtt': [VERSION, 'Version'] },
+        Name: 'live',
+      },
+      UpdatePolicy: {
+        CodeDeployLambdaAliasUpdate: {
+          ApplicationName: { Ref: 'CodeDeployApplication' },
+          DeploymentGroupName: { Ref: 'OrdersPerDayDeploymentGroup' },
+          BeforeAllowTrafficHook: { Ref: HOOK },
+        },
+      },
+    },
     PreTrafficLogGroup: logGroup('portal-service-api-production-preTraffic'),
-    [HOOK_ROLE]: role([
-      {
-        Effect: 'Allow',
-        Action: ['lambda:InvokeFunction'],
-        Resource: [{ 'Fn::Sub': `\${${FN}.Arn}:*` }],
-      },
-      {
-        Effect: 'Allow',
-        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        Resource: [{ 'Fn::GetAtt': ['PreTrafficLogGroup', 'Arn'] }],
-      },
-      XRAY,
-    ]),
+    [HOOK_ROLE]: role(HOOK_STATEMENTS),
     [HOOK]: {
       Type: 'AWS::Lambda::Function',
       Properties: {
@@ -143,7 +189,7 @@ const productionTemplate = (): Template => ({
                 '',
                 [
                   '[{"function":"ordersPerDay","version":"',
-                  { Ref: 'OrdersPerDayLambdaVersionAbC123' },
+                  { Ref: VERSION },
                   '","method":"GET","path":"/v1/restaurants/{id}/reports/orders/day"}]',
                 ],
               ],
@@ -190,6 +236,16 @@ const statementsWithout = (removed: unknown, ...added: unknown[]) => [
   ...added,
 ];
 
+/** Production's template with the hook's role holding `statements` only. */
+const withHookRole = (statements: readonly unknown[]) =>
+  patched(productionTemplate(), HOOK_ROLE, { ...role(statements).Properties });
+
+/** The hook's statements without `removed`, with `added`. */
+const hookStatementsWithout = (removed: unknown, ...added: unknown[]) => [
+  ...HOOK_STATEMENTS.filter((statement) => statement !== removed),
+  ...added,
+];
+
 /** Production's template with `variables` over the hook's (undefined removes one). */
 const withHookVariables = (variables: Record<string, unknown>) => {
   const template = productionTemplate();
@@ -225,16 +281,7 @@ describe('templateProblems', () => {
     ],
     [
       'the pre-traffic hook traced actively by a role without X-Ray',
-      () => {
-        const template = productionTemplate();
-        const policies = template.Resources[HOOK_ROLE]?.Properties?.Policies as {
-          PolicyDocument: { Statement: unknown[] };
-        }[];
-        const statements = policies[0]?.PolicyDocument.Statement ?? [];
-        return patched(template, HOOK_ROLE, {
-          ...role(statements.filter((statement) => statement !== XRAY)).Properties,
-        });
-      },
+      () => withHookRole(hookStatementsWithout(XRAY)),
       `${HOOK}: TracingConfig is Active, but its role ${HOOK_ROLE} grants no xray:PutTraceSegments, xray:PutTelemetryRecords: Lambda refuses to create it`,
     ],
     [
@@ -384,6 +431,34 @@ describe('templateProblems', () => {
       () => withHookVariables({ PRE_TRAFFIC_INVOKE_TIMEOUT_MS: undefined }),
       `${HOOK}: PRE_TRAFFIC_INVOKE_TIMEOUT_MS is not set`,
     ],
+    [
+      'a hook whose role cannot invoke the version it checks',
+      () => withHookRole(hookStatementsWithout(INVOKE_VERSION)),
+      `${HOOK}: its role ${HOOK_ROLE} grants no lambda:InvokeFunction on ${VERSION}, a version it checks: its release would fail`,
+    ],
+    [
+      'a hook whose role cannot read its deployment',
+      () =>
+        withHookRole(
+          hookStatementsWithout(DEPLOYMENTS, {
+            ...DEPLOYMENTS,
+            Action: ['codedeploy:PutLifecycleEventHookExecutionStatus'],
+          }),
+        ),
+      `${ALIAS}: its release runs ${HOOK}, whose role ${HOOK_ROLE} grants no codedeploy:GetDeployment on its deployment group ${DEPLOYMENT_GROUP}: every release of it would fail`,
+    ],
+    [
+      'a hook whose role reports to another application’s deployments',
+      () =>
+        withHookRole(
+          hookStatementsWithout(DEPLOYMENTS, {
+            ...DEPLOYMENTS,
+            Resource:
+              'arn:${AWS::Partition}:codedeploy:${AWS::Region}:${AWS::AccountId}:deploymentgroup:other-service/*',
+          }),
+        ),
+      `${ALIAS}: its release runs ${HOOK}, whose role ${HOOK_ROLE} grants no codedeploy:GetDeployment, codedeploy:PutLifecycleEventHookExecutionStatus on its deployment group ${DEPLOYMENT_GROUP}: every release of it would fail`,
+    ],
   ])('finds %s', (_name, plant, problem) => {
     // Prepare
     const template = plant();
@@ -513,6 +588,148 @@ describe('templateProblems', () => {
 
     // Assess
     expect(problems).toEqual([]);
+  });
+});
+
+describe('the pre-traffic hook’s role', () => {
+  const invoke = (resource: Record<string, unknown>) => ({
+    Effect: 'Allow',
+    Action: ['lambda:InvokeFunction'],
+    ...resource,
+  });
+  const ANY_VERSION = { 'Fn::Sub': `\${${FN}.Arn}:*` };
+  /** What the hook may invoke of the function it checks, as the problem names it. */
+  const beyond = (...resources: string[]) =>
+    `${HOOK}: its role ${HOOK_ROLE} allows lambda:InvokeFunction on ${resources.join(', ')} and denies it not: it may invoke only published versions of the functions it checks`;
+  /** What the hook may invoke of functions it does not check, as the problem names it. */
+  const unchecked = (...resources: string[]) =>
+    `${HOOK}: its role ${HOOK_ROLE} allows lambda:InvokeFunction on ${resources.join(', ')}, which it does not check: it may invoke only published versions of the functions it checks`;
+  const noGrant = `${HOOK}: its role ${HOOK_ROLE} grants no lambda:InvokeFunction on ${VERSION}, a version it checks: its release would fail`;
+  const UNQUALIFIED = `\${${FN}.Arn}`;
+  const LATEST = `\${${FN}.Arn}:$LATEST`;
+  const LIVE = `\${${FN}.Arn}:live`;
+  const OTHERS = [`\${${HOOK}.Arn}`, 'functions outside the template'];
+  /** The deny without the statement denying `resource`. */
+  const denyingAllBut = (...kept: number[]) => ({
+    ...DENY_BEYOND_VERSIONS,
+    Resource: DENY_BEYOND_VERSIONS.Resource.filter((_resource, index) => kept.includes(index)),
+  });
+
+  it('accepts its grant of every published version with the alias, $LATEST and the unqualified ARN denied', () => {
+    expect(templateProblems(withHookRole(HOOK_STATEMENTS))).toEqual([]);
+  });
+
+  it('accepts the alias denied by its Ref', () => {
+    const statements = hookStatementsWithout(DENY_BEYOND_VERSIONS, denyingAllBut(1, 2), {
+      ...DENY_BEYOND_VERSIONS,
+      Resource: [{ Ref: ALIAS }],
+    });
+
+    expect(templateProblems(withHookRole(statements))).toEqual([]);
+  });
+
+  it.each([
+    [
+      'the live alias, $LATEST and the unqualified function: an Allow of `:*` without its Deny',
+      hookStatementsWithout(DENY_BEYOND_VERSIONS),
+      // `:*` does not reach the unqualified ARN.
+      [beyond(LATEST, LIVE)],
+    ],
+    [
+      'the live alias, its Deny missing',
+      hookStatementsWithout(DENY_BEYOND_VERSIONS, denyingAllBut(1, 2)),
+      [beyond(LIVE)],
+    ],
+    [
+      '$LATEST, its Deny missing',
+      hookStatementsWithout(DENY_BEYOND_VERSIONS, denyingAllBut(0, 2)),
+      [beyond(LATEST)],
+    ],
+    [
+      'the unqualified function, allowed and its Deny missing',
+      hookStatementsWithout(
+        DENY_BEYOND_VERSIONS,
+        denyingAllBut(0, 1),
+        invoke({ Resource: { 'Fn::GetAtt': [FN, 'Arn'] } }),
+      ),
+      [beyond(UNQUALIFIED)],
+    ],
+    [
+      'the live alias by its Ref, denied only under a condition',
+      hookStatementsWithout(
+        DENY_BEYOND_VERSIONS,
+        {
+          ...DENY_BEYOND_VERSIONS,
+          Condition: { Bool: { 'aws:SecureTransport': 'true' } },
+        },
+        invoke({ Resource: { Ref: ALIAS } }),
+      ),
+      [beyond(LATEST, LIVE)],
+    ],
+    [
+      'only $LATEST, denied: not the version it checks',
+      hookStatementsWithout(INVOKE_VERSION, invoke({ Resource: `\${${FN}.Arn}:$LATEST` })),
+      [noGrant],
+    ],
+    [
+      'no version: every one denied',
+      hookStatementsWithout(undefined, {
+        Effect: 'Deny',
+        Action: ['lambda:InvokeFunction'],
+        Resource: ANY_VERSION,
+      }),
+      [noGrant],
+    ],
+    [
+      'the version it checks by its Ref, which changes on every deploy',
+      hookStatementsWithout(INVOKE_VERSION, invoke({ Resource: [{ Ref: VERSION }] })),
+      [
+        `${HOOK}: its role ${HOOK_ROLE} names ${VERSION}, changed on every deploy: IAM, eventually consistent, may refuse the hook the new version; allow \${<function>.Arn}:* instead`,
+      ],
+    ],
+    [
+      'everything',
+      hookStatementsWithout(undefined, { Effect: 'Allow', Action: 'lambda:*', Resource: '*' }),
+      [unchecked(...OTHERS)],
+    ],
+    [
+      'everything, without the Deny',
+      hookStatementsWithout(DENY_BEYOND_VERSIONS, {
+        Effect: 'Allow',
+        Action: 'lambda:*',
+        Resource: '*',
+      }),
+      [beyond(UNQUALIFIED, LATEST, LIVE), unchecked(...OTHERS)],
+    ],
+    [
+      'everything, under a condition',
+      hookStatementsWithout(
+        DENY_BEYOND_VERSIONS,
+        invoke({ Resource: '*', Condition: { Bool: { 'aws:SecureTransport': 'true' } } }),
+      ),
+      [beyond(UNQUALIFIED, LATEST, LIVE), unchecked(...OTHERS)],
+    ],
+    [
+      'everything but the versions it checks',
+      hookStatementsWithout(DENY_BEYOND_VERSIONS, invoke({ NotResource: [ANY_VERSION] })),
+      [beyond(UNQUALIFIED, LATEST, LIVE), unchecked(...OTHERS)],
+    ],
+    [
+      'everything but the versions it checks, the alias, $LATEST and the unqualified ARN denied',
+      hookStatementsWithout(undefined, invoke({ NotResource: [ANY_VERSION] })),
+      [unchecked(...OTHERS)],
+    ],
+    [
+      'another function of the template',
+      hookStatementsWithout(undefined, invoke({ Resource: { 'Fn::Sub': `\${${HOOK}.Arn}:*` } })),
+      [unchecked(`\${${HOOK}.Arn}`)],
+    ],
+  ])('refuses a role that may invoke %s', (_name, statements, problems) => {
+    // Act
+    const found = templateProblems(withHookRole(statements));
+
+    // Assess
+    expect(found).toEqual(problems);
   });
 });
 

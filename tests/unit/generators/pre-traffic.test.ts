@@ -1,7 +1,9 @@
 /**
  * tools/generators/pre-traffic.ts: the hook's bounds derived from the timeouts of the functions
- * it checks, its role's X-Ray writes exactly when its tracing is Active, and what it adds holding
- * the template's invariants (tools/generators/invariants.ts). How it joins the other operations:
+ * it checks, its role invoking published versions of those functions only (never their alias,
+ * `$LATEST` or unqualified ARN) by a policy the same on every deploy, and reading and reporting its
+ * deployments, its X-Ray writes exactly when its tracing is Active, and what it adds holding the
+ * template's invariants (tools/generators/invariants.ts). How it joins the other operations:
  * operations.test.ts.
  */
 import type { Resource, Template } from '../../../tools/generators/cloudformation';
@@ -47,9 +49,13 @@ const FUNCTION_ROLE: Resource = {
   },
 };
 
-/** An API function of `timeout` seconds, its version and log group, as osls compiles them. */
+/**
+ * An API function of `timeout` seconds, its version and log group, as osls compiles them, and its
+ * `live` alias released through CodeDeploy (tools/generators/deployment.ts).
+ */
 const apiFunction = (fn: string, timeout: number): Record<string, Resource> => {
-  const id = `${fn.charAt(0).toUpperCase()}${fn.slice(1)}LambdaFunction`;
+  const name = `${fn.charAt(0).toUpperCase()}${fn.slice(1)}`;
+  const id = `${name}LambdaFunction`;
   return {
     [`${id}LogGroup`]: logGroup(fn),
     [id]: {
@@ -61,9 +67,23 @@ const apiFunction = (fn: string, timeout: number): Record<string, Resource> => {
         Role: { 'Fn::GetAtt': ['IamRoleLambdaExecution', 'Arn'] },
       },
     },
-    [`${id}VersionAbC123`]: {
+    [`${name}LambdaVersionAbC123`]: {
       Type: 'AWS::Lambda::Version',
       Properties: { FunctionName: { Ref: id } },
+    },
+    [`${name}LiveLambdaAlias`]: {
+      Type: 'AWS::Lambda::Alias',
+      Properties: {
+        FunctionName: { Ref: id },
+        FunctionVersion: { 'Fn::GetAtt': [`${name}LambdaVersionAbC123`, 'Version'] },
+        Name: 'live',
+      },
+      UpdatePolicy: {
+        CodeDeployLambdaAliasUpdate: {
+          ApplicationName: { Ref: 'CodeDeployApplication' },
+          DeploymentGroupName: { Ref: `${name}DeploymentGroup` },
+        },
+      },
     },
   };
 };
@@ -103,15 +123,29 @@ const hookOf = (template: Template) =>
     Environment: { Variables: Record<string, unknown> };
   };
 
-/** The actions the hook's role allows. */
-const hookActions = (template: Template): string[] => {
+interface Statement {
+  readonly Effect: string;
+  readonly Action: string[];
+  readonly Resource: unknown;
+}
+
+/** The statements of the hook's role. */
+const hookStatements = (template: Template): Statement[] => {
   const policies = template.Resources[PRE_TRAFFIC_ROLE_LOGICAL_ID]?.Properties?.Policies as {
-    PolicyDocument: { Statement: { Action: string[] }[] };
+    PolicyDocument: { Statement: Statement[] };
   }[];
-  return policies.flatMap(({ PolicyDocument }) =>
-    PolicyDocument.Statement.flatMap(({ Action }) => Action),
-  );
+  return policies.flatMap(({ PolicyDocument }) => PolicyDocument.Statement);
 };
+
+/** The actions the hook's role allows. */
+const hookActions = (template: Template): string[] =>
+  hookStatements(template).flatMap(({ Action }) => Action);
+
+/** The resources of the hook's statements that allow `action`. */
+const resourcesOf = (template: Template, action: string): unknown[] =>
+  hookStatements(template)
+    .filter((statement) => statement.Effect === 'Allow' && statement.Action.includes(action))
+    .flatMap(({ Resource }) => (Array.isArray(Resource) ? (Resource as unknown[]) : [Resource]));
 
 describe('preTrafficBounds', () => {
   it.each([
@@ -149,6 +183,140 @@ describe('preTrafficHook', () => {
       expect(templateProblems(template)).toEqual([]);
     },
   );
+
+  it('lets its role invoke every published version of the functions it checks, denying `live`, `$LATEST` and the unqualified ARN', () => {
+    // Act
+    const template = withHook(compiled([20, 20], 'Active'));
+
+    // Assess: `:*` is every qualified ARN of the function; the Deny takes back what is no version.
+    const invoke = hookStatements(template).filter(({ Action }) =>
+      Action.includes('lambda:InvokeFunction'),
+    );
+    expect(invoke).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['lambda:InvokeFunction'],
+        Resource: [
+          { 'Fn::Sub': '${OrdersPerDayLambdaFunction.Arn}:*' },
+          { 'Fn::Sub': '${DishesLambdaFunction.Arn}:*' },
+        ],
+      },
+      {
+        Effect: 'Deny',
+        Action: ['lambda:InvokeFunction'],
+        Resource: [
+          { 'Fn::Sub': '${OrdersPerDayLambdaFunction.Arn}:live' },
+          { 'Fn::Sub': '${OrdersPerDayLambdaFunction.Arn}:$LATEST' },
+          { 'Fn::GetAtt': ['OrdersPerDayLambdaFunction', 'Arn'] },
+          { 'Fn::Sub': '${DishesLambdaFunction.Arn}:live' },
+          { 'Fn::Sub': '${DishesLambdaFunction.Arn}:$LATEST' },
+          { 'Fn::GetAtt': ['DishesLambdaFunction', 'Arn'] },
+        ],
+      },
+    ]);
+    expect(hookActions(template)).not.toContain('lambda:*');
+    // The template's invariants refuse a role that may invoke more (invariants.test.ts).
+    expect(templateProblems(template)).toEqual([]);
+  });
+
+  it('writes a role that names no version, the same on every deploy', () => {
+    // Prepare: the next deploy, whose versions osls names anew.
+    const next = compiled([20, 20], 'Active');
+    const renamed: Template = {
+      Resources: Object.fromEntries(
+        Object.entries(next.Resources).map(([id, resource]) => [
+          id.replace('VersionAbC123', 'VersionDeF456'),
+          id.endsWith('LiveLambdaAlias')
+            ? {
+                ...resource,
+                Properties: {
+                  ...resource.Properties,
+                  FunctionVersion: {
+                    'Fn::GetAtt': [id.replace('LiveLambdaAlias', 'LambdaVersionDeF456'), 'Version'],
+                  },
+                },
+              }
+            : resource,
+        ]),
+      ),
+    };
+
+    // Act
+    const first = withHook(compiled([20, 20], 'Active'));
+    const second = withHook(renamed);
+
+    // Assess: IAM, eventually consistent, is not asked to change the hook's policy.
+    const role = JSON.stringify(first.Resources[PRE_TRAFFIC_ROLE_LOGICAL_ID]);
+    expect(role).not.toMatch(/LambdaVersion/);
+    expect(JSON.stringify(second.Resources[PRE_TRAFFIC_ROLE_LOGICAL_ID])).toBe(role);
+    // The targets, in the hook's environment, do name the new versions.
+    expect(JSON.stringify(hookOf(second).Environment.Variables.PRE_TRAFFIC_TARGETS)).toContain(
+      '{"Ref":"OrdersPerDayLambdaVersionDeF456"}',
+    );
+    expect(templateProblems(second)).toEqual([]);
+  });
+
+  it('is refused by the template’s invariants once its Deny is taken out', () => {
+    // Prepare
+    const template = withHook(compiled([20, 20], 'Active'));
+    const role = template.Resources[PRE_TRAFFIC_ROLE_LOGICAL_ID]!;
+    const policies = role.Properties?.Policies as {
+      PolicyDocument: { Statement: Statement[] };
+    }[];
+    const planted: Template = {
+      Resources: {
+        ...template.Resources,
+        [PRE_TRAFFIC_ROLE_LOGICAL_ID]: {
+          ...role,
+          Properties: {
+            ...role.Properties,
+            Policies: policies.map((policy) => ({
+              ...policy,
+              PolicyDocument: {
+                ...policy.PolicyDocument,
+                Statement: policy.PolicyDocument.Statement.filter(
+                  ({ Effect }) => Effect !== 'Deny',
+                ),
+              },
+            })),
+          },
+        },
+      },
+    };
+
+    // Act
+    const problems = templateProblems(planted);
+
+    // Assess: `:*` alone reaches each alias and $LATEST.
+    expect(problems).toEqual(
+      ['OrdersPerDay', 'Dishes'].map(
+        (fn) =>
+          `${PRE_TRAFFIC_LOGICAL_ID}: its role ${PRE_TRAFFIC_ROLE_LOGICAL_ID} allows lambda:InvokeFunction on \${${fn}LambdaFunction.Arn}:$LATEST, \${${fn}LambdaFunction.Arn}:live and denies it not: it may invoke only published versions of the functions it checks`,
+      ),
+    );
+  });
+
+  it('lets its role read its deployment where it reports to it', () => {
+    // Act
+    const template = withHook(compiled([20, 20], 'Active'));
+
+    // Assess
+    const group = {
+      'Fn::Sub':
+        'arn:${AWS::Partition}:codedeploy:${AWS::Region}:${AWS::AccountId}:deploymentgroup:${CodeDeployApplication}/*',
+    };
+    expect(resourcesOf(template, 'codedeploy:GetDeployment')).toEqual([group]);
+    expect(resourcesOf(template, 'codedeploy:PutLifecycleEventHookExecutionStatus')).toEqual([
+      group,
+    ]);
+    // Each alias's release runs the hook.
+    for (const alias of ['OrdersPerDayLiveLambdaAlias', 'DishesLiveLambdaAlias']) {
+      expect(template.Resources[alias]?.UpdatePolicy).toMatchObject({
+        CodeDeployLambdaAliasUpdate: { BeforeAllowTrafficHook: { Ref: PRE_TRAFFIC_LOGICAL_ID } },
+      });
+    }
+    expect(templateProblems(template)).toEqual([]);
+  });
 
   it('grants its role X-Ray writes when osls compiled the hook with Active tracing', () => {
     // Act

@@ -6,17 +6,25 @@ import { isGatewayEvent } from '../../../../middleware/non-http-event';
 import { catalogue } from '../../../../shared/catalogue';
 import { headerValues, pathParameter } from '../../../../shared/http/event';
 import {
+  AppSpecError,
+  appSpecOf,
   DEFAULT_ORIGIN,
+  DEPLOYMENT_READ_TIMEOUT_MS,
+  deployedFunctionName,
+  deployedTargets,
+  HOOK_OVERHEAD_MS,
   hookLogLevel,
   hookTimeoutSecondsFor,
   invokeTimeoutMsFor,
   parseHookEvent,
+  parseAppSpec,
   parseInvokeTimeout,
   parseOrigin,
   parseTargets,
   PreTrafficConfigError,
   preTrafficEvent,
   preTrafficProblem,
+  selectDeployed,
   unauthenticatedEvent,
   unauthenticatedProblem,
 } from '../../../../shared/release/pre-traffic';
@@ -184,6 +192,225 @@ describe('the hook’s bounds', () => {
     expect(hookTimeoutSecondsFor(25_000)).toBe(60);
     expect(hookTimeoutSecondsFor(25_001)).toBe(61);
   });
+
+  it('reads its deployment within its own work’s time', () => {
+    expect(DEPLOYMENT_READ_TIMEOUT_MS).toBeLessThan(HOOK_OVERHEAD_MS);
+  });
+});
+
+const FUNCTION = 'portal-service-api-production-ordersPerDay';
+const FUNCTION_ARN = `arn:aws:lambda:eu-west-1:123456789012:function:${FUNCTION}`;
+/** The properties of a Lambda AppSpec's one resource, as CloudFormation writes them. */
+const PROPERTIES = { Name: FUNCTION, Alias: 'live', CurrentVersion: '41', TargetVersion: '42' };
+/** A Lambda AppSpec as CloudFormation writes it, with `changes` over its resource's properties. */
+const appSpec = (changes: Record<string, unknown> = {}, resource: object = {}): string =>
+  JSON.stringify({
+    version: 0.0,
+    Resources: [
+      {
+        OrdersPerDayLambdaFunction: {
+          Type: 'AWS::Lambda::Function',
+          Properties: { ...PROPERTIES, ...changes },
+          ...resource,
+        },
+      },
+    ],
+    Hooks: [{ BeforeAllowTraffic: 'portal-service-api-production-preTraffic' }],
+  });
+
+/** The AppSpecError message of `act`. */
+const appSpecError = (act: () => unknown): string => {
+  try {
+    act();
+  } catch (error) {
+    if (error instanceof AppSpecError) return error.message;
+    throw error;
+  }
+  throw new Error('expected an AppSpecError');
+};
+
+describe('parseAppSpec', () => {
+  it('reads the function, its alias and the versions of CloudFormation’s AppSpec', () => {
+    expect(parseAppSpec(appSpec())).toEqual({
+      name: FUNCTION,
+      alias: 'live',
+      currentVersion: '41',
+      targetVersion: '42',
+    });
+  });
+
+  it('reads a function named by its ARN, and an alias that pointed at no version', () => {
+    expect(parseAppSpec(appSpec({ Name: FUNCTION_ARN, CurrentVersion: undefined }))).toEqual({
+      name: FUNCTION_ARN,
+      alias: 'live',
+      targetVersion: '42',
+    });
+  });
+
+  it.each([
+    ['nothing', undefined, 'the deployment has no AppSpec'],
+    ['an empty AppSpec', ' ', 'the deployment has no AppSpec'],
+    ['YAML', 'version: 0.0\nResources: []', 'AppSpec is not JSON'],
+    ['a list', '[]', 'AppSpec is not a JSON object'],
+    [
+      'another version',
+      appSpec().replace('"version":0', '"version":1'),
+      'AppSpec "version" is not 0.0',
+    ],
+    [
+      'no resources',
+      JSON.stringify({ version: 0 }),
+      'AppSpec "Resources" is not a list of one function',
+    ],
+    [
+      'two functions',
+      JSON.stringify({ version: 0, Resources: [{}, {}] }),
+      'AppSpec "Resources" is not a list of one function',
+    ],
+    [
+      'an ECS service',
+      appSpec({}, { Type: 'AWS::ECS::Service' }),
+      'AppSpec resource is not one AWS::Lambda::Function',
+    ],
+    [
+      'two names in its one resource',
+      JSON.stringify({
+        version: 0,
+        Resources: [
+          {
+            OrdersPerDayLambdaFunction: { Type: 'AWS::Lambda::Function', Properties: PROPERTIES },
+            DishesLambdaFunction: { Type: 'AWS::Lambda::Function', Properties: PROPERTIES },
+          },
+        ],
+      }),
+      'AppSpec resource is not one AWS::Lambda::Function',
+    ],
+    ['no Name', appSpec({ Name: undefined }), 'AppSpec "Name" is not a function name or ARN'],
+    [
+      'a qualified ARN as Name',
+      appSpec({ Name: `${FUNCTION_ARN}:42` }),
+      'AppSpec "Name" is not a function name or ARN',
+    ],
+    ['a numeric alias', appSpec({ Alias: '42' }), 'AppSpec "Alias" is not an alias name'],
+    [
+      'a CurrentVersion that is no number',
+      appSpec({ CurrentVersion: '$LATEST' }),
+      'AppSpec "CurrentVersion" is not a version number',
+    ],
+    [
+      'no TargetVersion',
+      appSpec({ TargetVersion: undefined }),
+      'AppSpec "TargetVersion" is not a version number',
+    ],
+    [
+      'the alias as TargetVersion',
+      appSpec({ TargetVersion: 'live' }),
+      'AppSpec "TargetVersion" is not a version number',
+    ],
+    [
+      'a numeric TargetVersion',
+      appSpec({ TargetVersion: 42 }),
+      'AppSpec "TargetVersion" is not a version number',
+    ],
+  ])('refuses %s, without its content', (_name, content, message) => {
+    expect(appSpecError(() => parseAppSpec(content))).toBe(message);
+  });
+});
+
+describe('appSpecOf', () => {
+  it('reads the AppSpecContent of GetDeployment’s revision, else its String', () => {
+    const content = appSpec();
+    expect(
+      appSpecOf({ revision: { revisionType: 'AppSpecContent', appSpecContent: { content } } }),
+    ).toBe(content);
+    expect(appSpecOf({ revision: { revisionType: 'String', string: { content } } })).toBe(content);
+  });
+
+  it.each([
+    ['no deployment', undefined],
+    ['no revision', { deploymentId: 'd-ABCDEF123' }],
+    ['an S3 revision', { revision: { revisionType: 'S3', s3Location: { bucket: 'b' } } }],
+  ])('is undefined for %s', (_name, deploymentInfo) => {
+    expect(appSpecOf(deploymentInfo)).toBeUndefined();
+  });
+});
+
+describe('deployedTargets', () => {
+  const dishes = {
+    ...TARGET,
+    function: 'dishes',
+    version: VERSION.replace('ordersPerDay:42', 'dishes:42'),
+  };
+  const targetsOf = (raw: string) => parseTargets(raw);
+
+  it.each([
+    ['its name', FUNCTION],
+    ['its ARN', FUNCTION_ARN],
+  ])(
+    'is the entry of the version the deployment moves to, the function named by %s',
+    (_name, name) => {
+      const deployment = parseAppSpec(appSpec({ Name: name }));
+
+      expect(deployedTargets(targetsOf(targets(dishes, TARGET)), deployment)).toEqual([TARGET]);
+      expect(deployedFunctionName(deployment)).toBe(FUNCTION);
+    },
+  );
+
+  it.each([
+    ['another version of the function', { TargetVersion: '43' }],
+    ['its current version', { TargetVersion: '41', CurrentVersion: '40' }],
+    ['a function of another name', { Name: `${FUNCTION}-old` }],
+    [
+      'the function in another account',
+      { Name: FUNCTION_ARN.replace('123456789012', '210987654321') },
+    ],
+  ])('is none for %s', (_name, changes) => {
+    const deployment = parseAppSpec(appSpec(changes));
+
+    expect(deployedTargets(targetsOf(targets(TARGET, dishes)), deployment)).toEqual([]);
+  });
+});
+
+describe('selectDeployed', () => {
+  const dishes = {
+    ...TARGET,
+    function: 'dishes',
+    version: VERSION.replace('ordersPerDay:42', 'dishes:42'),
+  };
+  const select = (changes: Record<string, unknown>) =>
+    selectDeployed(parseTargets(targets(TARGET, dishes)), parseAppSpec(appSpec(changes)));
+
+  it.each([
+    ['its name', FUNCTION],
+    ['its ARN', FUNCTION_ARN],
+  ])('checks the entry of this template’s version, the function named by %s', (_name, name) => {
+    expect(select({ Name: name })).toEqual({ action: 'check', targets: [TARGET] });
+  });
+
+  it.each([
+    [
+      'back to its previous version, as a rollback does',
+      { TargetVersion: '41', CurrentVersion: '42' },
+    ],
+    ['to a later version', { TargetVersion: '43' }],
+    ['named by its ARN, to another version', { Name: FUNCTION_ARN, TargetVersion: '40' }],
+  ])(
+    'passes, checking nothing, a function it checks deployed %s: not this release’s',
+    (_name, changes) => {
+      expect(select(changes)).toEqual({ action: 'pass', templateVersion: '42' });
+    },
+  );
+
+  it.each([
+    ['a function of another name', { Name: `${FUNCTION}-old` }],
+    [
+      'the function in another account',
+      { Name: FUNCTION_ARN.replace('123456789012', '210987654321') },
+    ],
+    ['a function of another name, to this template’s version number', { Name: 'heartbeat' }],
+  ])('fails %s: no entry is of it', (_name, changes) => {
+    expect(select(changes)).toEqual({ action: 'fail' });
+  });
 });
 
 describe('the events the hook sends', () => {
@@ -218,29 +445,77 @@ describe('the events the hook sends', () => {
 });
 
 describe('preTrafficProblem', () => {
-  it.each(['ok', 'none'])('passes database %s', (database) => {
-    expect(preTrafficProblem({ check: 'pre-traffic', database })).toBeUndefined();
+  it.each([
+    ['ok', 'ok'],
+    ['none', 'none'],
+    ['ok', 'none'],
+    ['none', 'ok'],
+  ])('passes database %s with key set %s', (database, keySet) => {
+    expect(preTrafficProblem({ check: 'pre-traffic', database, keySet })).toBeUndefined();
   });
 
   it.each([
     [
       'a failure with a code',
-      { check: 'pre-traffic', database: 'failed', error: 'PostgresError', code: '28P01' },
+      {
+        check: 'pre-traffic',
+        database: 'failed',
+        error: 'PostgresError',
+        code: '28P01',
+        keySet: 'ok',
+      },
       'database failed (PostgresError 28P01)',
     ],
     [
       'a failure without one',
-      { check: 'pre-traffic', database: 'failed', error: 'DatabaseTimeoutError' },
+      { check: 'pre-traffic', database: 'failed', error: 'DatabaseTimeoutError', keySet: 'ok' },
       'database failed (DatabaseTimeoutError)',
     ],
     [
       'a failure naming more than a word',
-      { check: 'pre-traffic', database: 'failed', error: 'at db.internal:5432', code: 'x y' },
+      {
+        check: 'pre-traffic',
+        database: 'failed',
+        error: 'at db.internal:5432',
+        code: 'x y',
+        keySet: 'ok',
+      },
       'database failed (Error)',
+    ],
+    [
+      'a key set that cannot be fetched: every token would be refused',
+      {
+        check: 'pre-traffic',
+        database: 'ok',
+        keySet: 'failed',
+        keySetError: 'KeySetUnavailableError',
+        keySetCode: 'ERR_KEY_SET_UNAVAILABLE',
+      },
+      'key set failed (KeySetUnavailableError ERR_KEY_SET_UNAVAILABLE)',
+    ],
+    [
+      'both',
+      {
+        check: 'pre-traffic',
+        database: 'failed',
+        error: 'DatabaseTimeoutError',
+        keySet: 'failed',
+        keySetError: 'https://keys.internal/x',
+      },
+      'database failed (DatabaseTimeoutError); key set failed (Error)',
     ],
     ['nothing (a version without the check)', null, 'not a pre-traffic answer'],
     ['an API Gateway result', { statusCode: 500, body: '' }, 'not a pre-traffic answer'],
-    ['an unknown state', { check: 'pre-traffic', database: 'maybe' }, 'not a pre-traffic answer'],
+    [
+      'an unknown state',
+      { check: 'pre-traffic', database: 'maybe', keySet: 'ok' },
+      'not a pre-traffic answer',
+    ],
+    [
+      'an answer without the key set (a version before its check)',
+      { check: 'pre-traffic', database: 'ok' },
+      'not a pre-traffic answer',
+    ],
   ])('fails %s', (_name, answer, problem) => {
     expect(preTrafficProblem(answer)).toBe(problem);
   });
