@@ -14,9 +14,10 @@
  * map and the database's CAs only, whatever an earlier build (`npm start`, a function since removed) left in the
  * esbuild work folders.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { aliasLogicalId } from '../../../tools/generators/operations';
+import { missingActions, templateActions } from '../../../tools/release/deployer-policy';
 import { PRE_TRAFFIC_LOGICAL_ID } from '../../../tools/generators/pre-traffic';
 import { catalogue } from '../../../shared/catalogue';
 import { expectLintPasses, withCfnLint } from '../../support/cfn-lint';
@@ -36,6 +37,10 @@ import {
 } from '../../support/packaging';
 import { ROOT, run } from '../../support/processes';
 import { zipEntries } from '../../support/zip';
+
+const DEPLOYER_POLICY = JSON.parse(
+  readFileSync(join(ROOT, 'docs/deployer-policy.json'), 'utf8'),
+) as Parameters<typeof missingActions>[0];
 
 /**
  * The secret of each stage and AWS region packaged (its own, or a replica of one, named by its ARN
@@ -199,6 +204,12 @@ describe('serverless package', () => {
       expectPackaged(packaged);
 
       const silent = expectInvariantsHold(packaged.templatePath);
+      // The deployer's documented policy grants what CloudFormation calls for each of its types.
+      const { actions, unknownTypes } = templateActions(
+        Object.values(packaged.template().Resources).map((resource) => resource.Type),
+      );
+      expect(unknownTypes).toEqual([]);
+      expect(missingActions(DEPLOYER_POLICY, actions)).toEqual([]);
 
       // No topic here: every alarm of staging and production notifies nobody, and still packages.
       const alarms = ofType(packaged.template(), 'AWS::CloudWatch::Alarm').map(([id]) => id);
