@@ -127,10 +127,7 @@ export const preTrafficCheck = async (
   { database, keySet }: PreTrafficParts,
   boundMs?: number,
 ): Promise<PreTrafficAnswer> => {
-  const [db, keys] = await Promise.all([
-    checkPart(database, boundMs),
-    checkPart(keySet, boundMs),
-  ]);
+  const [db, keys] = await Promise.all([checkPart(database, boundMs), checkPart(keySet, boundMs)]);
   return {
     check: 'pre-traffic',
     database: db.state,

@@ -1,5 +1,5 @@
 /**
- * The deployer's permissions (docs/deployment.md, "Permissions"; docs/deployer-policy.json): what
+ * The deployer's permissions (docs/deployment.md, "Preflight"; docs/deployer-policy.json): what
  * `npm run deploy` and `serverless deploy` call with the deployer's credentials, and what
  * CloudFormation then calls with them to create, update and delete each resource of the
  * template. Three sources, each read where it is written:
