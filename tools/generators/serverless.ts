@@ -11,6 +11,7 @@ import { FUNCTION_SETTINGS } from '../../shared/settings';
 import { answerSummary } from './endpoints';
 import { reservedConcurrencyVariable, settingEntry } from './registry';
 import { numberOf } from './settings-check';
+import { reservedFor } from './throttles';
 import type { FunctionSize } from './stages';
 import { validateCatalogue } from './validate';
 
@@ -85,6 +86,14 @@ export interface ConnectionBudget {
 
 export { reservedConcurrencyVariable } from './registry';
 
+/** The number `name` holds, or its registry default. */
+const decimalNumber = (settings: BudgetSettings, name: string): number => {
+  const setting = settings[name];
+  return setting && setting.value !== ''
+    ? numberOf({ ...setting, source: 'variable' }, name)
+    : Number(settingEntry(name).default);
+};
+
 /** The whole number `name` holds, in the registry's range; undefined when unset. */
 const wholeNumber = (settings: BudgetSettings, name: string): number | undefined => {
   const setting = settings[name];
@@ -93,8 +102,8 @@ const wholeNumber = (settings: BudgetSettings, name: string): number | undefined
 };
 
 /**
- * Reads the budget's settings — RESERVED_CONCURRENCY, RESERVED_CONCURRENCY_<FN> per function,
- * DB_POOL_MAX, DB_MAX_CONNECTIONS (unset: no limit checked), each with its default folded in
+ * Reads the budget's settings — RESERVED_CONCURRENCY, RESERVED_CONCURRENCY_<FN> per function
+ * (unset: what the function's routes can fill at API_ROUTE_RATE, throttles.ts), DB_POOL_MAX, DB_MAX_CONNECTIONS (unset: no limit checked), each with its default folded in
  * (tools/generators/registry.ts, custom.stages) — and checks it. Throws a TypeError naming the variable when a value is out of range, or naming
  * DB_MAX_CONNECTIONS, with the arithmetic, when the functions could hold more connections.
  */
@@ -102,13 +111,16 @@ export const connectionBudget = (
   settings: BudgetSettings,
   catalogue: readonly Endpoint[] = registry,
 ): ConnectionBudget => {
-  const fallback =
-    wholeNumber(settings, 'RESERVED_CONCURRENCY') ??
-    Number(settingEntry('RESERVED_CONCURRENCY').default);
+  const fallback = wholeNumber(settings, 'RESERVED_CONCURRENCY');
+  const routeRate = decimalNumber(settings, 'API_ROUTE_RATE');
+  const durationMs = decimalNumber(settings, 'API_ROUTE_DURATION_MS');
   const reservedConcurrency = Object.fromEntries(
-    catalogue.map(({ function: fn }) => [
+    catalogue.map(({ function: fn, paths }) => [
       fn,
-      wholeNumber(settings, reservedConcurrencyVariable(fn)) ?? fallback,
+      wholeNumber(settings, reservedConcurrencyVariable(fn)) ??
+        fallback ??
+        // Its method and OPTIONS on each path (serverlessFunctions).
+        reservedFor(paths.length * 2, routeRate, durationMs),
     ]),
   );
   const poolMax = wholeNumber(settings, 'DB_POOL_MAX') ?? FUNCTION_SETTINGS.DB_POOL_MAX.default;
@@ -117,8 +129,8 @@ export const connectionBudget = (
   const connections = containers * poolMax;
   if (maxConnections !== undefined && connections > maxConnections) {
     const counts = Object.values(reservedConcurrency);
-    const perFunction = counts.every((n) => n === fallback)
-      ? `${counts.length} functions × ${fallback} reserved concurrency`
+    const perFunction = counts.every((n) => n === counts[0])
+      ? `${counts.length} functions × ${counts[0]} reserved concurrency`
       : `(${Object.entries(reservedConcurrency)
           .map(([fn, n]) => `${fn} ${n}`)
           .join(' + ')}) reserved concurrency`;

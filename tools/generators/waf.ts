@@ -57,8 +57,12 @@ export const webAcl = (
                 CustomResponse: {
                   ResponseCode: 429,
                   CustomResponseBodyKey: 'too-many-requests',
-                  // As the gateway's own 429 (serverless.yml's gateway responses).
-                  ResponseHeaders: [{ Name: 'Access-Control-Allow-Origin', Value: '*' }],
+                  // As the gateway's own 429 (serverless.yml's gateway responses); the rule
+                  // looks back five minutes, so a blocked client may try again in one.
+                  ResponseHeaders: [
+                    { Name: 'Access-Control-Allow-Origin', Value: '*' },
+                    { Name: 'Retry-After', Value: '60' },
+                  ],
                 },
               },
             },

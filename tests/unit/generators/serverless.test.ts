@@ -122,13 +122,42 @@ describe('connectionBudget', () => {
       ),
     );
 
-  it('gives every function 10 reserved concurrency and 2 connections per container by default', () => {
-    // Act / Assess
-    expect(budgetOf({})).toEqual({
-      reservedConcurrency: Object.fromEntries(functions.map((fn) => [fn, 10])),
+  /**
+   * Each function's reserved concurrency when none is set: what its k routes (its method and
+   * OPTIONS on each path) fill at API_ROUTE_RATE 2 requests/s, burst ⌈2 / 2⌉ = 1, while a request
+   * lasts API_ROUTE_DURATION_MS 100: ⌈k × (1 + 2 × 0.1)⌉ = ⌈6k / 5⌉, so 3 for one path (k = 2)
+   * and 5 for two (k = 4).
+   */
+  const defaultReserved: Record<string, number> = Object.fromEntries(
+    catalogue.map(({ function: fn, paths }) => [fn, Math.ceil((6 * (paths.length * 2)) / 5)]),
+  );
+  /** Their connections at DB_POOL_MAX's default of 2 per container. */
+  const defaultConnections = Object.values(defaultReserved).reduce((sum, n) => sum + n, 0) * 2;
+
+  it('reserves for every function what its routes fill at API_ROUTE_RATE, 2 connections per container, by default', () => {
+    // Act
+    const budget = budgetOf({});
+
+    // Assess
+    expect(budget).toEqual({
+      reservedConcurrency: defaultReserved,
       poolMax: 2,
-      connections: functions.length * 10 * 2,
+      connections: defaultConnections,
     });
+    // One path (PUT and OPTIONS): ⌈2 × 1.2⌉ = 3; two (GET and OPTIONS on each): ⌈4 × 1.2⌉ = 5.
+    expect(budget.reservedConcurrency).toMatchObject({ deployPlugin: 3, revenue: 5 });
+  });
+
+  it('follows API_ROUTE_RATE and API_ROUTE_DURATION_MS where no reserved concurrency is set', () => {
+    // Act
+    // Production's 15 requests/s: burst ⌈15 / 2⌉ = 8, so ⌈k × (8 + 15 × 0.1)⌉ = ⌈9.5k⌉.
+    const production = budgetOf({ API_ROUTE_RATE: '15' });
+    // 2 requests/s lasting 500 ms: ⌈k × (1 + 2 × 0.5)⌉ = 2k.
+    const slow = budgetOf({ API_ROUTE_DURATION_MS: '500' });
+
+    // Assess
+    expect(production.reservedConcurrency).toMatchObject({ deployPlugin: 19, revenue: 38 });
+    expect(slow.reservedConcurrency).toMatchObject({ deployPlugin: 4, revenue: 8 });
   });
 
   it('names the per-function variable after the function, in upper snake case', () => {
@@ -160,18 +189,18 @@ describe('connectionBudget', () => {
 
   it('accepts a budget exactly at DB_MAX_CONNECTIONS', () => {
     // Act
-    const budget = budgetOf({ DB_MAX_CONNECTIONS: String(functions.length * 10 * 2) });
+    const budget = budgetOf({ DB_MAX_CONNECTIONS: String(defaultConnections) });
 
     // Assess
     expect(budget.connections).toBe(budget.maxConnections);
   });
 
   it('refuses one connection more than DB_MAX_CONNECTIONS, showing the arithmetic', () => {
-    // Prepare
+    // Prepare: RESERVED_CONCURRENCY gives every function the same 10.
     const limit = functions.length * 10 * 2 - 1;
 
     // Act
-    const check = () => budgetOf({ DB_MAX_CONNECTIONS: String(limit) });
+    const check = () => budgetOf({ RESERVED_CONCURRENCY: '10', DB_MAX_CONNECTIONS: String(limit) });
 
     // Assess
     expect(check).toThrow(TypeError);
@@ -217,8 +246,9 @@ describe('connectionBudget', () => {
 
   it("sets each function's reserved concurrency on the function osls generates", () => {
     // Act
+    // 7, not dishes' default of 3, so that the setting shows.
     const extensions = reservedConcurrencyExtensions(
-      budgetOf({ RESERVED_CONCURRENCY_DISHES: '3' }),
+      budgetOf({ RESERVED_CONCURRENCY_DISHES: '7' }),
     );
 
     // Assess
@@ -227,7 +257,9 @@ describe('connectionBudget', () => {
       Object.fromEntries(
         functions.map((fn) => [
           lambdaLogicalId(fn),
-          { Properties: { ReservedConcurrentExecutions: fn === 'dishes' ? 3 : 10 } },
+          {
+            Properties: { ReservedConcurrentExecutions: fn === 'dishes' ? 7 : defaultReserved[fn] },
+          },
         ]),
       ),
     );

@@ -8,6 +8,7 @@ import type { Resource, Template } from '../../../tools/generators/cloudformatio
 import {
   methodSettingsPath,
   minimumReserved,
+  reservedFor,
   routesOf,
   routeThrottles,
 } from '../../../tools/generators/throttles';
@@ -78,7 +79,8 @@ describe('routeThrottles', () => {
         fc.integer({ min: 1, max: 4 }),
         fc.integer({ min: 10, max: 29_000 }),
         fc.integer({ min: 0, max: 1000 }),
-        (paths, durationMs, extra) => {
+        fc.double({ min: 0.1, max: 5000, noNaN: true }),
+        (paths, durationMs, extra, routeRate) => {
           const k = paths * 2;
           const reserved = minimumReserved(k, durationMs) + extra;
           const template = apiTemplate(
@@ -86,7 +88,7 @@ describe('routeThrottles', () => {
             Array.from({ length: paths }, (_, i) => `p${i}`),
             ['GET', 'OPTIONS'],
           );
-          const throttles = routeThrottles(template, durationMs);
+          const throttles = routeThrottles(template, durationMs, routeRate);
           expect(throttles).toHaveLength(k);
           expect(
             throttles.reduce((sum, { burst, rate }) => sum + burst + (rate * durationMs) / 1000, 0),
@@ -100,15 +102,24 @@ describe('routeThrottles', () => {
     );
   });
 
-  it('gives the default 10 reserved over GET and OPTIONS of 500 ms bursts of 2 and 6 requests/s each', () => {
-    expect(routeThrottles(apiTemplate(10, ['{id}'], ['GET', 'OPTIONS']), 500)).toEqual([
+  it('gives each route API_ROUTE_RATE, with half a second of it as burst, where the function reserves what they fill', () => {
+    // 2 routes × (8 + 15 × 0.1) = 19 containers.
+    expect(reservedFor(2, 15, 100)).toBe(19);
+    expect(routeThrottles(apiTemplate(19, ['{id}'], ['GET', 'OPTIONS']), 100, 15)).toEqual([
+      { path: '/v1/{id}', method: 'GET', rate: 15, burst: 8 },
+      { path: '/v1/{id}', method: 'OPTIONS', rate: 15, burst: 8 },
+    ]);
+  });
+
+  it('gives the routes of a function reserving less what fits: 10 over GET and OPTIONS of 500 ms, bursts of 2 and 6 requests/s', () => {
+    expect(routeThrottles(apiTemplate(10, ['{id}'], ['GET', 'OPTIONS']), 500, 15)).toEqual([
       { path: '/v1/{id}', method: 'GET', rate: 6, burst: 2 },
       { path: '/v1/{id}', method: 'OPTIONS', rate: 6, burst: 2 },
     ]);
   });
 
   it('refuses a reserved concurrency too small for its routes, naming the setting', () => {
-    expect(() => routeThrottles(apiTemplate(2, ['{id}'], ['GET', 'OPTIONS']), 500)).toThrow(
+    expect(() => routeThrottles(apiTemplate(2, ['{id}'], ['GET', 'OPTIONS']), 500, 15)).toThrow(
       'FnLambdaFunction reserves 2 concurrent executions for 2 routes of 500 ms: each route needs a burst of 1 and 0.01 requests/s, so at least 3 (RESERVED_CONCURRENCY_<FUNCTION>',
     );
   });
