@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildOpenApiDocument } from '../../tools/generators/openapi';
 import { preTrafficFunction } from '../../tools/generators/pre-traffic';
+import { heartbeatFunction } from '../../tools/generators/heartbeat';
 import { serverlessFunctions } from '../../tools/generators/serverless';
 import { catalogue } from '../../shared/catalogue';
 import { closeContainerDependencies } from '../../shared/runtime';
@@ -340,7 +341,7 @@ describe("serverless.yml's functions", () => {
     expect(handlers).toEqual([]);
   });
 
-  it('resolve, as serverless reads them through tools/serverless/functions.cjs, to the functions of every catalogue endpoint and the release’s pre-traffic check', async () => {
+  it('resolve, as serverless reads them through tools/serverless/functions.cjs, to the functions of every catalogue endpoint, the release’s pre-traffic check and the heartbeat', async () => {
     // Act: dev in eu-west-1, whose stage gives no function a size of its own
     const { functions } = await resolverOf<{ functions: Record<string, unknown> }>(
       'tools/serverless/functions.cjs',
@@ -348,10 +349,15 @@ describe("serverless.yml's functions", () => {
     )({ 'sls:stage': 'dev', 'self:provider.region': 'eu-west-1' }, {});
 
     // Assess
-    expect(functions).toEqual({ ...serverlessFunctions(), ...preTrafficFunction() });
+    expect(functions).toEqual({
+      ...serverlessFunctions(),
+      ...preTrafficFunction(),
+      ...heartbeatFunction(),
+    });
     expect(Object.keys(functions)).toEqual([
       ...catalogue.map((endpoint) => endpoint.function),
       'preTraffic',
+      'heartbeat',
     ]);
   });
 

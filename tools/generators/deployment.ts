@@ -1,6 +1,6 @@
 /**
  * A gradual, reversible release of each function's `live` alias through AWS CodeDeploy
- * (docs/operations.md, "Releases and rollback"): the alias carries a
+ * (docs/releases.md, "Releases and rollback"): the alias carries a
  * CodeDeployLambdaAliasUpdate update policy, so when a deploy publishes a new version
  * CloudFormation hands the alias's move to a deployment group of the function, which shifts
  * traffic to it by DEPLOYMENT_PREFERENCE and moves it back when the alarm on that new version
@@ -99,6 +99,8 @@ export const gradualDeployment = (
           Enabled: true,
           Events: [
             'DEPLOYMENT_FAILURE',
+            // A release stopped by hand (aws deploy stop-deployment) goes back too.
+            'DEPLOYMENT_STOP_ON_REQUEST',
             ...(rollbackAlarms.length > 0 ? ['DEPLOYMENT_STOP_ON_ALARM'] : []),
           ],
         },

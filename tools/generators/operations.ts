@@ -40,7 +40,16 @@ import { methodSettingsPath, routesOf, routeThrottles } from './throttles';
 import { DEPLOYMENT_PREFERENCES, gradualDeployment, type DeploymentPreference } from './deployment';
 import { customDomain, domainSettings, type DomainSettings } from './domain';
 import { serviceTags, stackTagsSetting, withTags } from './tags';
-import { wafBlockedMetric, webAcl, type WafSettings } from './waf';
+import { WAF_RATE_RULE, wafBlockedMetric, webAcl, type WafSettings } from './waf';
+import { dashboardUrl, operationsDashboard } from './dashboard';
+import {
+  HEARTBEAT_ALARM_LOGICAL_ID,
+  HEARTBEAT_LOGICAL_ID,
+  HEARTBEAT_MINUTES,
+  hasHeartbeat,
+  heartbeatChecks,
+  withoutHeartbeat,
+} from './heartbeat';
 
 export type { Resource, Template } from './cloudformation';
 export type { RawSetting } from './settings';
@@ -49,6 +58,7 @@ export type { RawSetting } from './settings';
 export const OPERATIONS_VARIABLES = [
   'ALARMS',
   'ALARM_TOPIC_ARN',
+  'ALARM_NOTICE_TOPIC_ARN',
   'ALARM_5XX_RATE',
   'ALARM_5XX_COUNT',
   'ALARM_RELEASE_ERRORS',
@@ -63,6 +73,7 @@ export const OPERATIONS_VARIABLES = [
   'API_THROTTLE_RATE',
   'API_THROTTLE_BURST',
   'API_ROUTE_DURATION_MS',
+  'API_ROUTE_RATE',
   'API_GATEWAY_CLOUDWATCH_ROLE',
   'METRICS_NAMESPACE',
   'WAF',
@@ -100,12 +111,14 @@ export const LIVE_ALIAS = 'live';
 
 export interface AlarmSettings {
   readonly enabled: boolean;
-  /** The SNS topic told of every change to ALARM and back to OK, if any. */
+  /** The SNS topic the paging alarms tell of every change to ALARM and back to OK, if any. */
   readonly topicArn?: string;
+  /** ALARM_NOTICE_TOPIC_ARN: what the client-driven alarms notify; unset: nobody. */
+  readonly noticeTopicArn?: string;
   readonly fiveXxRate: number;
   /** 5xx answers in five minutes that page at any traffic. */
   readonly fiveXxCount: number;
-  /** A new version's failed requests in one minute that roll its release back. */
+  /** A new version’s failed requests in three minutes that roll its release back. */
   readonly releaseErrors: number;
   /** The share of 4xx answers (every request a 401: a wrong issuer or key-set URL). */
   readonly fourXxRate: number;
@@ -126,8 +139,10 @@ export interface OperationsSettings {
   /** X-Ray on the functions (provider.tracing.lambda) and on the stage. */
   readonly tracing: boolean;
   readonly throttle: Throttle;
-  /** The functions' measured p99 duration, from which each route's limits follow (throttles.ts). */
+  /** The longest a request holds its container (a cold start's answer): throttles.ts. */
   readonly routeDurationMs: number;
+  /** Requests per second each route serves (API_ROUTE_RATE): throttles.ts. */
+  readonly routeRate: number;
   /** A guarded stage (custom.stages): retained log groups, a topic required. */
   readonly guarded: boolean;
   /**
@@ -200,6 +215,9 @@ export const operationsSettings = (
   const role = choiceSetting(raw.API_GATEWAY_CLOUDWATCH_ROLE, ['existing', 'create'], 'existing');
   const alarmsOn = on('ALARMS');
   const topicArn = alarmsOn ? topicSetting(raw.ALARM_TOPIC_ARN, region, guarded) : undefined;
+  const noticeTopicArn = alarmsOn
+    ? topicSetting(raw.ALARM_NOTICE_TOPIC_ARN, region, false)
+    : undefined;
   const domain = domainSettings(raw, region);
   return {
     stage,
@@ -207,6 +225,7 @@ export const operationsSettings = (
     alarms: {
       enabled: alarmsOn,
       ...(topicArn === undefined ? {} : { topicArn }),
+      ...(noticeTopicArn === undefined ? {} : { noticeTopicArn }),
       fiveXxRate: number('ALARM_5XX_RATE'),
       fiveXxCount: number('ALARM_5XX_COUNT'),
       releaseErrors: number('ALARM_RELEASE_ERRORS'),
@@ -221,6 +240,7 @@ export const operationsSettings = (
     tracing: on('TRACING'),
     throttle: { rate: number('API_THROTTLE_RATE'), burst: number('API_THROTTLE_BURST') },
     routeDurationMs: number('API_ROUTE_DURATION_MS'),
+    routeRate: number('API_ROUTE_RATE'),
     guarded,
     cloudWatchRole: role,
     metricsNamespace: namespaceSetting(raw.METRICS_NAMESPACE),
@@ -297,8 +317,8 @@ export const liveAliases = (template: Template): Record<string, Resource> => {
   const changed: Record<string, Resource> = {};
   const aliasOf = new Map<string, string>();
   for (const [fn] of functions) {
-    // The release's own hook is invoked by CodeDeploy, by its name: no alias.
-    if (fn === PRE_TRAFFIC_LOGICAL_ID) continue;
+    // The release's hook is invoked by CodeDeploy, the heartbeat by its schedule: no alias.
+    if (fn === PRE_TRAFFIC_LOGICAL_ID || fn === HEARTBEAT_LOGICAL_ID) continue;
     const version = versions.find(([, v]) => refOf(v.Properties?.FunctionName) === fn);
     if (!version) {
       throw new TypeError(
@@ -405,13 +425,15 @@ export const ownedStage = (
             ...QUIET_METHODS,
           },
           // Each route within its function's reserved concurrency (throttles.ts).
-          ...routeThrottles(template, settings.routeDurationMs).map((route) => ({
-            ResourcePath: methodSettingsPath(route.path),
-            HttpMethod: route.method,
-            ThrottlingRateLimit: route.rate,
-            ThrottlingBurstLimit: route.burst,
-            ...QUIET_METHODS,
-          })),
+          ...routeThrottles(template, settings.routeDurationMs, settings.routeRate).map(
+            (route) => ({
+              ResourcePath: methodSettingsPath(route.path),
+              HttpMethod: route.method,
+              ThrottlingRateLimit: route.rate,
+              ThrottlingBurstLimit: route.burst,
+              ...QUIET_METHODS,
+            }),
+          ),
         ],
       },
       ...(settings.cloudWatchRole === 'create' ? { DependsOn: [ACCOUNT_LOGICAL_ID] } : {}),
@@ -446,6 +468,10 @@ export const ownedStage = (
 const runbook = (anchor: string) => `Runbook: docs/operations.md#${anchor}`;
 const percent = (rate: number) => Number((rate * 100).toPrecision(6));
 
+/** An alarm's actions: tell `topicArn`, if any, of every change to ALARM and back to OK. */
+const notifyingTopic = (topicArn: string | undefined) =>
+  topicArn ? { AlarmActions: [topicArn], OKActions: [topicArn] } : {};
+
 /** The alarms of the stage, or none when ALARMS is off. */
 export const alarms = (
   template: Template,
@@ -460,9 +486,9 @@ export const alarms = (
     throw new TypeError('the RestApi has no Name: the API Gateway alarms need it (ApiName)');
   }
   const name = `${context.service}-${settings.stage}`;
-  const actions = thresholds.topicArn
-    ? { AlarmActions: [thresholds.topicArn], OKActions: [thresholds.topicArn] }
-    : {};
+  // What needs someone now pages; what clients drive is a notice (docs/operations.md, "Alarms").
+  const actions = notifyingTopic(thresholds.topicArn);
+  const noticeActions = notifyingTopic(thresholds.noticeTopicArn);
   const api = [
     { Name: 'ApiName', Value: apiName },
     { Name: 'Stage', Value: settings.stage },
@@ -489,10 +515,12 @@ export const alarms = (
     apiMetric('answers', metricName, 'Sum'),
   ];
   const rateEvaluation = { EvaluationPeriods: 3, DatapointsToAlarm: 2 };
-  const alarm = (properties: Record<string, unknown>): Resource => ({
+  const alarm = (properties: Record<string, unknown>, notify = actions): Resource => ({
     Type: 'AWS::CloudWatch::Alarm',
-    Properties: { ActionsEnabled: true, ...actions, ...properties },
+    Properties: { ActionsEnabled: true, ...notify, ...properties },
   });
+  const notice = (properties: Record<string, unknown>): Resource =>
+    alarm(properties, noticeActions);
 
   const result: Record<string, Resource> = {
     ApiGateway5xxRateAlarm: alarm({
@@ -518,7 +546,7 @@ export const alarms = (
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       TreatMissingData: 'notBreaching',
     }),
-    ApiGateway4xxRateAlarm: alarm({
+    ApiGateway4xxRateAlarm: notice({
       AlarmName: `${name}-api-4xx-rate`,
       AlarmDescription: `${percent(thresholds.fourXxRate)}% or more of the API's requests answered 4xx (API Gateway 4XXError over Count, 5 minutes, 2 of 3 periods, judged from ${thresholds.minRequests} requests): most often every token refused with 401, a wrong issuer or key-set URL for the stage and region. First: the functions' request lines by status and code (TOKEN_INVALID, TOKEN_EXPIRED), then JWT_ISSUER_… and JWK_URL_… of this region against the portal's; 429s are the gateway's or the web ACL's limits. ${runbook('api-4xx-rate')}`,
       Metrics: rateOf('4XXError', '4xx answers over all requests'),
@@ -575,7 +603,7 @@ export const alarms = (
   };
 
   if (settings.waf.enabled) {
-    result.WafBlockedRequestsAlarm = alarm({
+    result.WafBlockedRequestsAlarm = notice({
       AlarmName: `${name}-waf-blocked`,
       AlarmDescription: `The web ACL's per-client rule blocked ${thresholds.wafBlocked} or more requests in 5 minutes (AWS/WAFV2 BlockedRequests): clients over ${settings.waf.rateLimit} requests in 5 minutes got 429. First: the web ACL's sampled requests (which IPs, which routes); a brand's own office or proxy behind one IP: raise WAF_RATE_LIMIT; a scraper or attack: nothing to do, the rule holds it. ${runbook('waf-blocked')}`,
       ...wafBlockedMetric(name),
@@ -598,7 +626,7 @@ export const alarms = (
     alias: LIVE_ALIAS,
     common: actions,
     description: (fn) =>
-      `The version of ${fn} this deployment published is failing: ${thresholds.releaseErrors} or more of its requests failed in a minute, or more than ${percent(thresholds.fiveXxRate)}% of them from ${RELEASE_MIN_REQUESTS} requests (AWS/Lambda Errors by ExecutedVersion through the ${LIVE_ALIAS} alias, and its 5xx answers: ${settings.metricsNamespace} Requests by FunctionName, Version and StatusClass). During a gradual release CodeDeploy moves the alias back on it. First: the function's request failed lines of that version (errorName, errorCode), then what the release changed. ${runbook('release-rollback')}`,
+      `The version of ${fn} this deployment published is failing: ${thresholds.releaseErrors} or more of its requests failed in 3 minutes, or more than ${percent(thresholds.fiveXxRate)}% of them from ${RELEASE_MIN_REQUESTS} requests (AWS/Lambda Errors by ExecutedVersion through the ${LIVE_ALIAS} alias, and its 5xx answers: ${settings.metricsNamespace} Requests by FunctionName, Version and StatusClass). During a gradual release CodeDeploy moves the alias back on it. First: the function's request failed lines of that version (errorName, errorCode), then what the release changed. ${runbook('release-rollback')}`,
   });
   for (const [id, resource] of Object.values(release)) result[id] = resource;
 
@@ -606,9 +634,9 @@ export const alarms = (
   for (let start = 0; start < functions.length; start += ALARM_METRICS_MAX) {
     const group = functions.slice(start, start + ALARM_METRICS_MAX);
     const suffix = start === 0 ? '' : String(start / ALARM_METRICS_MAX + 1);
-    result[`LambdaThrottlesAlarm${suffix}`] = alarm({
+    result[`LambdaThrottlesAlarm${suffix}`] = notice({
       AlarmName: `${name}-throttles${suffix ? `-${suffix}` : ''}`,
-      AlarmDescription: `${thresholds.throttles} or more invocations refused by Lambda in 5 minutes (AWS/Lambda Throttles, summed over the functions): those requests got a 5xx, not the gateway's 429, so its requests lasted longer than API_ROUTE_DURATION_MS, from which its routes' limits are sized. First: which function (Lambda console, Throttles by function), then its p99 duration; set API_ROUTE_DURATION_MS to it, or raise its reserved concurrency within the connection budget. ${runbook('throttles')}`,
+      AlarmDescription: `${thresholds.throttles} or more invocations refused by Lambda in 5 minutes (AWS/Lambda Throttles, summed over the functions): those requests got the gateway's 503, so its requests lasted longer than API_ROUTE_DURATION_MS, from which its routes' limits are sized. First: which function (Lambda console, Throttles by function), then its p99 duration; set API_ROUTE_DURATION_MS to it, or raise its reserved concurrency within the connection budget. ${runbook('throttles')}`,
       Metrics: [
         {
           Id: 'throttles',
@@ -652,18 +680,48 @@ export const withOperations = (
 ): Template => {
   const name = `${context.service}-${settings.stage}`;
   const gradual = settings.deploymentPreference !== 'AllAtOnce';
-  const template =
+  const released =
     gradual || !hasPreTrafficHook(compiled) ? compiled : withoutPreTrafficHook(compiled);
+  const beating = settings.alarms.enabled && hasHeartbeat(released);
+  const template = beating || !hasHeartbeat(released) ? released : withoutHeartbeat(released);
   const added = {
     ...liveAliases(template),
     ...ownedStage(template, settings, context),
   };
-  const alarmResources = alarms(template, settings, context);
+  const heartbeat = beating
+    ? heartbeatChecks(
+        { ...template, Resources: { ...template.Resources, ...added } },
+        {
+          name,
+          namespace: settings.metricsNamespace,
+          actions: notifyingTopic(settings.alarms.topicArn),
+          description: `The heartbeat found a live version failing, or did not run, ${HEARTBEAT_MINUTES} minutes running (${settings.metricsNamespace} Heartbeat, Minimum below 1, missing data breaching): with no traffic at all, a function cannot reach its database or its key set, and would answer 500 or 401 to everyone. First: the heartbeat's heartbeat check failed lines (function, cause), then the function's pre-traffic check lines. ${runbook('heartbeat')}`,
+        },
+      )
+    : {};
+  const dashboardLink = ` Dashboard: ${dashboardUrl(name, settings.region)}`;
+  const { [HEARTBEAT_ALARM_LOGICAL_ID]: heartbeatAlarm, ...heartbeatFunction } = heartbeat;
+  const alarmResources: Record<string, Resource> = Object.fromEntries(
+    Object.entries({
+      ...alarms(template, settings, context),
+      ...(heartbeatAlarm ? { [HEARTBEAT_ALARM_LOGICAL_ID]: heartbeatAlarm } : {}),
+    }).map(([id, alarm]) => [
+      id,
+      {
+        ...alarm,
+        Properties: {
+          ...alarm.Properties,
+          AlarmDescription: `${String(alarm.Properties?.AlarmDescription)}${dashboardLink}`,
+        },
+      },
+    ]),
+  );
   const withAliases = { ...template, Resources: { ...template.Resources, ...added } };
   const restApiId = single(template, 'AWS::ApiGateway::RestApi')[0];
   const domain = customDomain(settings.domain, { restApiId, stageId: STAGE_LOGICAL_ID });
   const resources: Record<string, Resource> = {
     ...withAliases.Resources,
+    ...heartbeatFunction,
     ...alarmResources,
     ...webAcl(settings.waf, {
       name,
@@ -671,6 +729,18 @@ export const withOperations = (
       stageId: STAGE_LOGICAL_ID,
     }),
     ...domain.resources,
+    ...operationsDashboard({
+      name,
+      region: settings.region,
+      apiName: String(template.Resources[restApiId]?.Properties?.Name),
+      stage: settings.stage,
+      namespace: settings.metricsNamespace,
+      functionNames: [...routesOf(template).keys()].map((fn) =>
+        String(template.Resources[fn]?.Properties?.FunctionName),
+      ),
+      ...(settings.waf.enabled ? { waf: { name, rule: WAF_RATE_RULE } } : {}),
+      alarmNames: Object.values(alarmResources).map((alarm) => String(alarm.Properties?.AlarmName)),
+    }),
     ...gradualDeployment(withAliases, settings.deploymentPreference, {
       name,
       // Each release on its own version's signal only: never on what clients can drive.

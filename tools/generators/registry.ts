@@ -156,9 +156,11 @@ export const SETTINGS: readonly SettingEntry[] = [
     stageBound: true,
     regionBound: true,
   }),
-  entry('RESERVED_CONCURRENCY', whole(1, 1000), 'each function’s reserved concurrency', {
-    default: '10',
-  }),
+  entry(
+    'RESERVED_CONCURRENCY',
+    whole(1, 1000),
+    'each function’s reserved concurrency; unset: what its routes’ `API_ROUTE_RATE` can fill',
+  ),
   ...catalogue.map(({ function: name }) =>
     entry(reservedConcurrencyVariable(name), whole(1, 1000), `${name}’s own`),
   ),
@@ -170,6 +172,12 @@ export const SETTINGS: readonly SettingEntry[] = [
     stageBound: true,
     regionBound: true,
   }),
+  entry(
+    'ALARM_NOTICE_TOPIC_ARN',
+    text,
+    'the SNS topic of the client-driven alarms (4xx rate, throttles, WAF blocks); unset: the dashboard only',
+    { stageBound: true, regionBound: true },
+  ),
   entry('ALARM_5XX_RATE', decimal(0.001, 1), 'share of 5xx answers', {
     stageBound: true,
     default: '0.05',
@@ -178,7 +186,7 @@ export const SETTINGS: readonly SettingEntry[] = [
     stageBound: true,
     default: '5',
   }),
-  entry('ALARM_RELEASE_ERRORS', COUNT, 'a new version’s failures in a minute', {
+  entry('ALARM_RELEASE_ERRORS', COUNT, 'a new version’s failures in 3 minutes', {
     stageBound: true,
     default: '3',
   }),
@@ -222,8 +230,12 @@ export const SETTINGS: readonly SettingEntry[] = [
     stageBound: true,
     default: '40',
   }),
-  entry('API_ROUTE_DURATION_MS', whole(10, 29_000), 'the p99 duration route limits are sized for', {
-    default: '500',
+  entry('API_ROUTE_RATE', decimal(0.1, 5000), 'requests per second each route serves', {
+    stageBound: true,
+    default: '2',
+  }),
+  entry('API_ROUTE_DURATION_MS', whole(10, 29_000), 'the longest a request holds its container', {
+    default: '100',
   }),
   entry('API_GATEWAY_CLOUDWATCH_ROLE', choice('existing', 'create'), 'the account’s role', {
     default: 'existing',
@@ -231,7 +243,7 @@ export const SETTINGS: readonly SettingEntry[] = [
   entry('WAF', boolean, 'the web ACL’s per-client limit', { stageBound: true, default: 'false' }),
   entry('WAF_RATE_LIMIT', whole(10, 2_000_000_000), 'requests per client in 5 minutes', {
     stageBound: true,
-    default: '1000',
+    default: '300',
   }),
   entry(
     'DEPLOYMENT_PREFERENCE',

@@ -1,18 +1,25 @@
 /**
- * One alarm per function on the version this template publishes (docs/operations.md, "Releases
+ * One alarm per function on the version this template publishes (docs/releases.md, "Releases
  * and rollback"): the signal CodeDeploy rolls that function's release back on, judged on the new
  * version's own requests rather than the stage's, so that a canary at 10 % of the traffic is
  * judged on its 10 %. A failed request is a Lambda error of that version (a crash or a timeout:
  * AWS/Lambda Errors by ExecutedVersion through the `live` alias) or a 5xx it answered (the
- * service's `Requests` by FunctionName, Version and StatusClass, shared/metrics.ts). The alarm
- * fires in any minute with ALARM_RELEASE_ERRORS failed requests, whatever the traffic, or from
- * RELEASE_MIN_REQUESTS requests when more than ALARM_5XX_RATE of them failed. Once the release is
+ * service's `Requests` by FunctionName, Version and StatusClass, shared/metrics.ts). Evaluated
+ * every minute over the last three, the alarm fires with ALARM_RELEASE_ERRORS failed requests in
+ * them, whatever the traffic, or from RELEASE_MIN_REQUESTS requests when more than
+ * ALARM_5XX_RATE of them failed. Once the release is
  * done it keeps watching that version, and pages like the others.
  */
 import { refOf, resourcesOfType, type Resource, type Template } from './cloudformation';
 
-/** Requests of the new version in a minute from which its failure rate counts too. */
+/** Requests of the new version in the window from which its failure rate counts too. */
 export const RELEASE_MIN_REQUESTS = 20;
+
+/**
+ * The window each evaluation sums, in seconds: CloudWatch's default sliding window moves every
+ * minute, so failures spread over any three minutes add up, whichever minutes they fall in.
+ */
+export const RELEASE_WINDOW_SECONDS = 180;
 
 export interface ReleaseAlarmSettings {
   /** `<service>-<stage>`: the alarms' names and the `Service` dimension. */
@@ -60,7 +67,7 @@ export const releaseAlarms = (
             { Name: 'ExecutedVersion', Value: versionNumber },
           ],
         },
-        Period: 60,
+        Period: RELEASE_WINDOW_SECONDS,
         Stat: 'Sum',
       },
       ReturnData: false,
@@ -103,7 +110,7 @@ export const releaseAlarms = (
                     { Name: 'StatusClass', Value: '5xx' },
                   ],
                 },
-                Period: 60,
+                Period: RELEASE_WINDOW_SECONDS,
                 Stat: 'Sum',
               },
               ReturnData: false,

@@ -138,6 +138,7 @@ export const RESOURCE_ACTIONS: Readonly<Record<string, readonly string[]>> = {
     'cloudwatch:GetDashboard',
     'cloudwatch:DeleteDashboards',
     'cloudwatch:ListDashboards',
+    ...TAGS('cloudwatch'),
   ],
   'AWS::CodeDeploy::Application': [
     'codedeploy:CreateApplication',

@@ -323,7 +323,7 @@ export const runRelease = async (
           `  ${column(region)}${why}` +
             `${name}: stopped after ${region}; deployed: ${list(deployed)}; not deployed: ${list(rest)}\n` +
             `  What to do: read the alarm's runbook (docs/operations.md, "Alarms"); roll ${region} back ` +
-            `(docs/operations.md, "Releases and rollback") or fix the cause; once its alarms are OK, ` +
+            `(docs/releases.md, "Releases and rollback") or fix the cause; once its alarms are OK, ` +
             `deploy the rest: npm run deploy -- --stage ${stage} --region ${rest.join(',')}\n`,
         );
         return 1;

@@ -2,7 +2,7 @@
  * Resolves serverless.yml's `functions:` from the catalogue (shared/catalogue.ts) through
  * tools/generators/serverless.ts, loaded with tsx: each endpoint's function, handler, description
  * and routes, with the timeout and memory the stage's rules give it (custom.stages.<stage>.functions),
- * and the release's pre-traffic check. An invalid catalogue (a missing handler file, a repeated
+ * the release's pre-traffic check and the heartbeat. An invalid catalogue (a missing handler file, a repeated
  * route, ...) fails packaging with every problem named.
  *
  * `reservedConcurrency` is the connection budget's `resources.extensions`: each function's
@@ -25,9 +25,11 @@ module.exports = async ({ resolveVariable }) => {
   } catch (error) {
     throw userError(error.message);
   }
-  // The release's pre-traffic check (tools/generators/pre-traffic.ts): no route, no budget.
+  // The release's pre-traffic check (tools/generators/pre-traffic.ts) and the heartbeat
+  // (tools/generators/heartbeat.ts): no route, no budget.
   const { preTrafficFunction } = await tsImport('../generators/pre-traffic.ts', __filename);
-  const all = { ...functions, ...preTrafficFunction() };
+  const { heartbeatFunction } = await tsImport('../generators/heartbeat.ts', __filename);
+  const all = { ...functions, ...preTrafficFunction(), ...heartbeatFunction() };
   // A refused setting is among custom.settingsCheck's problems.
   if (problems.length > 0) return { functions: all, reservedConcurrency: {} };
   const settings = Object.fromEntries(

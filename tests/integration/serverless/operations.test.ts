@@ -2,13 +2,17 @@
  * The packaged template is operable (tools/generators/operations.ts, tools/serverless/operations.js,
  * docs/operations.md). Through a real `serverless package --stage production --region
  * eu-west-1` (offline): the alarms with their thresholds (a changed one from the environment,
- * a regional form, and the topic they notify), the stage the template owns (throttling,
- * tracing, JSON access logs that hold no header, token or query), the Deployment without a
- * StageName and depending on the gateway responses, one `live` alias per function and every
- * integration and permission on it, X-Ray on the functions with the role allowed to write
- * traces; the web ACL on the stage, CodeDeploy's canary on each alias with the alarms as
- * rollback triggers, the custom domain and its outputs; cfn-lint passes when it is on PATH. A bad setting fails packaging naming the variable,
- * and the plugin refuses the osls settings that would make osls patch the stage after deploy.
+ * a regional form), the paging topic the alarms that need someone notify and no one told of the
+ * client-driven ones without ALARM_NOTICE_TOPIC_ARN, each description linking the stage's
+ * dashboard; the stage the template owns (throttling, each route's limits within its function's
+ * reserved concurrency, tracing, JSON access logs that hold no header, token or query), the
+ * Deployment without a StageName and depending on the gateway responses (429 and 503 with
+ * Retry-After), one `live` alias per API function and every integration and permission on it,
+ * X-Ray on the functions with the role allowed to write traces; the heartbeat on its schedule with
+ * its own role; the web ACL on the stage, CodeDeploy's canary on each alias with the alarms as
+ * rollback triggers and the pre-traffic hook's role, the custom domain and its outputs; cfn-lint
+ * passes when it is on PATH. A bad setting fails packaging naming the variable, and the plugin
+ * refuses the osls settings that would make osls patch the stage after deploy.
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -25,11 +29,22 @@ import {
   type Template,
 } from '../../support/packaging';
 import { run, SERVERLESS } from '../../support/processes';
-import { OPERATIONS_VARIABLES } from '../../../tools/generators/operations';
+import { aliasLogicalId, OPERATIONS_VARIABLES } from '../../../tools/generators/operations';
+import { settingEntry } from '../../../tools/generators/registry';
 import { lambdaLogicalId } from '../../../tools/generators/serverless';
+import { invokeTimeoutMsFor } from '../../../shared/release/pre-traffic';
 import { stagedNames, unstagedNames } from '../../../tools/generators/variables';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-production-alarms';
+/** The link every alarm's description ends with: the stage's dashboard in its region. */
+const DASHBOARD_LINK =
+  ' Dashboard: https://console.aws.amazon.com/cloudwatch/home?region=eu-west-1#dashboards/dashboard/portal-service-api-production-eu-west-1';
+/** The API's functions, from the catalogue: the release's hook and the heartbeat serve no request. */
+const API_FUNCTIONS = catalogue.map(({ function: fn }) => lambdaLogicalId(fn));
+/** The alarms clients can drive: a notice for ALARM_NOTICE_TOPIC_ARN, never a page. */
+const isNotice = (id: string) =>
+  ['ApiGateway4xxRateAlarm', 'WafBlockedRequestsAlarm'].includes(id) ||
+  id.startsWith('LambdaThrottlesAlarm');
 const CERTIFICATE =
   'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
 const OPERATIONS_NAMES = OPERATIONS_VARIABLES.flatMap((name) => {
@@ -73,7 +88,7 @@ const productionPackage = () => {
 };
 
 describe('serverless package: operations', () => {
-  it('alarms on the 5xx rate and count, p99 latency, throttles, key-set failures, database errors and each new version, notifying the topic', async () => {
+  it('alarms on the 5xx rate and count, p99 latency, throttles, key-set failures, database errors, each new version and the heartbeat, paging the topic, telling no one of what clients drive, and linking the dashboard', async () => {
     const { template } = await productionPackage();
 
     const alarms = Object.fromEntries(
@@ -86,6 +101,7 @@ describe('serverless package: operations', () => {
         'ApiGateway5xxRateAlarm',
         'ApiGatewayP99LatencyAlarm',
         'DatabaseErrorsAlarm',
+        'HeartbeatAlarm',
         'KeySetFailuresAlarm',
         'LambdaThrottlesAlarm',
         'WafBlockedRequestsAlarm',
@@ -135,31 +151,96 @@ describe('serverless package: operations', () => {
         Threshold: 8,
         TreatMissingData: 'notBreaching',
       },
+      // A minute's heartbeat 0 or missing, three minutes running, pages.
+      HeartbeatAlarm: {
+        Namespace: 'PortalServiceApi',
+        MetricName: 'Heartbeat',
+        Dimensions: service,
+        Statistic: 'Minimum',
+        Period: 60,
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 3,
+        Threshold: 1,
+        ComparisonOperator: 'LessThanThreshold',
+        TreatMissingData: 'breaching',
+      },
     });
-    for (const alarm of Object.values(alarms)) {
-      expect(alarm).toMatchObject({ AlarmActions: [TOPIC], OKActions: [TOPIC] });
-      expect(alarm.AlarmDescription).toMatch(/docs\/operations\.md#/);
+    // Each new version judged on its requests of the last 3 minutes, every minute.
+    for (const { function: fn } of catalogue) {
+      const release = alarms[lambdaLogicalId(fn).replace(/LambdaFunction$/, 'ReleaseAlarm')];
+      const stats = (release?.Metrics as { MetricStat?: { Period: number } }[]).flatMap(
+        ({ MetricStat }) => (MetricStat ? [MetricStat.Period] : []),
+      );
+      expect({ fn, stats }).toEqual({ fn, stats: [180, 180, 180] });
+      expect(release).toMatchObject({ EvaluationPeriods: 1 });
     }
-    // Every function's throttles, and the functions publish the metrics the alarms read.
-    const throttled = JSON.stringify(alarms.LambdaThrottlesAlarm?.Metrics);
-    // The API's functions; the release's hook serves no request.
-    const functions = ofType(template, 'AWS::Lambda::Function').filter(
-      ([id]) => id !== 'PreTrafficLambdaFunction',
+    // What needs someone pages the topic; what clients drive tells ALARM_NOTICE_TOPIC_ARN, unset
+    // here: nobody, never the paging topic.
+    const notices = Object.keys(alarms).filter(isNotice).sort();
+    expect(notices).toEqual([
+      'ApiGateway4xxRateAlarm',
+      'LambdaThrottlesAlarm',
+      'WafBlockedRequestsAlarm',
+    ]);
+    for (const [id, alarm] of Object.entries(alarms)) {
+      if (isNotice(id)) {
+        const actions = Object.keys(alarm).filter((key) => key.endsWith('Actions'));
+        expect({ id, actions }).toEqual({ id, actions: [] });
+      } else {
+        expect({ id, ...alarm }).toMatchObject({ id, AlarmActions: [TOPIC], OKActions: [TOPIC] });
+      }
+      expect(alarm.AlarmDescription).toMatch(/docs\/operations\.md#/);
+      expect({ id, end: String(alarm.AlarmDescription).endsWith(DASHBOARD_LINK) }).toEqual({
+        id,
+        end: true,
+      });
+    }
+    // The dashboard the descriptions link: its alarm widget shows every alarm of the stage.
+    const dashboards = ofType(template, 'AWS::CloudWatch::Dashboard');
+    expect(dashboards.map(([id]) => id)).toEqual(['OperationsDashboard']);
+    const dashboard = dashboards[0]![1].Properties;
+    expect(dashboard.DashboardName).toBe('portal-service-api-production-eu-west-1');
+    const widgets = (
+      JSON.parse((dashboard.DashboardBody as { 'Fn::Sub': string })['Fn::Sub']) as {
+        widgets: { type: string; properties: { alarms?: string[] } }[];
+      }
+    ).widgets;
+    const shown = widgets.filter(({ type }) => type === 'alarm');
+    expect(shown).toHaveLength(1);
+    expect([...(shown[0]?.properties.alarms ?? [])].sort()).toEqual(
+      Object.values(alarms)
+        .map(
+          (alarm) =>
+            `arn:\${AWS::Partition}:cloudwatch:eu-west-1:\${AWS::AccountId}:alarm:${String(alarm.AlarmName)}`,
+        )
+        .sort(),
     );
-    expect(functions).toHaveLength(catalogue.length);
-    for (const [id, fn] of functions) {
+    // Every API function's throttles, and the functions publish the metrics the alarms read:
+    // the heartbeat its Heartbeat, under the same namespace and service.
+    const throttled = JSON.stringify(alarms.LambdaThrottlesAlarm?.Metrics);
+    expect(
+      ofType(template, 'AWS::Lambda::Function')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([...API_FUNCTIONS, 'HeartbeatLambdaFunction', 'PreTrafficLambdaFunction'].sort());
+    for (const id of API_FUNCTIONS) {
       expect(throttled).toContain(JSON.stringify({ Ref: id }));
-      expect(fn.Properties.Environment).toMatchObject({
-        Variables: {
-          METRICS_NAMESPACE: 'PortalServiceApi',
-          METRICS_SERVICE: 'portal-service-api-production',
+    }
+    for (const id of [...API_FUNCTIONS, 'HeartbeatLambdaFunction']) {
+      expect({ id, environment: template.Resources[id]?.Properties.Environment }).toMatchObject({
+        id,
+        environment: {
+          Variables: {
+            METRICS_NAMESPACE: 'PortalServiceApi',
+            METRICS_SERVICE: 'portal-service-api-production',
+          },
         },
       });
     }
     // Packaging, for every test of the suite.
   }, 120_000);
 
-  it('owns the stage: throttling, tracing and a JSON access log with no header, token or query', async () => {
+  it('owns the stage: throttling each route within its function’s reserved concurrency, tracing, a JSON access log with no header, token or query, and retryable 429 and 503', async () => {
     const { template } = await productionPackage();
 
     const stages = ofType(template, 'AWS::ApiGateway::Stage');
@@ -185,7 +266,7 @@ describe('serverless package: operations', () => {
       LoggingLevel: 'OFF',
       DataTraceEnabled: false,
     });
-    // Every route of every function, within its reserved concurrency for 500 ms requests.
+    // Every route of every function: its method and OPTIONS on each of its paths.
     const paths = catalogue.flatMap((endpoint) =>
       endpoint.paths.flatMap((path) =>
         [endpoint.method, 'OPTIONS'].map((method) => `${path.replace(/\//g, '~1')} ${method}`),
@@ -196,17 +277,60 @@ describe('serverless package: operations', () => {
         .map((route) => `${String(route.ResourcePath).slice(1)} ${String(route.HttpMethod)}`)
         .sort(),
     ).toEqual(paths.map((path) => `~1${path.replace(/^~1/, '')}`).sort());
+    // d: the longest a request holds its container, API_ROUTE_DURATION_MS, unset here.
+    const d = Number(settingEntry('API_ROUTE_DURATION_MS').default) / 1000;
+    const limitsOf = (route: Record<string, unknown>) => ({
+      rate: Number(route.ThrottlingRateLimit),
+      burst: Number(route.ThrottlingBurstLimit),
+    });
     for (const endpoint of catalogue) {
+      const fn = lambdaLogicalId(endpoint.function);
       const own = routes.filter((route) =>
         endpoint.paths.some((path) => route.ResourcePath === `/${path.replace(/\//g, '~1')}`),
       );
-      const needed = own.reduce(
-        (sum, route) =>
-          sum + Number(route.ThrottlingBurstLimit) + Number(route.ThrottlingRateLimit) * 0.5,
-        0,
-      );
-      expect(needed).toBeLessThanOrEqual(10);
-      expect(needed).toBeGreaterThan(5);
+      expect(own).toHaveLength(2 * endpoint.paths.length);
+      // Production's API_ROUTE_RATE of 20 requests/s on every route, with a burst of ⌈20 / 2⌉:
+      // RESERVED_CONCURRENCY unset, each function reserves what its routes can fill.
+      for (const route of own) {
+        expect({
+          fn,
+          route: route.ResourcePath,
+          method: route.HttpMethod,
+          ...limitsOf(route),
+        }).toEqual({
+          fn,
+          route: route.ResourcePath,
+          method: route.HttpMethod,
+          rate: 20,
+          burst: 10,
+        });
+      }
+      // What the routes let through in any window of d never needs more containers than the
+      // function reserves, and it reserves no more than that, rounded up: ⌈k × (b + r × d)⌉.
+      const reserved = Number(template.Resources[fn]?.Properties.ReservedConcurrentExecutions);
+      const needed = own.reduce((sum, route) => {
+        const { rate, burst } = limitsOf(route);
+        return sum + burst + rate * d;
+      }, 0);
+      expect({ fn, within: needed <= reserved }).toEqual({ fn, within: true });
+      expect({ fn, reserved }).toEqual({ fn, reserved: Math.ceil(needed - 1e-9) });
+      // A preflight is never throttled before the request it announces.
+      for (const path of endpoint.paths) {
+        const at = (method: string) =>
+          limitsOf(
+            own.find(
+              (route) =>
+                route.ResourcePath === `/${path.replace(/\//g, '~1')}` &&
+                route.HttpMethod === method,
+            ) ?? {},
+          );
+        const [options, method] = [at('OPTIONS'), at(endpoint.method)];
+        expect({
+          path,
+          rate: options.rate >= method.rate,
+          burst: options.burst >= method.burst,
+        }).toEqual({ path, rate: true, burst: true });
+      }
     }
     const format = String(
       (stage.Properties.AccessLogSetting as { Format: string } | undefined)?.Format,
@@ -230,9 +354,37 @@ describe('serverless package: operations', () => {
 
     // The Deployment makes no stage of its own, and publishes the gateway responses too.
     expect(deployment.Properties).not.toHaveProperty('StageName');
-    const responses = ofType(template, 'AWS::ApiGateway::GatewayResponse').map(([id]) => id);
-    expect(responses).toHaveLength(5);
+    const gatewayResponses = ofType(template, 'AWS::ApiGateway::GatewayResponse');
+    const responses = gatewayResponses.map(([id]) => id);
+    expect(responses).toHaveLength(6);
     expect(deployment.DependsOn).toEqual(expect.arrayContaining(responses));
+    // The gateway's own limits and Lambda's refusals: a status a caller may retry in a second,
+    // with CORS and the spec's body, never a bare 500.
+    const byType: Record<string, Record<string, unknown>> = Object.fromEntries(
+      gatewayResponses.map(([, response]) => [
+        String(response.Properties.ResponseType),
+        response.Properties,
+      ]),
+    );
+    const retry = {
+      'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+      'gatewayresponse.header.Retry-After': "'1'",
+    };
+    expect(byType.THROTTLED).toMatchObject({
+      StatusCode: '429',
+      ResponseParameters: retry,
+      ResponseTemplates: {
+        'application/json':
+          '{"state":"ERROR","code":"TOO_MANY_REQUESTS","message":"Too many requests"}',
+      },
+    });
+    expect(byType.INTEGRATION_FAILURE).toMatchObject({
+      StatusCode: '503',
+      ResponseParameters: retry,
+      ResponseTemplates: {
+        'application/json': '{"state":"ERROR","code":"INTERNAL_ERROR","message":"Unknown error"}',
+      },
+    });
 
     // X-Ray on every function, and the role may write the traces.
     for (const [, fn] of ofType(template, 'AWS::Lambda::Function')) {
@@ -243,12 +395,11 @@ describe('serverless package: operations', () => {
     );
   });
 
-  it('has API Gateway call a live alias of each function, on the version it publishes', async () => {
+  it('has API Gateway call a live alias of each API function, on the version it publishes', async () => {
     const { template } = await productionPackage();
 
-    const functions = ofType(template, 'AWS::Lambda::Function')
-      .map(([id]) => id)
-      .filter((id) => id !== 'PreTrafficLambdaFunction');
+    // The release's hook (invoked by CodeDeploy) and the heartbeat (by its schedule) have none.
+    const functions = API_FUNCTIONS;
     const aliases = ofType(template, 'AWS::Lambda::Alias');
     expect(aliases).toHaveLength(functions.length);
     const aliasOf = new Map<string, string>();
@@ -277,29 +428,166 @@ describe('serverless package: operations', () => {
       expect({ id, target: target !== undefined }).toEqual({ id, target: true });
       expect(uri).not.toContain('LambdaFunction');
     }
+    // API Gateway may invoke each alias; the only other permission is the heartbeat's schedule's.
     const permissions = ofType(template, 'AWS::Lambda::Permission');
-    expect(permissions).toHaveLength(functions.length);
-    for (const [, permission] of permissions) {
+    const gateway = permissions.filter(
+      ([, permission]) => permission.Properties.Principal === 'apigateway.amazonaws.com',
+    );
+    expect(gateway).toHaveLength(functions.length);
+    for (const [, permission] of gateway) {
       expect(aliasIds).toContain((permission.Properties.FunctionName as { Ref?: string }).Ref);
     }
+    expect(
+      permissions.filter(([id]) => !gateway.some(([other]) => other === id)).map(([, p]) => p),
+    ).toEqual([
+      {
+        Type: 'AWS::Lambda::Permission',
+        Properties: {
+          FunctionName: { 'Fn::GetAtt': ['HeartbeatLambdaFunction', 'Arn'] },
+          Action: 'lambda:InvokeFunction',
+          Principal: 'events.amazonaws.com',
+          SourceArn: {
+            'Fn::GetAtt': [expect.stringMatching(/^HeartbeatEventsRuleSchedule/), 'Arn'],
+          },
+        },
+      },
+    ]);
   });
 
-  it('puts a regional web ACL with the per-client rate rule on the stage', async () => {
+  it('runs the heartbeat every minute on each live alias, under a role that may invoke those aliases only', async () => {
+    const { template } = await productionPackage();
+
+    // Its schedule, tagged like the rest.
+    const rules = ofType(template, 'AWS::Events::Rule');
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.[1].Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [{ Arn: { 'Fn::GetAtt': ['HeartbeatLambdaFunction', 'Arn'] } }],
+      Tags: expect.arrayContaining([
+        { Key: 'service', Value: 'portal-service-api' },
+        { Key: 'stage', Value: 'production' },
+      ]) as unknown,
+    });
+
+    // Its own role and environment: Lambda's API only, no VPC, no layer, no database secret.
+    const heartbeat = template.Resources.HeartbeatLambdaFunction?.Properties ?? {};
+    expect(heartbeat.Role).toEqual({ 'Fn::GetAtt': ['HeartbeatRole', 'Arn'] });
+    expect(heartbeat).not.toHaveProperty('VpcConfig');
+    expect(heartbeat).not.toHaveProperty('Layers');
+    expect(heartbeat.TracingConfig).toEqual({ Mode: 'Active' });
+    const variables = (heartbeat.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(Object.keys(variables).sort()).toEqual(
+      [
+        'HEARTBEAT_INVOKE_TIMEOUT_MS',
+        'HEARTBEAT_TARGETS',
+        'LOG_LEVEL',
+        'METRICS_NAMESPACE',
+        'METRICS_SERVICE',
+      ].sort(),
+    );
+    // Each API function's live alias, by its name; never its own.
+    const [separator, parts] = (variables.HEARTBEAT_TARGETS as { 'Fn::Join': [string, unknown[]] })[
+      'Fn::Join'
+    ];
+    const targets = JSON.parse(
+      parts
+        .map((part) => (typeof part === 'string' ? part : (part as { Ref: string }).Ref))
+        .join(separator),
+    ) as unknown;
+    expect(targets).toEqual(
+      catalogue.map(({ function: fn }) => ({
+        function: fn,
+        alias: aliasLogicalId(lambdaLogicalId(fn)),
+      })),
+    );
+    for (const { function: fn } of catalogue) {
+      expect(template.Resources[aliasLogicalId(lambdaLogicalId(fn))]?.Type).toBe(
+        'AWS::Lambda::Alias',
+      );
+    }
+    // One invocation may take the longest function's timeout and a margin; the heartbeat lasts
+    // longer than that.
+    const longest = Math.max(
+      ...API_FUNCTIONS.map((id) => Number(template.Resources[id]?.Properties.Timeout)),
+    );
+    const invokeTimeoutMs = Number(variables.HEARTBEAT_INVOKE_TIMEOUT_MS);
+    expect(invokeTimeoutMs).toBe(invokeTimeoutMsFor(longest));
+    expect(Number(heartbeat.Timeout) * 1000).toBeGreaterThan(invokeTimeoutMs);
+
+    // The role: invoke the live aliases, write its own logs and traces; nothing else.
+    const role = template.Resources.HeartbeatRole;
+    expect(role?.Type).toBe('AWS::IAM::Role');
+    expect(JSON.stringify(role?.Properties.AssumeRolePolicyDocument)).toContain(
+      '"Service":["lambda.amazonaws.com"]',
+    );
+    const policies = role?.Properties.Policies as {
+      PolicyDocument: { Statement: Record<string, unknown>[] };
+    }[];
+    expect(policies.flatMap(({ PolicyDocument }) => PolicyDocument.Statement)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['lambda:InvokeFunction'],
+        Resource: API_FUNCTIONS.map((id) => ({ Ref: aliasLogicalId(id) })),
+      },
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: [{ 'Fn::GetAtt': ['HeartbeatLogGroup', 'Arn'] }],
+      },
+      {
+        Effect: 'Allow',
+        Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+        Resource: ['*'],
+      },
+    ]);
+
+    // Invoked by its schedule: no alias, no CodeDeploy deployment group, no release alarm.
+    const references = (type: string) =>
+      ofType(template, type).filter(([, resource]) =>
+        JSON.stringify(resource).includes('"HeartbeatLambdaFunction"'),
+      );
+    expect(references('AWS::Lambda::Alias')).toEqual([]);
+    expect(references('AWS::CodeDeploy::DeploymentGroup')).toEqual([]);
+    expect(template.Resources).not.toHaveProperty('HeartbeatReleaseAlarm');
+  });
+
+  it('puts a regional web ACL on the stage whose per-client rule answers 429 past 300 requests in 5 minutes, with CORS and Retry-After', async () => {
     const { template } = await productionPackage();
 
     const [[aclId, acl] = ['', { Type: '', Properties: {} }]] = ofType(
       template,
       'AWS::WAFv2::WebACL',
     );
+    // WAF_RATE_LIMIT unset: its default, 300 requests per client in 5 minutes.
     expect(acl.Properties).toMatchObject({
       Scope: 'REGIONAL',
       Rules: [
         {
           Statement: {
-            RateBasedStatement: { Limit: 1000, AggregateKeyType: 'IP', EvaluationWindowSec: 300 },
+            RateBasedStatement: { Limit: 300, AggregateKeyType: 'IP', EvaluationWindowSec: 300 },
+          },
+          Action: {
+            Block: {
+              CustomResponse: {
+                ResponseCode: 429,
+                CustomResponseBodyKey: 'too-many-requests',
+                // As the gateway's own 429; the rule looks back 5 minutes: try again in one.
+                ResponseHeaders: [
+                  { Name: 'Access-Control-Allow-Origin', Value: '*' },
+                  { Name: 'Retry-After', Value: '60' },
+                ],
+              },
+            },
           },
         },
       ],
+    });
+    expect(acl.Properties.CustomResponseBodies).toEqual({
+      'too-many-requests': {
+        ContentType: 'APPLICATION_JSON',
+        Content: '{"state":"ERROR","code":"TOO_MANY_REQUESTS","message":"Too many requests"}',
+      },
     });
     const associations = ofType(template, 'AWS::WAFv2::WebACLAssociation');
     expect(associations).toHaveLength(1);
@@ -308,7 +596,7 @@ describe('serverless package: operations', () => {
     expect(association).toContain('/stages/${ApiGatewayStage}');
   });
 
-  it('shifts each live alias by CodeDeploy’s canary after the pre-traffic check, rolled back by its new version’s alarm', async () => {
+  it('shifts each live alias by CodeDeploy’s canary after the pre-traffic check, rolled back by its new version’s alarm or a stop', async () => {
     const { template } = await productionPackage();
 
     const [[applicationId, application] = ['', { Type: '', Properties: {} }]] = ofType(
@@ -328,7 +616,7 @@ describe('serverless package: operations', () => {
         DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent10Minutes',
         AutoRollbackConfiguration: {
           Enabled: true,
-          Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'],
+          Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM'],
         },
         AlarmConfiguration: { Enabled: true },
       });
@@ -340,6 +628,42 @@ describe('serverless package: operations', () => {
       const fn = (alias.Properties.FunctionName as { Ref: string }).Ref;
       expect(alarms).toEqual([{ Name: { Ref: fn.replace(/LambdaFunction$/, 'ReleaseAlarm') } }]);
     }
+
+    // The hook may invoke each function's published versions, and explicitly none of its live
+    // alias, $LATEST or unqualified ARN; it reads its deployment and reports to CodeDeploy.
+    const hook = template.Resources.PreTrafficLambdaFunction?.Properties;
+    const role = (hook?.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const statements = (
+      template.Resources[role]?.Properties.Policies as {
+        PolicyDocument: { Statement: Record<string, unknown>[] };
+      }[]
+    ).flatMap(({ PolicyDocument }) => PolicyDocument.Statement);
+    const invoking = statements.filter(({ Action }) =>
+      JSON.stringify(Action).includes('lambda:InvokeFunction'),
+    );
+    expect(invoking).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['lambda:InvokeFunction'],
+        Resource: API_FUNCTIONS.map((fn) => ({ 'Fn::Sub': `\${${fn}.Arn}:*` })),
+      },
+      {
+        Effect: 'Deny',
+        Action: ['lambda:InvokeFunction'],
+        Resource: API_FUNCTIONS.flatMap((fn) => [
+          { 'Fn::Sub': `\${${fn}.Arn}:live` },
+          { 'Fn::Sub': `\${${fn}.Arn}:$LATEST` },
+          { 'Fn::GetAtt': [fn, 'Arn'] },
+        ]),
+      },
+    ]);
+    expect(statements).toContainEqual({
+      Effect: 'Allow',
+      Action: ['codedeploy:GetDeployment', 'codedeploy:PutLifecycleEventHookExecutionStatus'],
+      Resource: {
+        'Fn::Sub': `arn:\${AWS::Partition}:codedeploy:\${AWS::Region}:\${AWS::AccountId}:deploymentgroup:\${${applicationId}}/*`,
+      },
+    });
   });
 
   it('maps the custom domain to the stage, with the outputs for the brand’s DNS record', async () => {

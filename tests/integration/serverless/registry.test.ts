@@ -48,6 +48,7 @@ const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234
 const LAYER =
   'arn:aws:lambda:eu-west-1:123456789012:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:7';
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-alarms';
+const NOTICES = 'arn:aws:sns:eu-west-1:123456789012:portal-notices';
 const CERTIFICATE =
   'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
 
@@ -94,18 +95,22 @@ const writtenRates = (template: Template) =>
       ]),
   );
 /**
- * Each route's rate for requests of `seconds`, by docs/operations.md's arithmetic: burst
- * b = max(1, ⌊c / 2k⌋), rate (c − k × b) / (k × seconds) to the hundredth, for a function of
- * reserved concurrency c serving k routes.
+ * Each route's rate for requests of `seconds` and API_ROUTE_RATE `routeRate`, by
+ * docs/operations.md's arithmetic for a function of reserved concurrency c serving k routes:
+ * `routeRate` where c ≥ ⌈k × (⌈routeRate / 2⌉ + routeRate × seconds)⌉, else what fits, never
+ * above it: burst b = max(1, min(⌈routeRate / 2⌉, ⌊c / 2k⌋)), rate (c − k × b) / (k × seconds)
+ * to the hundredth.
  */
-const ratesFor = (template: Template, seconds: number) => {
+const ratesFor = (template: Template, seconds: number, routeRate: number) => {
   const routes = [...routeFunctions(template)];
+  const burst = Math.max(1, Math.ceil(routeRate / 2));
   return Object.fromEntries(
     routes.map(([route, fn]) => {
       const c = Number(resource(template, fn).Properties.ReservedConcurrentExecutions);
       const k = routes.filter(([, other]) => other === fn).length;
-      const b = Math.max(1, Math.floor(c / (2 * k)));
-      return [route, Math.floor((100 * (c - k * b)) / (k * seconds)) / 100];
+      if (c >= Math.ceil(k * (burst + routeRate * seconds))) return [route, routeRate];
+      const b = Math.max(1, Math.min(burst, Math.floor(c / (2 * k))));
+      return [route, Math.min(routeRate, Math.floor((100 * (c - k * b)) / (k * seconds)) / 100)];
     }),
   );
 };
@@ -260,6 +265,11 @@ const PROBES: Readonly<Record<string, Probe>> = {
     shown: (template) => resource(template, 'DatabaseErrorsAlarm').Properties.AlarmActions,
     expected: [TOPIC],
   },
+  ALARM_NOTICE_TOPIC_ARN: {
+    value: NOTICES,
+    shown: (template) => resource(template, 'ApiGateway4xxRateAlarm').Properties.AlarmActions,
+    expected: [NOTICES],
+  },
   ALARM_5XX_RATE: { value: '0.02', shown: threshold('ApiGateway5xxRateAlarm'), expected: 0.02 },
   ALARM_5XX_COUNT: { value: '7', shown: threshold('ApiGateway5xxCountAlarm'), expected: 7 },
   ALARM_RELEASE_ERRORS: {
@@ -302,7 +312,13 @@ const PROBES: Readonly<Record<string, Probe>> = {
     value: '250',
     // Each route's rate, sized from its function's reserved concurrency for 250 ms requests.
     shown: (template) => writtenRates(template),
-    expected: (template: Template) => ratesFor(template, 0.25),
+    expected: (template: Template) => ratesFor(template, 0.25, 12),
+  },
+  API_ROUTE_RATE: {
+    value: '12',
+    // 12 requests/s where the function reserves what it fills, else what fits, never above.
+    shown: (template) => writtenRates(template),
+    expected: (template: Template) => ratesFor(template, 0.25, 12),
   },
   API_GATEWAY_CLOUDWATCH_ROLE: {
     value: 'create',

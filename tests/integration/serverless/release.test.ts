@@ -3,7 +3,8 @@
  *
  * Packaging is real: production packaged for all five regions by osls into <out>/<region>, each
  * template carrying its region's key-set URL, issuer, secret and VPC, holding what AWS enforces at
- * deploy time (every alarm notifying its topic) and passing cfn-lint (when on PATH); a missing
+ * deploy time (every alarm that pages notifying its region's topic, and only the client-driven ones,
+ * without ALARM_NOTICE_TOPIC_ARN, notifying nobody) and passing cfn-lint (when on PATH); a missing
  * setting fails before any package is written. Deploying needs AWS, so the
  * deploy tests give the command a stand-in serverless (PORTAL_SERVERLESS_BIN), a separate
  * process that records its arguments, writes a template for `package` and fails on a chosen
@@ -19,6 +20,8 @@ import { startAwsServers, type AwsServers } from '../../support/aws-servers';
 import { CFN_LINT_AVAILABLE, expectLintPasses } from '../../support/cfn-lint';
 import { expectInvariantsHold } from '../../support/invariants';
 import { ofType, readTemplate } from '../../support/packaging';
+import { catalogue } from '../../../shared/catalogue';
+import { lambdaLogicalId } from '../../../tools/generators/serverless';
 import { ROOT } from '../../support/processes';
 import {
   deployCall,
@@ -35,6 +38,7 @@ import {
   subnetsIn,
   tempDir,
   TEMPLATE,
+  topicIn,
 } from '../../support/release';
 
 /** Each region's key-set and issuer variables (custom.keySetVariables, custom.issuerVariables). */
@@ -94,11 +98,31 @@ describe('npm run package -- --stage production (real packaging)', () => {
         const path = join(out, region, TEMPLATE);
         expect({ region, exists: existsSync(path) }).toEqual({ region, exists: true });
         const template = readTemplate(path);
-        // The API's functions: the release's hook has its own environment, outside the VPC.
-        const functions = ofType(template, 'AWS::Lambda::Function')
-          .filter(([id]) => id !== 'PreTrafficLambdaFunction')
-          .map(([, fn]) => fn);
-        expect(functions.length).toBeGreaterThan(0);
+        // The API's functions, from the catalogue: the release's hook and the heartbeat have
+        // their own environment, outside the VPC, and the heartbeat pages the region's topic.
+        expect(
+          ofType(template, 'AWS::Lambda::Function')
+            .map(([id]) => id)
+            .sort(),
+        ).toEqual(
+          [
+            ...catalogue.map(({ function: fn }) => lambdaLogicalId(fn)),
+            'HeartbeatLambdaFunction',
+            'PreTrafficLambdaFunction',
+          ].sort(),
+        );
+        const functions = catalogue.map(
+          ({ function: fn }) => template.Resources[lambdaLogicalId(fn)]!,
+        );
+        for (const id of ['HeartbeatLambdaFunction', 'PreTrafficLambdaFunction']) {
+          const own = template.Resources[id]!.Properties;
+          expect({ region, id, vpc: own.VpcConfig }).toEqual({ region, id });
+          expect(JSON.stringify(own.Environment)).not.toContain('DATABASE_SECRET_ARN');
+        }
+        expect(template.Resources.HeartbeatAlarm?.Properties).toMatchObject({
+          AlarmActions: [topicIn(region)],
+          OKActions: [topicIn(region)],
+        });
         const { keySet, issuer } = PORTAL[region]!;
         for (const fn of functions) {
           const variables = (fn.Properties.Environment as { Variables: Record<string, string> })
@@ -120,9 +144,12 @@ describe('npm run package -- --stage production (real packaging)', () => {
           secretIn(region),
         );
 
-        expect({ region, silent: expectInvariantsHold(path) }).toEqual({
+        // Only the client-driven alarms notify nobody: ALARM_NOTICE_TOPIC_ARN is unset.
+        expect({ region, silent: expectInvariantsHold(path).sort() }).toEqual({
           region,
-          silent: [],
+          silent: ['ApiGateway4xxRateAlarm', 'LambdaThrottlesAlarm', 'WafBlockedRequestsAlarm'].map(
+            (id) => `${id}: an alarm without AlarmActions notifies nobody`,
+          ),
         });
         if (CFN_LINT_AVAILABLE) expectLintPasses(path, region);
       }

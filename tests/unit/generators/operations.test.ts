@@ -31,6 +31,7 @@ import { customDomain } from '../../support/custom-domain';
 
 const CONTEXT = { service: 'portal-service-api', logRetentionInDays: 30 };
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-alarms';
+const NOTICES = 'arn:aws:sns:eu-west-1:123456789012:portal-notices';
 /** The tags every taggable resource of a production template carries without STACK_TAGS. */
 const OWN_TAGS = [
   { Key: 'service', Value: 'portal-service-api' },
@@ -194,13 +195,13 @@ const ofType = (resources: Record<string, Resource>, type: string) =>
 
 describe('operationsSettings', () => {
   it.each([
-    ['dev', false, 20, 40],
-    ['local', false, 20, 40],
-    ['staging', true, 50, 100],
-    ['production', true, 200, 400],
+    ['dev', false, 20, 40, 2],
+    ['local', false, 20, 40, 2],
+    ['staging', true, 50, 100, 5],
+    ['production', true, 200, 400, 20],
   ])(
-    '%s: alarms %s, throttled at %d/s with a burst of %d, tracing on, by default',
-    (stage, on, rate, burst) => {
+    '%s: alarms %s, throttled at %d/s with a burst of %d, %d/s a route, tracing on, by default',
+    (stage, on, rate, burst, routeRate) => {
       // Act / Assess
       expect(settingsFor(stage)).toEqual({
         stage,
@@ -221,11 +222,12 @@ describe('operationsSettings', () => {
         },
         tracing: true,
         throttle: { rate, burst },
-        routeDurationMs: 500,
+        routeDurationMs: 100,
+        routeRate,
         guarded: stage === 'production',
         cloudWatchRole: 'existing',
         metricsNamespace: 'PortalServiceApi',
-        waf: { enabled: stage === 'production', rateLimit: 1000 },
+        waf: { enabled: stage === 'production', rateLimit: 300 },
         deploymentPreference: stage === 'production' ? 'Canary10Percent10Minutes' : 'AllAtOnce',
         tags: {},
       });
@@ -255,6 +257,7 @@ describe('operationsSettings', () => {
       API_THROTTLE_RATE: '12.5',
       API_THROTTLE_BURST: '25',
       API_ROUTE_DURATION_MS: '250',
+      API_ROUTE_RATE: '7.5',
       API_GATEWAY_CLOUDWATCH_ROLE: 'create',
       METRICS_NAMESPACE: 'Brand/Portal',
     });
@@ -280,6 +283,7 @@ describe('operationsSettings', () => {
       tracing: false,
       throttle: { rate: 12.5, burst: 25 },
       routeDurationMs: 250,
+      routeRate: 7.5,
       guarded: false,
       cloudWatchRole: 'create',
       metricsNamespace: 'Brand/Portal',
@@ -530,12 +534,15 @@ describe('ownedStage', () => {
             DataTraceEnabled: false,
             MetricsEnabled: false,
           },
-          // 10 reserved over 2 routes of 500 ms: bursts of 2, 6 requests/s (throttles.ts).
+          // 10 reserved over 2 routes of 100 ms, below the 2 × (⌈20 / 2⌉ + 20 × 0.1) = 24
+          // production's API_ROUTE_RATE of 20 fills, so what fits (throttles.ts): bursts of
+          // ⌊10 / 4⌋ = 2, and ⌊100 × (10 − 2 × 2) / (2 × 0.1)⌋ / 100 = 30 requests/s capped at
+          // API_ROUTE_RATE's 20.
           ...['ordersPerDay', 'dishes'].flatMap((fn) =>
             ['GET', 'OPTIONS'].map((method) => ({
               ResourcePath: `/~1v1~1${fn}`,
               HttpMethod: method,
-              ThrottlingRateLimit: 6,
+              ThrottlingRateLimit: 20,
               ThrottlingBurstLimit: 2,
               LoggingLevel: 'OFF',
               DataTraceEnabled: false,
@@ -796,16 +803,25 @@ describe('alarms', () => {
     });
   });
 
-  it('notifies ALARM_TOPIC_ARN on alarm and on recovery, and nothing with none-unsafe', () => {
+  it('pages ALARM_TOPIC_ARN on what needs action, tells ALARM_NOTICE_TOPIC_ARN what clients drive, and nobody with none-unsafe', () => {
     // Act
-    const withTopic = alarmsOf(settingsFor('production', { ALARM_TOPIC_ARN: TOPIC }));
+    const withTopics = alarmsOf(
+      settingsFor('production', { ALARM_TOPIC_ARN: TOPIC, ALARM_NOTICE_TOPIC_ARN: NOTICES }),
+    );
+    const pagesOnly = alarmsOf(settingsFor('production', { ALARM_TOPIC_ARN: TOPIC }));
     const without = alarmsOf(settingsFor('production', { ALARM_TOPIC_ARN: 'none-unsafe' }));
 
     // Assess
-    expect(Object.keys(withTopic)).toHaveLength(10);
+    const notices = ['ApiGateway4xxRateAlarm', 'LambdaThrottlesAlarm', 'WafBlockedRequestsAlarm'];
+    expect(Object.keys(withTopics)).toHaveLength(10);
     expect(Object.keys(without)).toHaveLength(10);
-    for (const alarm of Object.values(withTopic)) {
-      expect(alarm.Properties).toMatchObject({ AlarmActions: [TOPIC], OKActions: [TOPIC] });
+    for (const [id, alarm] of Object.entries(withTopics)) {
+      const topic = notices.includes(id) ? NOTICES : TOPIC;
+      expect(alarm.Properties).toMatchObject({ AlarmActions: [topic], OKActions: [topic] });
+    }
+    for (const [id, alarm] of Object.entries(pagesOnly)) {
+      if (notices.includes(id)) expect(alarm.Properties).not.toHaveProperty('AlarmActions');
+      else expect(alarm.Properties).toMatchObject({ AlarmActions: [TOPIC] });
     }
     for (const alarm of Object.values(without)) {
       expect(alarm.Properties).not.toHaveProperty('AlarmActions');
@@ -962,7 +978,10 @@ describe('the web ACL', () => {
               CustomResponse: {
                 ResponseCode: 429,
                 CustomResponseBodyKey: 'too-many-requests',
-                ResponseHeaders: [{ Name: 'Access-Control-Allow-Origin', Value: '*' }],
+                ResponseHeaders: [
+                  { Name: 'Access-Control-Allow-Origin', Value: '*' },
+                  { Name: 'Retry-After', Value: '60' },
+                ],
               },
             },
           },
@@ -1065,7 +1084,11 @@ describe('the gradual release', () => {
           },
           AutoRollbackConfiguration: {
             Enabled: true,
-            Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'],
+            Events: [
+              'DEPLOYMENT_FAILURE',
+              'DEPLOYMENT_STOP_ON_REQUEST',
+              'DEPLOYMENT_STOP_ON_ALARM',
+            ],
           },
           Tags: OWN_TAGS,
           AlarmConfiguration: { Enabled: true, Alarms: [{ Name: { Ref: `${fn}ReleaseAlarm` } }] },
@@ -1101,7 +1124,7 @@ describe('the gradual release', () => {
     ]);
   });
 
-  it('follows DEPLOYMENT_PREFERENCE, and without alarms rolls back on a failed deployment only', () => {
+  it('follows DEPLOYMENT_PREFERENCE, and without alarms rolls back on a failed or stopped deployment only', () => {
     // Act
     const resources = resourcesFor(
       settingsFor('production', {
@@ -1113,7 +1136,10 @@ describe('the gradual release', () => {
     // Assess
     expect(resources.DishesDeploymentGroup?.Properties).toMatchObject({
       DeploymentConfigName: 'CodeDeployDefault.LambdaLinear10PercentEvery1Minute',
-      AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE'] },
+      AutoRollbackConfiguration: {
+        Enabled: true,
+        Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST'],
+      },
     });
     expect(resources.DishesDeploymentGroup?.Properties).not.toHaveProperty('AlarmConfiguration');
   });
@@ -1227,6 +1253,10 @@ describe('tags', () => {
     const template = compiledTemplate();
     const resources = {
       ...template.Resources,
+      DishesEventsRuleSchedule1: {
+        Type: 'AWS::Events::Rule',
+        Properties: { ScheduleExpression: 'rate(1 minute)' },
+      },
       DishesLogGroup: {
         Type: 'AWS::Logs::LogGroup',
         Properties: {
@@ -1355,8 +1385,31 @@ describe('the pre-traffic check', () => {
       'PRE_TRAFFIC_INVOKE_TIMEOUT_MS',
     ]);
     const statements = JSON.stringify(resources.PreTrafficHookRole?.Properties);
-    expect(statements).toContain('"lambda:InvokeFunction"');
-    expect(statements).toContain('${OrdersPerDayLambdaFunction.Arn}:*');
+    // Every published version of each function (:*), never its live alias, $LATEST or unqualified
+    // ARN; naming no version, the policy is the same on every deploy.
+    for (const fn of FUNCTION_IDS) {
+      expect(statements).toContain(`{"Fn::Sub":"\${${fn}LambdaFunction.Arn}:*"}`);
+    }
+    const denied = (
+      resources.PreTrafficHookRole?.Properties?.Policies as {
+        PolicyDocument: { Statement: { Effect: string; Action: string[]; Resource: unknown[] }[] };
+      }[]
+    )
+      .flatMap(({ PolicyDocument }) => PolicyDocument.Statement)
+      .filter(({ Effect }) => Effect === 'Deny');
+    expect(denied).toEqual([
+      {
+        Effect: 'Deny',
+        Action: ['lambda:InvokeFunction'],
+        Resource: FUNCTION_IDS.flatMap((fn) => [
+          { 'Fn::Sub': `\${${fn}LambdaFunction.Arn}:live` },
+          { 'Fn::Sub': `\${${fn}LambdaFunction.Arn}:$LATEST` },
+          { 'Fn::GetAtt': [`${fn}LambdaFunction`, 'Arn'] },
+        ]),
+      },
+    ]);
+    expect(statements).not.toMatch(/LambdaVersion/);
+    expect(statements).toContain('"codedeploy:GetDeployment"');
     expect(statements).toContain('"codedeploy:PutLifecycleEventHookExecutionStatus"');
     expect(statements).toContain('deploymentgroup:${CodeDeployApplication}/*');
     // CodeDeploy may invoke the hook, and only it beyond what moves the aliases.
