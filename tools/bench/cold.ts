@@ -25,7 +25,7 @@ import { migrate } from '../db/migrate';
 import { claimsFor, SAMPLE_OWNER } from '../db/sample-data';
 import { seed } from '../db/seed';
 import { todayIn } from '../dates';
-import { createIssuer, serveKeySet } from '../local/issuer';
+import { createIssuer, serveKeySet, type LocalIssuer } from '../local/issuer';
 import { fillPlaceholders } from '../local/placeholders';
 import { startPostgresTlsFront } from '../local/postgres-tls';
 import { createSql } from '../../shared/db/client';
@@ -103,45 +103,78 @@ const prepareDatabase = async (log: (line: string) => void): Promise<string> => 
   return url.toString();
 };
 
+/**
+ * What a deployed first request pays, set up on this machine: a TLS front before the database
+ * of `databaseUrl` (a test CA signed its certificate), the key set of a new issuer over HTTPS
+ * with the same certificate, and in `dir` the PEM files of eu-west-1's RDS CAs (as decoys) and
+ * of every RDS CA, each with the test CA. `ours` is a packaged function's environment: the
+ * deployed defaults, verified TLS through the front trusting the region's file.
+ */
+export interface DeployedFirstRequest {
+  readonly issuer: LocalIssuer;
+  /** The deployed defaults, the key set, the database through the front, without DB_TLS. */
+  readonly common: Record<string, string>;
+  readonly ours: Record<string, string>;
+  /** The test CA alone, and every RDS CA with it. */
+  readonly caFiles: { readonly test: string; readonly all: string };
+  readonly close: () => Promise<void>;
+}
+
+export const deployedFirstRequest = async (
+  databaseUrl: string,
+  dir: string,
+): Promise<DeployedFirstRequest> => {
+  const deployed = readDeployed();
+  const url = new URL(databaseUrl);
+  const front = await startPostgresTlsFront({ host: url.hostname, port: Number(url.port || 5432) });
+  url.hostname = '127.0.0.1';
+  url.port = String(front.port);
+  const issuer = await createIssuer();
+  const server = await serveKeySet(() => issuer.publicKeySet, 0, front.certificate);
+  const testCa = readFileSync(front.caFile, 'utf8');
+  const caFiles = {
+    region: join(dir, `rds-${DECOY_REGION}-and-test-ca.pem`),
+    all: join(dir, 'rds-all-and-test-ca.pem'),
+  };
+  await writeFile(caFiles.region, [...rdsCertificates(DECOY_REGION), testCa].join('\n'));
+  // What ours trusted before packaging chose a region's: every RDS CA.
+  await writeFile(caFiles.all, [...allRdsCertificates(), testCa].join('\n'));
+  const common = {
+    ...deployed.environment,
+    ...(deployed.nodeOptions ? { NODE_OPTIONS: deployed.nodeOptions } : {}),
+    JWKS_URL: server.url,
+    DATABASE_URL: url.toString(),
+    JWT_ISSUER: issuer.issuer,
+    NODE_ENV: 'production',
+    AWS_REGION: DECOY_REGION,
+    // The key set's certificate: Node's roots and the test CA, for every handler alike.
+    NODE_EXTRA_CA_CERTS: front.caFile,
+  };
+  return {
+    issuer,
+    common,
+    ours: { ...common, DB_TLS: 'verify-full', DB_CA: caFiles.region },
+    caFiles: { test: front.caFile, all: caFiles.all },
+    close: async () => {
+      await server.close();
+      await front.close();
+    },
+  };
+};
+
 export const coldStart = async (log: (line: string) => void): Promise<ColdResult> => {
   const deployed = readDeployed();
   const node = nodeBinary(deployed.nodeMajor);
   if (!node) throw new Error(`npx -p node@${deployed.nodeMajor} could not provide Node`);
   const dir = await mkdtemp(join(tmpdir(), 'portal-bench-cold-'));
-  const databaseUrl = new URL(await prepareDatabase(log));
-  const front = await startPostgresTlsFront({
-    host: databaseUrl.hostname,
-    port: Number(databaseUrl.port || 5432),
-  });
-  databaseUrl.hostname = '127.0.0.1';
-  databaseUrl.port = String(front.port);
-  const issuer = await createIssuer();
-  const server = await serveKeySet(() => issuer.publicKeySet, 0, front.certificate);
+  const setup = await deployedFirstRequest(await prepareDatabase(log), dir);
+  const { issuer, common } = setup;
   try {
-    const testCa = readFileSync(front.caFile, 'utf8');
-    const caFiles = {
-      region: join(dir, `rds-${DECOY_REGION}-and-test-ca.pem`),
-      all: join(dir, 'rds-all-and-test-ca.pem'),
-    };
-    await writeFile(caFiles.region, [...rdsCertificates(DECOY_REGION), testCa].join('\n'));
-    // What ours trusted before packaging chose a region's: every RDS CA.
-    await writeFile(caFiles.all, [...allRdsCertificates(), testCa].join('\n'));
-    const common = {
-      ...deployed.environment,
-      ...(deployed.nodeOptions ? { NODE_OPTIONS: deployed.nodeOptions } : {}),
-      JWKS_URL: server.url,
-      DATABASE_URL: databaseUrl.toString(),
-      JWT_ISSUER: issuer.issuer,
-      NODE_ENV: 'production',
-      AWS_REGION: DECOY_REGION,
-      // The key set's certificate: Node's roots and the test CA, for every handler alike.
-      NODE_EXTRA_CA_CERTS: front.caFile,
-    };
     const envs: Record<Name, Record<string, string>> = {
-      ours: { ...common, DB_TLS: 'verify-full', DB_CA: caFiles.region },
-      floor: { ...common, BENCH_DB_CA: front.caFile },
-      naive: { ...common, BENCH_DB_CA: front.caFile },
-      oursWholeBundle: { ...common, DB_TLS: 'verify-full', DB_CA: caFiles.all },
+      ours: setup.ours,
+      floor: { ...common, BENCH_DB_CA: setup.caFiles.test },
+      naive: { ...common, BENCH_DB_CA: setup.caFiles.test },
+      oursWholeBundle: { ...common, DB_TLS: 'verify-full', DB_CA: setup.caFiles.all },
     };
     const child = join(dir, 'first-child.cjs');
     await writeFile(child, FIRST_RESPONSE_CHILD);
@@ -234,8 +267,7 @@ export const coldStart = async (log: (line: string) => void): Promise<ColdResult
       ),
     };
   } finally {
-    await server.close();
-    await front.close();
+    await setup.close();
     await rm(dir, { recursive: true, force: true });
   }
 };

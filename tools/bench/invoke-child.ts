@@ -59,6 +59,7 @@ const quantile = (values: readonly number[], q: number): number => {
 const summary = (times: readonly number[]) => ({
   p50Ms: Math.round(quantile(times, 0.5) * 1000) / 1000,
   p99Ms: Math.round(quantile(times, 0.99) * 1000) / 1000,
+  meanMs: Math.round((times.reduce((a, b) => a + b, 0) / times.length) * 1000) / 1000,
   samples: times.length,
 });
 

@@ -12,19 +12,22 @@
  * 3. Scale (tools/bench/queries.ts): the slowest report query's median on 12M orders / on 1.2M
  *    ≤ 1.2×; only with BENCH_SCALE=10 (builds the 12M-order data set once).
  * Information: the naive handler, the verifiers alone and a bare Middy handler
- * (tools/bench/verifiers.ts), every report query's median, and 1/8/32 containers as processes,
- * straight to PostgreSQL and through PgBouncer (tools/bench/concurrency.ts).
+ * (tools/bench/verifiers.ts), every report query's median, 1/8/32 containers as processes,
+ * straight to PostgreSQL and through PgBouncer (tools/bench/concurrency.ts), and each report
+ * function's warm throughput, p99 and cold first answer (tools/bench/capacity.ts).
  *
  * Prints a table and writes tools/bench/results.json (not committed). Environment:
  * BENCH_ADMIN_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), the server
  * the databases are created on; BENCH_REPETITIONS (3); BENCH_SCALE=10; BENCH_PROFILE=1 (a CPU
- * profile of the warm handler, tools/bench/profile/).
+ * profile of the warm handler, tools/bench/profile/); BENCH_ONLY, a comma-separated list of
+ * sections to run (cold, warm, queries, concurrency, verifiers, capacity; the data sets always).
  */
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { capacity, type CapacityResult } from './capacity';
 import { coldStart, type ColdResult } from './cold';
 import { concurrency, type ConcurrencyResult } from './concurrency';
 import { describeBuild, loadAverage, nodeBinary, nodeVersion, readDeployed } from './deployed';
@@ -38,7 +41,30 @@ const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-const section = async <T>(title: string, run: () => Promise<T>): Promise<T | { error: string }> => {
+const SECTIONS = ['cold', 'warm', 'queries', 'concurrency', 'verifiers', 'capacity'] as const;
+type Section = (typeof SECTIONS)[number];
+const NOT_RUN = 'not run (BENCH_ONLY)';
+
+/** BENCH_ONLY's sections, or every section when it is unset. */
+const onlySections = (): readonly string[] => {
+  const only = (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = only.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new Error(`BENCH_ONLY: unknown ${unknown.join(', ')}; sections: ${SECTIONS.join(', ')}`);
+  }
+  return only.length === 0 ? SECTIONS : only;
+};
+const ONLY = onlySections();
+
+const section = async <T>(
+  key: Section | 'always',
+  title: string,
+  run: () => Promise<T>,
+): Promise<T | { error: string }> => {
+  if (key !== 'always' && !ONLY.includes(key)) return { error: NOT_RUN };
   log(`\n== ${title} (load ${loadAverage()})`);
   const start = Date.now();
   try {
@@ -109,26 +135,37 @@ const main = async (): Promise<void> => {
       `NODE_OPTIONS ${machine.nodeOptions || 'none'}; build ${machine.build}`,
   );
 
-  const sets = await section('Data sets', async () => {
+  log(`sections: ${ONLY.join(', ')}`);
+  const sets = await section('always', 'Data sets', async () => {
     for (const scale of scales) {
       const set = dataSet(scale);
       log(`  ${set.database}: ${await ensureDataSet(set, log)}`);
     }
   });
   if (failed(sets)) throw new Error('no data set');
-  const cold = await section('Goal 1, cold start: first 200 / floor B', () => coldStart(log));
-  const warm = await section('Goal 2, warm invocation: handler / queries alone', () =>
+  const cold = await section('cold', 'Goal 1, cold start: first 200 / floor B', () =>
+    coldStart(log),
+  );
+  const warm = await section('warm', 'Goal 2, warm invocation: handler / queries alone', () =>
     warmInvocation(log),
   );
   const queries = await section(
+    'queries',
     scales.length > 1 ? 'Goal 3, scale: report queries on 12M / 1.2M orders' : 'Report queries',
     () => reportQueries(log, scales, Number(process.env.BENCH_REPETITIONS ?? 3)),
   );
-  const concurrent = await section('Information: 1/8/32 containers as processes', () =>
-    concurrency(log),
+  const concurrent = await section(
+    'concurrency',
+    'Information: 1/8/32 containers as processes',
+    () => concurrency(log),
   );
-  const anchors = await section('Information: the chain beside the verifiers alone', () =>
-    verifiers(log),
+  const anchors = await section(
+    'verifiers',
+    'Information: the chain beside the verifiers alone',
+    () => verifiers(log),
+  );
+  const capacities = await section('capacity', 'Information: capacity per report function', () =>
+    capacity(log),
   );
 
   const goals: string[][] = [['Goal', 'Ratio: median [min–max]', 'Target', 'Met']];
@@ -144,7 +181,8 @@ const main = async (): Promise<void> => {
       g.met ? 'met' : 'NOT MET',
     ]);
   };
-  const error = (value: { error: string }) => `FAILED: ${value.error.split('\n')[0] ?? ''}`;
+  const error = (value: { error: string }) =>
+    value.error === NOT_RUN ? NOT_RUN : `FAILED: ${value.error.split('\n')[0] ?? ''}`;
   if (failed(cold)) goal('1. Cold start, first 200 / floor B', undefined, error(cold));
   else goal('1. Cold start, first 200 / floor B', cold.goal);
   if (failed(warm)) goal('2. Warm invocation', undefined, error(warm));
@@ -228,6 +266,19 @@ const main = async (): Promise<void> => {
     figures.push(['fresh token, median µs', `${us(a.fresh)} (${a.loadAverage})`]);
     figures.push(['repeated token, median µs', us(a.repeated)]);
   }
+  if (!failed(capacities)) {
+    const c: CapacityResult = capacities;
+    for (const r of c.rows) {
+      figures.push([
+        `capacity ${r.function}: warm p50/p99 ms, req/s; cold first ms`,
+        r.warm && r.cold
+          ? `${r.warm.p50Ms}/${r.warm.p99Ms}, ${r.warm.requestsPerSecond}; ${r.cold.firstMs} ` +
+            `(${r.loadAverage})`
+          : `FAILED: ${r.failed ?? '?'}`,
+      ]);
+    }
+    if (c.skipped.length > 0) figures.push(['capacity: skipped', c.skipped.join(', ')]);
+  }
 
   log('\n== Goals');
   printTable(goals);
@@ -243,6 +294,7 @@ const main = async (): Promise<void> => {
     queries,
     concurrency: concurrent,
     verifiers: anchors,
+    capacity: capacities,
   };
   await writeFile(join(ROOT, 'tools/bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
   log(`\nWritten to tools/bench/results.json in ${results.durationSeconds} s`);

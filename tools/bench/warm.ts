@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createIssuer, serveKeySet, type LocalIssuer } from '../local/issuer';
 import { ordersPerDayQueries } from '../../shared/reports/orders-per-day.sql';
@@ -32,29 +32,41 @@ import { REPETITIONS } from './cold';
 const WARMUPS = Number(process.env.BENCH_WARM_WARMUPS ?? 300);
 const ITERATIONS = Number(process.env.BENCH_WARM_ITERATIONS ?? 2000);
 
-/** The busy restaurant's orders/day event: 31 days and a 31-day compare range. */
-export const busyEvent = (token: string): APIGatewayProxyEvent => {
-  const { range, compare } = benchRanges();
-  const event = orderDayEvent(token, range.to);
-  const query = {
-    from: range.from,
-    to: range.to,
-    'compare[from]': compare.from,
-    'compare[to]': compare.to,
-  };
-  const path = `/v1/restaurants/${BUSY.restaurantId}/reports/orders/day`;
+/**
+ * A GET of the busy restaurant at `resource` (a catalogue path, `{id}` in it) with `query`, on
+ * the orders/day event's headers and context; X-Platform-Id its platform.
+ */
+export const busyRequest = (
+  token: string,
+  resource: string,
+  query: Readonly<Record<string, string>> | null,
+): APIGatewayProxyEvent => {
+  const event = orderDayEvent(token, benchRanges().range.to);
+  const path = resource.replace('{id}', BUSY.restaurantId);
   return {
     ...event,
+    resource,
     path,
     pathParameters: { id: BUSY.restaurantId },
     headers: { ...event.headers, 'X-Platform-Id': BUSY.platformId },
     multiValueHeaders: { ...event.multiValueHeaders, 'X-Platform-Id': [BUSY.platformId] },
-    queryStringParameters: query,
-    multiValueQueryStringParameters: Object.fromEntries(
-      Object.entries(query).map(([k, v]) => [k, [v]]),
-    ),
-    requestContext: { ...event.requestContext, path },
+    queryStringParameters: query ? { ...query } : null,
+    multiValueQueryStringParameters: query
+      ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]]))
+      : null,
+    requestContext: { ...event.requestContext, path, resourcePath: resource },
   };
+};
+
+/** The busy restaurant's orders/day event: 31 days and a 31-day compare range. */
+export const busyEvent = (token: string): APIGatewayProxyEvent => {
+  const { range, compare } = benchRanges();
+  return busyRequest(token, '/v1/restaurants/{id}/reports/orders/day', {
+    from: range.from,
+    to: range.to,
+    'compare[from]': compare.from,
+    'compare[to]': compare.to,
+  });
 };
 
 /** A token of the busy restaurant's owner; `jti` makes each one new to the token cache. */
@@ -104,14 +116,19 @@ export interface Container {
   readonly close: () => Promise<void>;
 }
 
-export const packagedContainer = async (databaseUrl: string, label: string): Promise<Container> => {
+/** `entry`'s packaged bundle (orders-per-day's by default) in a container of its own. */
+export const packagedContainer = async (
+  databaseUrl: string,
+  label: string,
+  entry = 'functions/orders-per-day.ts',
+): Promise<Container> => {
   const deployed = readDeployed();
   const node = nodeBinary(deployed.nodeMajor);
   if (!node) throw new Error(`npx -p node@${deployed.nodeMajor} could not provide Node`);
   const dir = await mkdtemp(join(tmpdir(), `portal-bench-${label}-`));
-  const handler = join(dir, 'orders-per-day.cjs');
+  const handler = join(dir, `${basename(entry, '.ts')}.cjs`);
   const child = join(dir, 'invoke-child.cjs');
-  await bundle(join(ROOT, 'functions/orders-per-day.ts'), handler, ['pg-native']);
+  await bundle(join(ROOT, entry), handler, ['pg-native']);
   await bundle(join(ROOT, 'tools/bench/invoke-child.ts'), child);
   const issuer = await createIssuer();
   const server = await serveKeySet(() => issuer.publicKeySet);
@@ -138,8 +155,9 @@ export const packagedContainer = async (databaseUrl: string, label: string): Pro
   };
 };
 
-interface Percentiles {
+export interface Percentiles {
   readonly p50Ms: number;
+  readonly meanMs: number;
   readonly p99Ms: number;
   readonly samples: number;
 }
