@@ -40,13 +40,13 @@ type ChainDependencies = Pick<Dependencies, 'logger' | 'verifier' | 'ownership'>
 /**
  * Non-HTTP events, access log, CORS and error formatting: the start of every chain. An event
  * that is not an API Gateway request (a schedule, a warm-up, `{}`, the pre-traffic check of
- * `database`, and of `keySet` for a chain that `verifiesTokens`) is answered first, before any
+ * `database`, and of `keySet` and `issuer` for a chain that `verifiesTokens`) is answered first, before any
  * step that reads a request. The access log comes next so that it times the whole request and
  * sees the final response.
  */
 export const baseChain = (
   deps: Pick<Dependencies, 'logger'> &
-    Partial<Pick<Dependencies, 'ready' | 'keySet'>> & {
+    Partial<Pick<Dependencies, 'ready' | 'keySet' | 'issuer'>> & {
       readonly database?: Pick<Database, 'check'>;
     },
   { verifiesTokens = false }: { readonly verifiesTokens?: boolean } = {},
@@ -59,6 +59,7 @@ export const baseChain = (
         ...(deps.ready ? { ready: deps.ready } : {}),
         ...(deps.database ? { database: deps.database } : {}),
         ...(verifiesTokens && deps.keySet ? { keySet: deps.keySet } : {}),
+        ...(verifiesTokens ? { issuer: deps.issuer === undefined ? 'unset' : 'set' } : {}),
       }),
     )
     .use(log.middleware)

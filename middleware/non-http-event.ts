@@ -21,6 +21,7 @@ import {
   PRE_TRAFFIC_MARGIN_MS,
   PRE_TRAFFIC_SOURCE,
   preTrafficCheck,
+  type IssuerSetting,
   type PreTrafficAnswer,
 } from '../shared/release/pre-traffic-check';
 import type { PortalMiddleware, PortalRequest } from './types';
@@ -41,6 +42,8 @@ export interface NonHttpEventOptions {
   readonly database?: Pick<Database, 'check'>;
   /** The container's key set, which a pre-traffic event checks; absent: it answers `none`. */
   readonly keySet?: Pick<KeySet, 'check'>;
+  /** Whether a chain that verifies tokens has its issuer setting; absent: it answers `none`. */
+  readonly issuer?: IssuerSetting;
 }
 
 export const NON_HTTP_EVENT_MESSAGE = 'non-HTTP event ignored';
@@ -98,13 +101,19 @@ export const nonHttpEvent = ({
   ready,
   database,
   keySet,
+  issuer,
 }: NonHttpEventOptions): PortalMiddleware => {
   const preTraffic = async (request: PortalRequest): Promise<PreTrafficAnswer> => {
     const answer = await preTrafficCheck(
-      { ...(database ? { database } : {}), ...(keySet ? { keySet } : {}) },
+      {
+        ...(database ? { database } : {}),
+        ...(keySet ? { keySet } : {}),
+        ...(issuer ? { issuer } : {}),
+      },
       checkBound(request),
     );
-    const failed = answer.database === 'failed' || answer.keySet === 'failed';
+    const failed =
+      answer.database === 'failed' || answer.keySet === 'failed' || answer.issuer === 'unset';
     logger.log(failed ? 'warn' : 'info', PRE_TRAFFIC_MESSAGE, {
       database: answer.database,
       ...(answer.database === 'failed' ? { errorName: answer.error, errorCode: answer.code } : {}),
@@ -112,6 +121,7 @@ export const nonHttpEvent = ({
       ...(answer.keySet === 'failed'
         ? { keySetErrorName: answer.keySetError, keySetErrorCode: answer.keySetCode }
         : {}),
+      issuer: answer.issuer,
       awsRequestId: request.context.awsRequestId,
     });
     return answer;

@@ -19,6 +19,8 @@ export interface Dependencies {
   readonly verifier: Verifier;
   /** The verifier's key set, which the pre-traffic check and the heartbeat check. */
   readonly keySet: Pick<KeySet, 'check'>;
+  /** JWT_ISSUER, which the pre-traffic check requires of a chain that verifies tokens. */
+  readonly issuer?: string;
   readonly ownership: OwnershipRules;
   readonly logger: Logger;
   /** The container's database, for the queries of reports, services and plugins. */
@@ -78,6 +80,7 @@ export const createDependencies = (
       ...(config.audience === undefined ? {} : { audience: config.audience }),
     }),
     keySet,
+    ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
     ownership: {
       legacy: config.legacyPlatforms,
       today: () => new Date().toISOString().slice(0, 10) as IsoDate,

@@ -8,10 +8,14 @@
  * a usable key set from its own key-set URL (KeySet.check: fetched as a request would), both at
  * once, and answers
  *
- *   { "check": "pre-traffic", "database": "ok", "keySet": "ok" }
- *   { "check": "pre-traffic", "database": "none", "keySet": "none" }   (a chain built without)
+ *   { "check": "pre-traffic", "database": "ok", "keySet": "ok", "issuer": "set" }
+ *   { "check": "pre-traffic", "database": "none", "keySet": "none", "issuer": "none" }
+ *                                                      (a chain built without them)
  *   { "check": "pre-traffic", "database": "failed", "error": "<name>", "code": "<code>",
  *     "keySet": "failed", "keySetError": "<name>", "keySetCode": "<code>" }
+ *
+ * `issuer` says whether a chain that verifies tokens has its issuer setting (JWT_ISSUER): `unset`
+ * would let a token of any issuer verify, so the hook and the heartbeat count it a failure.
  *
  * A failure is named by its class name and stable code only (the code absent when it has none),
  * each limited to a short run of name characters: never its message, which can carry a host, a
@@ -47,12 +51,17 @@ export type PreTrafficAnswer = {
   readonly keySet: 'ok' | 'none' | 'failed';
   readonly keySetError?: string;
   readonly keySetCode?: string;
+  readonly issuer: IssuerSetting | 'none';
 };
+
+/** Whether a chain that verifies tokens has its issuer setting. */
+export type IssuerSetting = 'set' | 'unset';
 
 /** What the check looks at: each absent from a chain built without it. */
 export interface PreTrafficParts {
   readonly database?: Pick<Database, 'check'>;
   readonly keySet?: Pick<KeySet, 'check'>;
+  readonly issuer?: IssuerSetting;
 }
 
 /** What the check keeps free of the invocation's remaining time: the answer must get out. */
@@ -124,7 +133,7 @@ const checkPart = async (
  * given. Never rejects: a failure is in the answer.
  */
 export const preTrafficCheck = async (
-  { database, keySet }: PreTrafficParts,
+  { database, keySet, issuer }: PreTrafficParts,
   boundMs?: number,
 ): Promise<PreTrafficAnswer> => {
   const [db, keys] = await Promise.all([checkPart(database, boundMs), checkPart(keySet, boundMs)]);
@@ -136,5 +145,6 @@ export const preTrafficCheck = async (
     ...(keys.state === 'failed'
       ? { keySetError: keys.error, ...(keys.code ? { keySetCode: keys.code } : {}) }
       : {}),
+    issuer: issuer ?? 'none',
   };
 };

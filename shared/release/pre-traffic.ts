@@ -508,6 +508,9 @@ export const preTrafficProblem = (answer: unknown): string | undefined => {
   } else if (answer.keySet !== 'ok' && answer.keySet !== 'none') {
     return 'not a pre-traffic answer';
   }
+  // Without JWT_ISSUER a token of any issuer would verify.
+  if (answer.issuer === 'unset') problems.push('issuer not set (JWT_ISSUER)');
+  else if (answer.issuer !== 'set' && answer.issuer !== 'none') return 'not a pre-traffic answer';
   return problems.length === 0 ? undefined : problems.join('; ');
 };
 

@@ -549,7 +549,7 @@ describe('the pre-traffic hook', () => {
         Promise.resolve({
           result:
             (event as { source?: unknown }).source === 'portal-service-api.pre-traffic'
-              ? { check: 'pre-traffic', database: 'ok', keySet: 'ok' }
+              ? { check: 'pre-traffic', database: 'ok', keySet: 'ok', issuer: 'set' }
               : answer,
         }),
       ),

@@ -1,6 +1,6 @@
 /**
  * A morning at the portal against the packaged production template (tools/capacity/morning.ts,
- * docs/operations.md, "Capacity"): at the defaults, 500 owners opening the portal within a minute
+ * docs/operations.md, "Throttling"): at the defaults, 500 owners opening the portal within a minute
  * are all served; one client sending 20 times an owner's share is refused alone, by the web ACL,
  * with CORS and Retry-After; OPTIONS is never limited below its GET; and whatever Lambda refuses
  * is a 503 the caller may retry, never a bare 500.

@@ -215,7 +215,12 @@ describe('nonHttpEvent: the pre-traffic check', () => {
     const answer = await invoker(lambda)(preTrafficEvent(), context);
 
     // Assess
-    expect(answer).toEqual({ check: 'pre-traffic', database: 'ok', keySet: 'none' });
+    expect(answer).toEqual({
+      check: 'pre-traffic',
+      database: 'ok',
+      keySet: 'none',
+      issuer: 'none',
+    });
     expect(database.check).toHaveBeenCalledTimes(1);
     expect(handler).not.toHaveBeenCalled();
     expect(log.untimed()).toEqual([
@@ -224,6 +229,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
         message: 'pre-traffic check',
         database: 'ok',
         keySet: 'none',
+        issuer: 'none',
         awsRequestId: context.awsRequestId,
       },
     ]);
@@ -235,7 +241,12 @@ describe('nonHttpEvent: the pre-traffic check', () => {
 
     const answer = await invoker(lambda)(preTrafficEvent(), lambdaContext());
 
-    expect(answer).toEqual({ check: 'pre-traffic', database: 'none', keySet: 'none' });
+    expect(answer).toEqual({
+      check: 'pre-traffic',
+      database: 'none',
+      keySet: 'none',
+      issuer: 'none',
+    });
     expect(log.entries()).toEqual([expect.objectContaining({ database: 'none' })]);
   });
 
@@ -256,6 +267,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
       error: 'PostgresError',
       code: '28P01',
       keySet: 'none',
+      issuer: 'none',
     });
     expect(log.untimed()).toEqual([
       {
@@ -265,6 +277,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
         errorName: 'PostgresError',
         errorCode: '28P01',
         keySet: 'none',
+        issuer: 'none',
         awsRequestId: context.awsRequestId,
       },
     ]);
@@ -287,6 +300,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
       database: 'failed',
       error: thrown instanceof TypeError ? 'TypeError' : 'Error',
       keySet: 'none',
+      issuer: 'none',
     });
     expect(log.lines.join('\n')).not.toContain('db.internal');
   });
@@ -310,6 +324,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
       check: 'pre-traffic',
       database: 'ok',
       keySet: 'none',
+      issuer: 'none',
     });
     expect(checkedEarly).toBe(0);
     expect(database.check).toHaveBeenCalledTimes(1);
@@ -338,6 +353,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
       error: 'PreTrafficTimeoutError',
       code: 'ERR_PRE_TRAFFIC_TIMEOUT',
       keySet: 'none',
+      issuer: 'none',
     });
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -353,7 +369,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
     });
     const keySet = { check: jest.fn(() => Promise.reject(unavailable)) };
     const lambda = baseChain(
-      { logger: log.logger, database, keySet },
+      { logger: log.logger, database, keySet, issuer: 'https://portal.example' },
       { verifiesTokens: true },
     ).handler(okHandler());
     const context = lambdaContext();
@@ -368,6 +384,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
       keySet: 'failed',
       keySetError: 'KeySetUnavailableError',
       keySetCode: 'ERR_KEY_SET_UNAVAILABLE',
+      issuer: 'set',
     });
     expect(keySet.check).toHaveBeenCalledTimes(1);
     expect(log.untimed()).toEqual([
@@ -378,6 +395,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
         keySet: 'failed',
         keySetErrorName: 'KeySetUnavailableError',
         keySetErrorCode: 'ERR_KEY_SET_UNAVAILABLE',
+        issuer: 'set',
         awsRequestId: context.awsRequestId,
       },
     ]);
@@ -387,7 +405,7 @@ describe('nonHttpEvent: the pre-traffic check', () => {
   it('answers key set ok once a usable set is held, and leaves it alone in a chain without tokens', async () => {
     const keySet = { check: jest.fn(() => Promise.resolve()) };
     const verifying = baseChain(
-      { logger: collectingLogger().logger, keySet },
+      { logger: collectingLogger().logger, keySet, issuer: 'https://portal.example' },
       { verifiesTokens: true },
     ).handler(okHandler());
     const apiKeyOnly = baseChain({ logger: collectingLogger().logger, keySet }).handler(
@@ -398,12 +416,32 @@ describe('nonHttpEvent: the pre-traffic check', () => {
       check: 'pre-traffic',
       database: 'none',
       keySet: 'ok',
+      issuer: 'set',
     });
     await expect(invoker(apiKeyOnly)(preTrafficEvent(), lambdaContext())).resolves.toEqual({
       check: 'pre-traffic',
       database: 'none',
       keySet: 'none',
+      issuer: 'none',
     });
     expect(keySet.check).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers issuer unset, as a warning, in a chain that verifies tokens without JWT_ISSUER', async () => {
+    const log = collectingLogger();
+    const keySet = { check: jest.fn(() => Promise.resolve()) };
+    const lambda = baseChain({ logger: log.logger, keySet }, { verifiesTokens: true }).handler(
+      okHandler(),
+    );
+
+    const answer = await invoker(lambda)(preTrafficEvent(), lambdaContext());
+
+    expect(answer).toEqual({
+      check: 'pre-traffic',
+      database: 'none',
+      keySet: 'ok',
+      issuer: 'unset',
+    });
+    expect(log.entries()).toEqual([expect.objectContaining({ level: 'warn', issuer: 'unset' })]);
   });
 });

@@ -451,7 +451,9 @@ describe('preTrafficProblem', () => {
     ['ok', 'none'],
     ['none', 'ok'],
   ])('passes database %s with key set %s', (database, keySet) => {
-    expect(preTrafficProblem({ check: 'pre-traffic', database, keySet })).toBeUndefined();
+    for (const issuer of ['set', 'none']) {
+      expect(preTrafficProblem({ check: 'pre-traffic', database, keySet, issuer })).toBeUndefined();
+    }
   });
 
   it.each([
@@ -463,12 +465,19 @@ describe('preTrafficProblem', () => {
         error: 'PostgresError',
         code: '28P01',
         keySet: 'ok',
+        issuer: 'set',
       },
       'database failed (PostgresError 28P01)',
     ],
     [
       'a failure without one',
-      { check: 'pre-traffic', database: 'failed', error: 'DatabaseTimeoutError', keySet: 'ok' },
+      {
+        check: 'pre-traffic',
+        database: 'failed',
+        error: 'DatabaseTimeoutError',
+        keySet: 'ok',
+        issuer: 'set',
+      },
       'database failed (DatabaseTimeoutError)',
     ],
     [
@@ -479,6 +488,7 @@ describe('preTrafficProblem', () => {
         error: 'at db.internal:5432',
         code: 'x y',
         keySet: 'ok',
+        issuer: 'set',
       },
       'database failed (Error)',
     ],
@@ -490,6 +500,7 @@ describe('preTrafficProblem', () => {
         keySet: 'failed',
         keySetError: 'KeySetUnavailableError',
         keySetCode: 'ERR_KEY_SET_UNAVAILABLE',
+        issuer: 'set',
       },
       'key set failed (KeySetUnavailableError ERR_KEY_SET_UNAVAILABLE)',
     ],
@@ -501,8 +512,9 @@ describe('preTrafficProblem', () => {
         error: 'DatabaseTimeoutError',
         keySet: 'failed',
         keySetError: 'https://keys.internal/x',
+        issuer: 'unset',
       },
-      'database failed (DatabaseTimeoutError); key set failed (Error)',
+      'database failed (DatabaseTimeoutError); key set failed (Error); issuer not set (JWT_ISSUER)',
     ],
     ['nothing (a version without the check)', null, 'not a pre-traffic answer'],
     ['an API Gateway result', { statusCode: 500, body: '' }, 'not a pre-traffic answer'],
@@ -510,6 +522,11 @@ describe('preTrafficProblem', () => {
       'an unknown state',
       { check: 'pre-traffic', database: 'maybe', keySet: 'ok' },
       'not a pre-traffic answer',
+    ],
+    [
+      'a chain that verifies tokens without JWT_ISSUER: any issuer would verify',
+      { check: 'pre-traffic', database: 'ok', keySet: 'ok', issuer: 'unset' },
+      'issuer not set (JWT_ISSUER)',
     ],
     [
       'an answer without the key set (a version before its check)',
