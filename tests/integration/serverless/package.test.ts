@@ -1,24 +1,33 @@
 /**
- * `serverless package` per stage and region, offline: the generated CloudFormation has one
+ * `serverless package` per stage and region, offline: the generated CloudFormation has one API
  * function per endpoint of the catalogue (serverless.yml's functions are generated from it) and
  * routes its method and OPTIONS on each of its paths to it, through its `live` alias (no mock
- * CORS integration), gives each function the key-set URL and issuer of its portal environment,
- * and the database of its own stage and region (DATABASE_URL_<STAGE>,
- * DATABASE_SECRET_ARN_<STAGE>_<REGION>), and carries the gateway
- * responses. The database variables themselves are tested in database-secret.test.ts, the
- * operations (alarms, stage, aliases) in operations.test.ts. Every template packaged holds what
- * AWS enforces at deploy time (tools/generators/invariants.ts), and cfn-lint finds no error in
- * it (skipped, and shown as skipped, when cfn-lint is not on PATH).
+ * CORS integration), gives each API function the key-set URL and issuer of its portal
+ * environment, and the database of its own stage and region (DATABASE_URL_<STAGE>,
+ * DATABASE_SECRET_ARN_<STAGE>_<REGION>), and carries the gateway responses. Beside the API's
+ * functions there are only the release's pre-traffic hook and, in a stage with alarms, the
+ * heartbeat (tools/generators/heartbeat.ts): run every minute by its schedule, with its own role,
+ * no VPC, no layer, no route, no `live` alias and none of the key-set or database settings.
+ * The database variables themselves are tested in database-secret.test.ts, the operations
+ * (alarms, stage, aliases) in operations.test.ts. Every template packaged holds what AWS
+ * enforces at deploy time (tools/generators/invariants.ts), and cfn-lint finds no error in it
+ * (skipped, and shown as skipped, when cfn-lint is not on PATH).
  *
- * `npm run package` (tools/release/) ships in each function's zip its own bundle and source
- * map and the database's CAs only, whatever an earlier build (`npm start`, a function since removed) left in the
- * esbuild work folders.
+ * `npm run package` (tools/release/) ships in each API function's zip its own bundle and source
+ * map and the database's CAs only, and in the heartbeat's its bundle and map alone (it calls
+ * Lambda's API, never the database), whatever an earlier build (`npm start`, a function since
+ * removed) left in the esbuild work folders.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { aliasLogicalId } from '../../../tools/generators/operations';
 import { missingActions, templateActions } from '../../../tools/release/deployer-policy';
 import { PRE_TRAFFIC_LOGICAL_ID } from '../../../tools/generators/pre-traffic';
+import {
+  HEARTBEAT_LOGICAL_ID,
+  HEARTBEAT_ROLE_LOGICAL_ID,
+} from '../../../tools/generators/heartbeat';
+import { lambdaLogicalId } from '../../../tools/generators/serverless';
 import { catalogue } from '../../../shared/catalogue';
 import { expectLintPasses, withCfnLint } from '../../support/cfn-lint';
 import { expectInvariantsHold } from '../../support/invariants';
@@ -77,10 +86,23 @@ const KEY_SET_VARIABLES: Record<string, string> = {
 
 /** Every endpoint of the catalogue: its CloudFormation function, its method and its paths. */
 const ENDPOINTS = catalogue.map((endpoint) => ({
-  lambda: `${endpoint.function.charAt(0).toUpperCase()}${endpoint.function.slice(1)}LambdaFunction`,
+  lambda: lambdaLogicalId(endpoint.function),
   method: endpoint.method,
   paths: endpoint.paths,
 }));
+/** The API's functions: the catalogue's, by logical id. */
+const API_FUNCTIONS = ENDPOINTS.map(({ lambda }) => lambda);
+/** The functions that serve no route: the release's pre-traffic hook and the heartbeat. */
+const NOT_API = [PRE_TRAFFIC_LOGICAL_ID, HEARTBEAT_LOGICAL_ID];
+/** What only the API's functions are given: the key set and the database. */
+const API_ONLY_VARIABLES = [
+  'JWKS_URL',
+  'JWT_ISSUER',
+  'DATABASE_URL',
+  'DATABASE_SECRET_ARN',
+  'DB_TLS',
+  'DB_CA',
+];
 
 afterAll(removeTemporary);
 
@@ -139,11 +161,15 @@ describe('serverless package', () => {
       expectPackaged(production);
       const template = production.template();
 
-      // The API's functions: every one but the release's pre-traffic hook, which serves no route.
-      const functions = ofType(template, 'AWS::Lambda::Function')
-        .map(([logicalId]) => logicalId)
-        .filter((logicalId) => logicalId !== PRE_TRAFFIC_LOGICAL_ID);
-      expect(functions.sort()).toEqual(ENDPOINTS.map(({ lambda }) => lambda).sort());
+      // The API's functions are the catalogue's; beside them, only functions that serve no
+      // route: the heartbeat (every stage here has alarms) and the release's pre-traffic hook.
+      const functions = ofType(template, 'AWS::Lambda::Function').map(([logicalId]) => logicalId);
+      expect(functions.filter((id) => API_FUNCTIONS.includes(id)).sort()).toEqual(
+        [...API_FUNCTIONS].sort(),
+      );
+      const others = functions.filter((id) => !API_FUNCTIONS.includes(id));
+      expect(others.filter((id) => !NOT_API.includes(id))).toEqual([]);
+      expect(others).toContain(HEARTBEAT_LOGICAL_ID);
       for (const { lambda, method, paths } of ENDPOINTS) {
         const fn = template.Resources[lambda];
         expect(fn?.Properties).toMatchObject({
@@ -171,6 +197,38 @@ describe('serverless package', () => {
         }
       }
       expect(routes(template).some((route) => route.integration.includes('MOCK'))).toBe(false);
+
+      // The heartbeat: every minute on its own schedule, its own role, no VPC, no layer, none of
+      // the key-set or database settings, no live alias and no route.
+      const heartbeat = template.Resources[HEARTBEAT_LOGICAL_ID]?.Properties ?? {};
+      const heartbeatVariables = Object.keys(
+        (heartbeat.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ??
+          {},
+      );
+      expect({
+        role: heartbeat.Role,
+        vpc: heartbeat.VpcConfig,
+        layers: heartbeat.Layers,
+        apiVariables: heartbeatVariables.filter((name) => API_ONLY_VARIABLES.includes(name)),
+      }).toEqual({
+        role: { 'Fn::GetAtt': [HEARTBEAT_ROLE_LOGICAL_ID, 'Arn'] },
+        vpc: undefined,
+        layers: undefined,
+        apiVariables: [],
+      });
+      const schedules = ofType(template, 'AWS::Events::Rule')
+        .filter(([, rule]) =>
+          JSON.stringify(rule.Properties.Targets).includes(`"${HEARTBEAT_LOGICAL_ID}"`),
+        )
+        .map(([, rule]) => rule.Properties.ScheduleExpression);
+      expect(schedules).toEqual(['rate(1 minute)']);
+      const aliased = ofType(template, 'AWS::Lambda::Alias').map(
+        ([, alias]) => (alias.Properties.FunctionName as { Ref?: string }).Ref,
+      );
+      expect(aliased.sort()).toEqual([...API_FUNCTIONS].sort());
+      expect(routes(template).filter((route) => route.integration.includes('Heartbeat'))).toEqual(
+        [],
+      );
       const gatewayResponses = ofType(template, 'AWS::ApiGateway::GatewayResponse').map(
         ([, response]) => response,
       );
@@ -178,12 +236,25 @@ describe('serverless package', () => {
         'DEFAULT_4XX',
         'DEFAULT_5XX',
         'INCOMPLETE_SIGNATURE',
+        'INTEGRATION_FAILURE',
         'MISSING_AUTHENTICATION_TOKEN',
         'THROTTLED',
       ]);
+      // Retry-After on what a caller may retry in a second: the gateway's throttle and Lambda's
+      // refusals (docs/operations.md; operations.test.ts holds their status and body).
+      const retried = ['INTEGRATION_FAILURE', 'THROTTLED'];
       for (const response of gatewayResponses) {
-        expect(response.Properties.ResponseParameters).toEqual({
-          'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+        expect({
+          type: response.Properties.ResponseType,
+          parameters: response.Properties.ResponseParameters,
+        }).toEqual({
+          type: response.Properties.ResponseType,
+          parameters: {
+            'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+            ...(retried.includes(String(response.Properties.ResponseType))
+              ? { 'gatewayresponse.header.Retry-After': "'1'" }
+              : {}),
+          },
         });
         const body = JSON.parse(
           (response.Properties.ResponseTemplates as Record<string, string>)['application/json'] ??
@@ -217,6 +288,10 @@ describe('serverless package', () => {
         stage === 'dev' ? [] : alarms,
       );
       expect(alarms.length > 0).toBe(stage !== 'dev');
+      // The heartbeat goes with the alarms: a stage without them has none.
+      expect(Object.hasOwn(packaged.template().Resources, HEARTBEAT_LOGICAL_ID)).toBe(
+        stage !== 'dev',
+      );
     },
     // Packaging, if the test above did not.
     120_000,
@@ -284,7 +359,7 @@ const plant = (file: string, content: string): (() => void) => {
 };
 
 describe('npm run package: what each zip holds', () => {
-  it("ships each function's own bundle and its map only, never a bundle left in a work folder", async () => {
+  it("ships each function's own bundle and its map only (the API's with the database's CAs), never a bundle left in a work folder", async () => {
     // Arrange: the bundle of a removed report, left in the default work folder (what `npm start`
     // leaves in .esbuild/) and in the one ESBUILD_WORK_FOLDER names.
     const out = tempDir('portal-release-zips-');
@@ -297,7 +372,7 @@ describe('npm run package: what each zip holds', () => {
         cleanups.push(plant(`${file}.map`, '{"version":3,"sources":[],"mappings":""}\n'));
       }
 
-      // Act
+      // Act: dev with alarms, so that it holds the heartbeat too.
       const result = await run(
         ['--import', 'tsx', 'tools/release/main.ts', 'package', '--stage', 'dev', '--out', out],
         {
@@ -309,6 +384,7 @@ describe('npm run package: what each zip holds', () => {
           VPC_SECURITY_GROUP_IDS: '',
           PORTAL_SERVERLESS_BIN: '',
           ESBUILD_WORK_FOLDER: WORK_FOLDER,
+          ALARMS: 'true',
         },
       );
 
@@ -324,12 +400,13 @@ describe('npm run package: what each zip holds', () => {
           entries: zipEntries(join(packaged, zip)),
         };
       });
+      // The API's functions and the heartbeat (no gradual release in dev: no pre-traffic hook).
       expect(zips.map(({ logicalId }) => logicalId).sort()).toEqual(
-        ENDPOINTS.map(({ lambda }) => lambda).sort(),
+        [...API_FUNCTIONS, HEARTBEAT_LOGICAL_ID].sort(),
       );
       for (const endpoint of catalogue) {
         const bundle = endpoint.handlerFile.replace(/\.ts$/, '.cjs');
-        const lambda = ENDPOINTS[catalogue.indexOf(endpoint)]?.lambda;
+        const lambda = lambdaLogicalId(endpoint.function);
         expect(zips.find((zip) => zip.logicalId === lambda)).toEqual({
           logicalId: lambda,
           handler: endpoint.handlerFile.replace(/\.ts$/, '.handler'),
@@ -337,6 +414,13 @@ describe('npm run package: what each zip holds', () => {
           entries: [bundle, `${bundle}.map`, 'database-ca/rds-eu-west-1.pem'].sort(),
         });
       }
+      // The heartbeat's bundle of functions/heartbeat.ts and its map: no database CA, as it
+      // talks to Lambda's API only.
+      expect(zips.find((zip) => zip.logicalId === HEARTBEAT_LOGICAL_ID)).toEqual({
+        logicalId: HEARTBEAT_LOGICAL_ID,
+        handler: 'functions/heartbeat.handler',
+        entries: ['functions/heartbeat.cjs', 'functions/heartbeat.cjs.map'],
+      });
       // Work folders the release did not make are left as they were.
       expect(
         strays.map((file) => ({ file: relative(ROOT, file), exists: existsSync(file) })),

@@ -25,7 +25,7 @@ import { refOf } from '../../../tools/generators/cloudformation';
 import { settingEntry } from '../../../tools/generators/registry';
 import { stageRulesOf } from '../../../tools/generators/stages';
 import { readReleaseConfig } from '../../../tools/release/regions';
-import { TAGGABLE_TYPES } from '../../../tools/generators/tags';
+import { TAGGABLE_TYPES, withTags } from '../../../tools/generators/tags';
 import { parseTargets } from '../../../shared/release/pre-traffic';
 import { customDomain } from '../../support/custom-domain';
 
@@ -1298,6 +1298,24 @@ describe('tags', () => {
       if (TAGGABLE_TYPES.includes(resource.Type)) continue;
       expect({ id, tags: resource.Properties?.Tags }).toEqual({ id, tags: undefined });
     }
+  });
+});
+
+describe('withTags', () => {
+  it('leaves a type untagged in a region whose schema of it has no Tags (a dashboard in me-central-1)', () => {
+    const resources = {
+      OperationsDashboard: { Type: 'AWS::CloudWatch::Dashboard', Properties: {} },
+      AnAlarm: { Type: 'AWS::CloudWatch::Alarm', Properties: {} },
+    };
+
+    const inMeCentral = withTags(resources, { service: 'svc' }, 'me-central-1');
+    const inEuWest = withTags(resources, { service: 'svc' }, 'eu-west-1');
+
+    expect(Object.keys(inMeCentral)).toEqual(['AnAlarm']);
+    expect(Object.keys(inEuWest)).toEqual(['OperationsDashboard', 'AnAlarm']);
+    expect(inEuWest.OperationsDashboard?.Properties?.Tags).toEqual([
+      { Key: 'service', Value: 'svc' },
+    ]);
   });
 });
 
