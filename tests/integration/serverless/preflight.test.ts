@@ -8,6 +8,7 @@
  * through AWS_ENDPOINT_URL_<SERVICE>, with dummy credentials; the release code has no test hook.
  * serverless is the stand-in of tests/support/release.ts, which records its calls.
  */
+import { catalogue } from '../../../shared/catalogue';
 import { startAwsServers, type AwsServers } from '../../support/aws-servers';
 import { onlyReads, plantStack, preflightDeploy, problemLines } from '../../support/preflight';
 import {
@@ -27,6 +28,13 @@ const KEY = (region: string) =>
   `arn:aws:kms:${region}:123456789012:key/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0`;
 const OTHER_KEY = (region: string) =>
   `arn:aws:kms:${region}:123456789012:key/11111111-2222-3333-4444-555555555555`;
+/**
+ * What production reserves with RESERVED_CONCURRENCY unset (tools/generators/throttles.ts): each
+ * route, at production's API_ROUTE_RATE of 20, bursts ⌈20 / 2⌉ = 10 and adds 20 × 0.1 s
+ * (API_ROUTE_DURATION_MS 100) = 2, so 12 containers; each path is two routes (its method and
+ * OPTIONS): 24 a path. 4 functions of one path and 3 of two (a /res alias): 4 × 24 + 3 × 48 = 240.
+ */
+const DEFAULT_RESERVED = catalogue.reduce((sum, { paths }) => sum + paths.length * 2 * 12, 0);
 
 let aws: AwsServers;
 beforeAll(async () => {
@@ -73,10 +81,9 @@ describe('npm run deploy -- --stage production: the preflight', () => {
     expect(result.stderr).toContain(
       'npm run deploy: preflight of stage "production": 5 problems found in AWS; nothing packaged or created:',
     );
+    // eu-west-1: the defaults' 240 leave 100 - 240 = -140, so it needs 240 + 100
     expect(problemLines(result.stderr)).toEqual([
-      expect.stringMatching(
-        /^eu-west-1 Lambda concurrency: the account's limit is 100, 100 unreserved; the stage reserves 70 \(7 functions\), leaving 30, below Lambda's minimum of 100: ask Service Quotas for "Concurrent executions" of at least 170 in eu-west-1/,
-      ) as unknown,
+      `eu-west-1 Lambda concurrency: the account's limit is 100, 100 unreserved; the stage reserves ${DEFAULT_RESERVED} (${catalogue.length} functions), leaving ${100 - DEFAULT_RESERVED}, below Lambda's minimum of 100: ask Service Quotas for "Concurrent executions" of at least ${DEFAULT_RESERVED + 100} in eu-west-1, or lower RESERVED_CONCURRENCY`,
       expect.stringMatching(
         /^eu-central-1 API Gateway has no CloudWatch role in this account and region.*API_GATEWAY_CLOUDWATCH_ROLE_PRODUCTION_EU_CENTRAL_1=create$/,
       ) as unknown,
@@ -128,7 +135,8 @@ describe('npm run deploy -- --stage production: the preflight', () => {
   }, 60_000);
 
   it('counts the reservations the stack holds already once: a re-deploy fits where a new stack would not', async () => {
-    // Arrange: 150 unreserved; this stack's functions hold 10 each already
+    // Arrange: 150 unreserved; this stack's functions hold 10 each already, and RESERVED_CONCURRENCY
+    // 10 asks the same: 7 × 10 = 70, leaving 150 + 70 - 70 = 150 on a re-deploy, 150 - 70 = 80 new
     const held = healthyAccount();
     plantStack(
       held,
@@ -141,10 +149,11 @@ describe('npm run deploy -- --stage production: the preflight', () => {
     fresh['eu-west-1']!.concurrency = { limit: 1000, unreserved: 150 };
 
     // Act
+    const reserved = { RESERVED_CONCURRENCY: '10' };
     aws.account = held;
-    const redeploy = await deploy({}, ['--region', 'eu-west-1', '--preflight-only']);
+    const redeploy = await deploy(reserved, ['--region', 'eu-west-1', '--preflight-only']);
     aws.account = fresh;
-    const create = await deploy({}, ['--region', 'eu-west-1', '--preflight-only']);
+    const create = await deploy(reserved, ['--region', 'eu-west-1', '--preflight-only']);
 
     // Assess
     expect({ code: redeploy.result.code, stderr: redeploy.result.stderr }).toEqual({
@@ -165,12 +174,11 @@ describe('npm run deploy -- --stage production: the preflight', () => {
     // Arrange
     aws.account['eu-west-1']!.concurrency = { limit: 1000, unreserved: 400 };
 
-    // Act: 6 × 10 + 250 = 310 > 400 - 100
-    const { result } = await deploy({ RESERVED_CONCURRENCY_ORDERS_PER_DAY: '250' }, [
-      '--region',
-      'eu-west-1',
-      '--preflight-only',
-    ]);
+    // Act: RESERVED_CONCURRENCY 10 but ordersPerDay's 250: 6 × 10 + 250 = 310 > 400 - 100
+    const { result } = await deploy(
+      { RESERVED_CONCURRENCY: '10', RESERVED_CONCURRENCY_ORDERS_PER_DAY: '250' },
+      ['--region', 'eu-west-1', '--preflight-only'],
+    );
 
     // Assess
     expect(problemLines(result.stderr)).toEqual([

@@ -2,11 +2,14 @@
  * One stage's settings never reach another stage's package (tools/generators/variables.ts,
  * docs/deployment.md "Per-stage settings"). Through real `serverless package` runs (offline) in
  * a shell prepared only for production in eu-west-1, each setting under production's own name:
- * production packages and its template carries every one of those values; staging is refused,
+ * production packages and its template carries every one of those values, its pages notifying
+ * its alarm topic and its notices (the client-driven alarms) its notice topic; staging is refused,
  * naming each of its own settings it lacks; with those added, staging packages and its template
  * carries no production value anywhere, and no custom domain, VPC or alarm topic of
- * production's. A name without the stage (left over from another shell) is refused for staging
- * and production, naming it; dev still reads the plain names.
+ * production's: its notices notify its own notice topic, its pages nobody. A name without the
+ * stage (left over from another shell) is refused for staging and production, naming it; dev
+ * still reads the plain names. The heartbeat, the one function besides the endpoints', holds no
+ * database or key-set setting of any stage.
  */
 import {
   expectPackaged,
@@ -35,6 +38,8 @@ const PRODUCTION = {
   DOMAIN_CERTIFICATE_ARN_PRODUCTION_EU_WEST_1:
     'arn:aws:acm:eu-west-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
   ALARM_TOPIC_ARN_PRODUCTION_EU_WEST_1: 'arn:aws:sns:eu-west-1:123456789012:portal-production',
+  ALARM_NOTICE_TOPIC_ARN_PRODUCTION_EU_WEST_1:
+    'arn:aws:sns:eu-west-1:123456789012:notices-production',
 };
 /** The shell prepared for production only: nothing of staging's, nothing without the stage. */
 const PRODUCTION_SHELL = {
@@ -52,25 +57,77 @@ const STAGING = {
   DATABASE_SECRET_ARN_STAGING_EU_WEST_1:
     'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/staging/database-XyZ789',
 };
+/** Staging's notice topic in eu-west-1: where its client-driven alarms go. */
+const STAGING_NOTICES = 'arn:aws:sns:eu-west-1:123456789012:notices-staging';
 /** Every value of production's, each id of a list on its own. */
 const PRODUCTION_VALUES = Object.values(PRODUCTION).flatMap((value) => value.split(','));
 const VPC_POLICY = 'AWSLambdaVPCAccessExecutionRole';
+const HEARTBEAT = lambdaLogicalId('heartbeat');
+/** The settings of the database and the key set, which the heartbeat never holds. */
+const DATABASE_OR_KEYS = /^(DATABASE_|DB_|JWKS_URL$|JWT_)/;
+/**
+ * The client-driven alarms, the notices: they notify ALARM_NOTICE_TOPIC_ARN; every other alarm
+ * pages ALARM_TOPIC_ARN.
+ */
+const NOTICE = /^(ApiGateway4xxRateAlarm|LambdaThrottlesAlarm\d*|WafBlockedRequestsAlarm)$/;
 
 afterAll(removeTemporary);
 
 const ENDPOINT_FUNCTIONS = catalogue.map((endpoint) => lambdaLogicalId(endpoint.function));
 
 const templateText = (template: Template) => JSON.stringify(template);
-/** Every function of the template: its environment and VPC, and whether it serves an endpoint. */
+/**
+ * Every function of the template: its environment (a value CloudFormation computes, such as the
+ * heartbeat's targets, as its JSON) and VPC, and whether it serves an endpoint.
+ */
 const functionsOf = (template: Template) =>
   ofType(template, 'AWS::Lambda::Function').map(([logicalId, fn]) => ({
     logicalId,
     endpoint: ENDPOINT_FUNCTIONS.includes(logicalId),
-    variables:
-      (fn.Properties.Environment as { Variables?: Record<string, string> } | undefined)
-        ?.Variables ?? {},
+    variables: Object.fromEntries(
+      Object.entries(
+        (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+          ?.Variables ?? {},
+      ).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]),
+    ),
     vpc: fn.Properties.VpcConfig,
   }));
+
+/**
+ * The functions of the template besides the endpoints' (the heartbeat only, of a stage with
+ * alarms): each with the database and key-set settings it holds, and its VPC.
+ */
+const otherFunctions = (template: Template) =>
+  functionsOf(template)
+    .filter(({ endpoint }) => !endpoint)
+    .map(({ logicalId, variables, vpc }) => ({
+      logicalId,
+      settings: Object.keys(variables).filter((name) => DATABASE_OR_KEYS.test(name)),
+      vpc,
+    }));
+
+/**
+ * Expects the template's pages to notify `page` and its notices `notice` (none: nobody), in
+ * ALARM and OK alike; among the pages the heartbeat's, among the notices each of `notices`.
+ */
+const expectAlarmsNotify = (
+  template: Template,
+  { page, notice, notices }: { page?: string; notice?: string; notices: string[] },
+) => {
+  const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([id, { Properties }]) => ({
+    id,
+    AlarmActions: Properties.AlarmActions,
+    OKActions: Properties.OKActions,
+  }));
+  const ids = alarms.map(({ id }) => id);
+  expect(ids).toContain('HeartbeatAlarm');
+  expect(ids.filter((id) => NOTICE.test(id)).sort()).toEqual(notices);
+  const actions = (topic?: string) =>
+    topic === undefined ? {} : { AlarmActions: [topic], OKActions: [topic] };
+  expect(alarms).toEqual(
+    alarms.map(({ id }) => ({ id, ...actions(NOTICE.test(id) ? notice : page) })),
+  );
+};
 
 describe('serverless package: each stage reads its own settings only', () => {
   it('packages production from its own names, every value of them in its template', async () => {
@@ -79,8 +136,14 @@ describe('serverless package: each stage reads its own settings only', () => {
 
     // Assess: each value the staging tests search for is one a template shows
     expectPackaged(packaged);
-    const text = templateText(packaged.template());
+    const template = packaged.template();
+    const text = templateText(template);
     expect(PRODUCTION_VALUES.filter((value) => !text.includes(value))).toEqual([]);
+    expectAlarmsNotify(template, {
+      page: PRODUCTION.ALARM_TOPIC_ARN_PRODUCTION_EU_WEST_1,
+      notice: PRODUCTION.ALARM_NOTICE_TOPIC_ARN_PRODUCTION_EU_WEST_1,
+      notices: ['ApiGateway4xxRateAlarm', 'LambdaThrottlesAlarm', 'WafBlockedRequestsAlarm'],
+    });
   }, 120_000);
 
   it('refuses staging in the production shell, naming each setting of its own it lacks', async () => {
@@ -103,10 +166,14 @@ describe('serverless package: each stage reads its own settings only', () => {
   });
 
   it('packages staging with its own settings added, carrying nothing of production’s', async () => {
-    // Act
+    // Act: with its own notice topic too
     const packaged = await packageService({
       stage: 'staging',
-      env: { ...PRODUCTION_SHELL, ...STAGING },
+      env: {
+        ...PRODUCTION_SHELL,
+        ...STAGING,
+        ALARM_NOTICE_TOPIC_ARN_STAGING_EU_WEST_1: STAGING_NOTICES,
+      },
     });
 
     // Assess: no production value anywhere in the template
@@ -116,7 +183,7 @@ describe('serverless package: each stage reads its own settings only', () => {
     expect(PRODUCTION_VALUES.filter((value) => text.includes(value))).toEqual([]);
 
     // Assess: no function holds a production value or runs in a VPC; every endpoint's function
-    // has staging's key set, issuer and secret
+    // has staging's key set, issuer and secret; the heartbeat, no database or key-set setting
     const functions = functionsOf(template);
     expect(functions.filter(({ endpoint }) => endpoint)).toHaveLength(catalogue.length);
     for (const { logicalId, variables, vpc } of functions) {
@@ -133,14 +200,19 @@ describe('serverless package: each stage reads its own settings only', () => {
         DATABASE_SECRET_ARN: STAGING.DATABASE_SECRET_ARN_STAGING_EU_WEST_1,
       });
     }
+    expect(otherFunctions(template)).toEqual([
+      { logicalId: HEARTBEAT, settings: [], vpc: undefined },
+    ]);
 
-    // Assess: no custom domain, no VPC permissions, no alarm notifying a topic
+    // Assess: no custom domain, no VPC permissions; no alarm paging a topic (staging has none),
+    // the notices notifying staging's own
     expect(ofType(template, 'AWS::ApiGateway::DomainName')).toEqual([]);
     expect(ofType(template, 'AWS::ApiGateway::BasePathMapping')).toEqual([]);
     expect(text).not.toContain(VPC_POLICY);
-    const alarms = ofType(template, 'AWS::CloudWatch::Alarm');
-    expect(alarms.length).toBeGreaterThan(0);
-    expect(alarms.filter(([, alarm]) => 'AlarmActions' in alarm.Properties)).toEqual([]);
+    expectAlarmsNotify(template, {
+      notice: STAGING_NOTICES,
+      notices: ['ApiGateway4xxRateAlarm', 'LambdaThrottlesAlarm'],
+    });
   }, 120_000);
 
   const STAGING_SCOPE: Scope = { stage: 'staging', region: 'eu-west-1', portal: true };
@@ -157,12 +229,14 @@ describe('serverless package: each stage reads its own settings only', () => {
         DATABASE_SECRET_ARN_EU_WEST_1: PRODUCTION.DATABASE_SECRET_ARN_PRODUCTION_EU_WEST_1,
         VPC_SUBNET_IDS: SUBNETS.join(','),
         ALARM_TOPIC_ARN_EU_WEST_1: PRODUCTION.ALARM_TOPIC_ARN_PRODUCTION_EU_WEST_1,
+        ALARM_NOTICE_TOPIC_ARN_EU_WEST_1: PRODUCTION.ALARM_NOTICE_TOPIC_ARN_PRODUCTION_EU_WEST_1,
         JWT_ISSUER: PRODUCTION.JWT_ISSUER_EU_PRODUCTION,
       },
       [
         refusal('DATABASE_SECRET_ARN', 'DATABASE_SECRET_ARN_EU_WEST_1', STAGING_SCOPE),
         refusal('VPC_SUBNET_IDS', 'VPC_SUBNET_IDS', STAGING_SCOPE),
         refusal('ALARM_TOPIC_ARN', 'ALARM_TOPIC_ARN_EU_WEST_1', STAGING_SCOPE),
+        refusal('ALARM_NOTICE_TOPIC_ARN', 'ALARM_NOTICE_TOPIC_ARN_EU_WEST_1', STAGING_SCOPE),
         'JWT_ISSUER is set, but stage "staging" reads the issuer of each portal region from custom.issuerVariables.staging',
       ],
     ],
@@ -228,6 +302,7 @@ describe('serverless package: each stage reads its own settings only', () => {
     const secret =
       'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/dev/database-DeV456';
     const topic = 'arn:aws:sns:eu-west-1:123456789012:portal-dev';
+    const notices = 'arn:aws:sns:eu-west-1:123456789012:notices-dev';
     const certificate =
       'arn:aws:acm:eu-west-1:123456789012:certificate/66666666-7777-8888-9999-000000000000';
 
@@ -244,16 +319,21 @@ describe('serverless package: each stage reads its own settings only', () => {
         VPC_SECURITY_GROUP_IDS: 'sg-0aaaaaaaaaaaaaaa2',
         ALARMS: 'true',
         ALARM_TOPIC_ARN: topic,
+        ALARM_NOTICE_TOPIC_ARN: notices,
         DOMAIN_NAME: 'api.portal-dev.example',
         DOMAIN_CERTIFICATE_ARN: certificate,
       },
     });
 
-    // Assess: dev's values throughout, none of production's
+    // Assess: dev's values throughout, none of production's; the heartbeat without the
+    // database, the key set or the VPC
     expectPackaged(packaged);
     const template = packaged.template();
     const functions = functionsOf(template).filter(({ endpoint }) => endpoint);
     expect(functions).toHaveLength(catalogue.length);
+    expect(otherFunctions(template)).toEqual([
+      { logicalId: HEARTBEAT, settings: [], vpc: undefined },
+    ]);
     for (const { variables, vpc } of functions) {
       expect(variables).toMatchObject({
         JWKS_URL: 'https://keys.example/dev/v2/jwks.json',
@@ -272,9 +352,11 @@ describe('serverless package: each stage reads its own settings only', () => {
         RegionalCertificateArn: certificate,
       }),
     ]);
-    const alarms = ofType(template, 'AWS::CloudWatch::Alarm');
-    expect(alarms.length).toBeGreaterThan(0);
-    for (const [, alarm] of alarms) expect(alarm.Properties.AlarmActions).toEqual([topic]);
+    expectAlarmsNotify(template, {
+      page: topic,
+      notice: notices,
+      notices: ['ApiGateway4xxRateAlarm', 'LambdaThrottlesAlarm'],
+    });
     const text = templateText(template);
     expect(PRODUCTION_VALUES.filter((value) => text.includes(value))).toEqual([]);
   }, 120_000);
