@@ -24,6 +24,7 @@ import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { Logger } from '../logger';
 import { DEFAULT_METRICS_NAMESPACE, DEFAULT_METRICS_SERVICE } from '../metrics';
 import { preTrafficEvent, preTrafficProblem } from './pre-traffic';
+import { causeOf, safeName } from './pre-traffic-check';
 
 /** Kept out of the invocations' time for the metric line. */
 export const HEARTBEAT_RESERVE_MS = 1_000;
@@ -61,9 +62,6 @@ const FUNCTION_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 /** A qualified ARN of an alias: arn:<partition>:lambda:<region>:<account>:function:<name>:<alias>. */
 const ALIAS_ARN =
   /^arn:aws(?:-[a-z]+)*:lambda:[a-z]{2}(?:-[a-z]+)+-\d:\d{12}:function:[A-Za-z0-9_-]{1,64}:[A-Za-z][A-Za-z0-9_-]{0,127}$/;
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-const safeName = (value: unknown): string | undefined =>
-  typeof value === 'string' && NAME.test(value) ? value : undefined;
 
 const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -103,14 +101,6 @@ export const parseHeartbeatTimeout = (raw: string | undefined): number => {
     );
   }
   return ms;
-};
-
-/** An error as a cause: its name and code, never its message. */
-const causeOf = (error: unknown): string => {
-  const { name, code } = isObject(error) ? error : {};
-  const errorName = safeName(name) ?? typeof error;
-  const errorCode = safeName(code);
-  return errorCode === undefined ? errorName : `${errorName} ${errorCode}`;
 };
 
 export interface HeartbeatOptions {

@@ -73,11 +73,22 @@ export class PreTrafficTimeoutError extends Error {
   readonly code = 'ERR_PRE_TRAFFIC_TIMEOUT';
 }
 
-/** An error's name or code as it may leave the function: a short word, else nothing. */
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-const safeName = (value: unknown): string | undefined =>
+/** A name or code that may leave the function or be logged: a short word, else nothing. */
+export const safeName = (value: unknown): string | undefined =>
   typeof value === 'string' && NAME.test(value) ? value : undefined;
+
+/** An error as a cause: its name and code, never its message. */
+export const causeOf = (error: unknown): string => {
+  const { name, code } =
+    typeof error === 'object' && error !== null
+      ? (error as { name?: unknown; code?: unknown })
+      : {};
+  const errorName = safeName(name) ?? typeof error;
+  const errorCode = safeName(code);
+  return errorCode === undefined ? errorName : `${errorName} ${errorCode}`;
+};
 
 /** A failure as it may leave the function: its class name and code, nothing else of it. */
 export const failedPart = (error: unknown): PartAnswer => {

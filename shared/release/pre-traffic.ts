@@ -72,7 +72,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { HttpMethod } from '../answers';
 import { MESSAGES, type ErrorBody } from '../errors';
 import type { Logger, LogLevel } from '../logger';
-import { PRE_TRAFFIC_SOURCE, type PreTrafficEvent } from './pre-traffic-check';
+import { causeOf, PRE_TRAFFIC_SOURCE, safeName, type PreTrafficEvent } from './pre-traffic-check';
 
 /** How much longer than its function's timeout an invocation of a version is waited for. */
 export const INVOKE_MARGIN_MS = 5_000;
@@ -474,11 +474,6 @@ const sameBody = (body: unknown, expected: ErrorBody): boolean =>
   body.code === expected.code &&
   body.message === expected.message;
 
-/** A name or code that may be logged: a short word, else nothing. */
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-const safeName = (value: unknown): string | undefined =>
-  typeof value === 'string' && NAME.test(value) ? value : undefined;
-
 /** The JSON of a payload, or undefined when it is not JSON. */
 const jsonOf = (payload: Uint8Array | undefined): { value: unknown } | undefined => {
   try {
@@ -578,14 +573,6 @@ export interface HookOutcome {
 /** A failure as one line: `<function>: <check>: <cause>`. */
 export const describeFailure = ({ function: name, check, cause }: Failure): string =>
   `${name}: ${check}: ${cause}`;
-
-/** An error as a cause: its name and code, never its message. */
-const causeOf = (error: unknown): string => {
-  const { name, code } = isObject(error) ? error : {};
-  const errorName = safeName(name) ?? typeof error;
-  const errorCode = safeName(code);
-  return errorCode === undefined ? errorName : `${errorName} ${errorCode}`;
-};
 
 /** The LOG_LEVEL of the environment, info when unset or unknown. */
 export const hookLogLevel = (env: Env): LogLevel => {

@@ -43,3 +43,28 @@ export const assumedBy = (service: string) => ({
   Version: '2012-10-17',
   Statement: [{ Effect: 'Allow', Principal: { Service: [service] }, Action: ['sts:AssumeRole'] }],
 });
+
+/** `template` without the resources `dropped` and the outputs that name one of them. */
+export const withoutResources = (template: Template, dropped: readonly string[]): Template => {
+  const names = (value: unknown) => dropped.some((id) => JSON.stringify(value).includes(`"${id}"`));
+  return {
+    ...template,
+    Resources: Object.fromEntries(
+      Object.entries(template.Resources).filter(([id]) => !dropped.includes(id)),
+    ),
+    Outputs: Object.fromEntries(
+      Object.entries(template.Outputs ?? {}).filter(([, output]) => !names(output)),
+    ),
+  };
+};
+
+/** Whether osls compiled `fn` with Active tracing, for which Lambda requires X-Ray writes. */
+export const tracesActively = (fn: Resource): boolean =>
+  (fn.Properties?.TracingConfig as { Mode?: unknown } | undefined)?.Mode === 'Active';
+
+/** The statement that lets a function with Active tracing write its traces. */
+export const xrayStatement = () => ({
+  Effect: 'Allow',
+  Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+  Resource: ['*'],
+});

@@ -10,7 +10,16 @@
  */
 import { HEARTBEAT_METRIC, HEARTBEAT_RESERVE_MS } from '../../shared/release/heartbeat';
 import { invokeTimeoutMsFor } from '../../shared/release/pre-traffic';
-import { assumedBy, refOf, resourcesOfType, type Resource, type Template } from './cloudformation';
+import {
+  assumedBy,
+  refOf,
+  resourcesOfType,
+  tracesActively,
+  withoutResources,
+  xrayStatement,
+  type Resource,
+  type Template,
+} from './cloudformation';
 import { timeoutOf } from './pre-traffic';
 
 /** The heartbeat's name among serverless.yml's functions. */
@@ -56,19 +65,8 @@ export const hasHeartbeat = (template: Template): boolean =>
   Object.hasOwn(template.Resources, HEARTBEAT_LOGICAL_ID);
 
 /** The template without the heartbeat and the outputs osls made of it (a stage without alarms). */
-export const withoutHeartbeat = (template: Template): Template => {
-  const dropped = heartbeatResources(template);
-  const names = (value: unknown) => dropped.some((id) => JSON.stringify(value).includes(`"${id}"`));
-  return {
-    ...template,
-    Resources: Object.fromEntries(
-      Object.entries(template.Resources).filter(([id]) => !dropped.includes(id)),
-    ),
-    Outputs: Object.fromEntries(
-      Object.entries(template.Outputs ?? {}).filter(([, output]) => !names(output)),
-    ),
-  };
-};
+export const withoutHeartbeat = (template: Template): Template =>
+  withoutResources(template, heartbeatResources(template));
 
 export interface HeartbeatSettings {
   /** `<service>-<stage>`: the function names' prefix and the metric's Service dimension. */
@@ -117,7 +115,6 @@ export const heartbeatChecks = (
   } = fn.Properties ?? {};
   const variables =
     (environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-  const tracing = (properties.TracingConfig as { Mode?: unknown } | undefined)?.Mode === 'Active';
   return {
     [HEARTBEAT_LOGICAL_ID]: {
       ...fn,
@@ -158,15 +155,7 @@ export const heartbeatChecks = (
                   Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
                   Resource: [{ 'Fn::GetAtt': ['HeartbeatLogGroup', 'Arn'] }],
                 },
-                ...(tracing
-                  ? [
-                      {
-                        Effect: 'Allow',
-                        Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
-                        Resource: ['*'],
-                      },
-                    ]
-                  : []),
+                ...(tracesActively(fn) ? [xrayStatement()] : []),
               ],
             },
           },

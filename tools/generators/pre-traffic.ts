@@ -24,7 +24,16 @@ import {
   LAMBDA_MAX_TIMEOUT_SECONDS,
   REPORT_RESERVE_MS,
 } from '../../shared/release/pre-traffic';
-import { assumedBy, refOf, resourcesOfType, type Resource, type Template } from './cloudformation';
+import {
+  assumedBy,
+  refOf,
+  resourcesOfType,
+  tracesActively,
+  withoutResources,
+  xrayStatement,
+  type Resource,
+  type Template,
+} from './cloudformation';
 import { CODEDEPLOY_APPLICATION_LOGICAL_ID, CODEDEPLOY_ROLE_LOGICAL_ID } from './deployment';
 import type { Route } from './throttles';
 
@@ -78,17 +87,6 @@ export const timeoutOf = (fn: Resource | undefined): number => {
   return typeof timeout === 'number' ? timeout : LAMBDA_DEFAULT_TIMEOUT_SECONDS;
 };
 
-/** The statement that lets a function with Active tracing write its traces. */
-const xrayStatement = () => ({
-  Effect: 'Allow',
-  Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
-  Resource: ['*'],
-});
-
-/** Whether osls compiled `fn` with Active tracing, for which Lambda requires X-Ray writes. */
-const tracesActively = (fn: Resource): boolean =>
-  (fn.Properties?.TracingConfig as { Mode?: unknown } | undefined)?.Mode === 'Active';
-
 /** The hook's own resources osls compiled: the function, its versions and its log group. */
 const hookResources = (template: Template): string[] =>
   Object.entries(template.Resources)
@@ -140,19 +138,8 @@ export const hasPreTrafficHook = (template: Template): boolean =>
   Object.hasOwn(template.Resources, PRE_TRAFFIC_LOGICAL_ID);
 
 /** The template without the hook and the outputs osls made of it (no gradual release runs it). */
-export const withoutPreTrafficHook = (template: Template): Template => {
-  const dropped = hookResources(template);
-  const names = (value: unknown) => dropped.some((id) => JSON.stringify(value).includes(`"${id}"`));
-  return {
-    ...template,
-    Resources: Object.fromEntries(
-      Object.entries(template.Resources).filter(([id]) => !dropped.includes(id)),
-    ),
-    Outputs: Object.fromEntries(
-      Object.entries(template.Outputs ?? {}).filter(([, output]) => !names(output)),
-    ),
-  };
-};
+export const withoutPreTrafficHook = (template: Template): Template =>
+  withoutResources(template, hookResources(template));
 
 /**
  * The hook's function, patched, and its role; CodeDeploy's role allowed to invoke it; and each
