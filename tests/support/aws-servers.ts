@@ -48,6 +48,8 @@ export interface RegionAccount {
   subnets?: Record<string, { zone: string; vpc: string }>;
   securityGroups?: Record<string, { vpc: string }>;
   alarms?: Record<string, { state: AlarmState; reason?: string }>;
+  /** CloudWatch dashboards, by name. */
+  dashboards?: string[];
   /** An opt-in region the account has not enabled: DescribeRegions says so, and its endpoints refuse. */
   disabled?: boolean;
   /** ACM certificates by ARN. */
@@ -315,7 +317,29 @@ const kms: Handler = (request, body, region) => {
 
 const cloudWatch: Handler = (request, body, region, regionName) => {
   const operation = target(request);
-  const input = JSON.parse(body || '{}') as { AlarmNamePrefix?: string; AlarmNames?: string[] };
+  const input = JSON.parse(body || '{}') as {
+    AlarmNamePrefix?: string;
+    AlarmNames?: string[];
+    DashboardNamePrefix?: string;
+  };
+  if (operation === 'ListDashboards') {
+    const prefix = input.DashboardNamePrefix ?? '';
+    return {
+      operation,
+      answer: json(
+        200,
+        {
+          DashboardEntries: (region.dashboards ?? [])
+            .filter((name) => name.startsWith(prefix))
+            .map((name) => ({
+              DashboardName: name,
+              DashboardArn: `arn:aws:cloudwatch::${ACCOUNT_ID}:dashboard/${name}`,
+            })),
+        },
+        'application/x-amz-json-1.0',
+      ),
+    };
+  }
   if (operation !== 'DescribeAlarms') {
     return {
       operation,

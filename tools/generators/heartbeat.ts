@@ -41,8 +41,6 @@ export const heartbeatFunction = () => ({
     description: "Every minute, each function's live version checked (database, key set)",
     memorySize: 256,
     events: [{ schedule: 'rate(1 minute)' }],
-    // It speaks to Lambda's API only: none of the database's CAs.
-    package: { patterns: ['!database-ca/**'] },
   },
 });
 

@@ -13,7 +13,11 @@ import {
   DescribeStackResourcesCommand,
   paginateListStackResources,
 } from '@aws-sdk/client-cloudformation';
-import { CloudWatchClient, paginateDescribeAlarms } from '@aws-sdk/client-cloudwatch';
+import {
+  CloudWatchClient,
+  paginateDescribeAlarms,
+  paginateListDashboards,
+} from '@aws-sdk/client-cloudwatch';
 import { CloudWatchLogsClient, paginateDescribeLogGroups } from '@aws-sdk/client-cloudwatch-logs';
 import {
   ApplicationDoesNotExistException,
@@ -30,6 +34,8 @@ import {
   type OperationsSettings,
   type RawOperationsSettings,
 } from '../generators/operations';
+import { dashboardName } from '../generators/dashboard';
+import { HEARTBEAT_FUNCTION } from '../generators/heartbeat';
 import { PRE_TRAFFIC_FUNCTION } from '../generators/pre-traffic';
 import type { Scope } from '../generators/variables';
 import {
@@ -48,6 +54,7 @@ export const NAMED_TYPES = {
   'AWS::Logs::LogGroup': 'log group',
   'AWS::IAM::Role': 'IAM role',
   'AWS::CloudWatch::Alarm': 'alarm',
+  'AWS::CloudWatch::Dashboard': 'dashboard',
   'AWS::WAFv2::WebACL': 'web ACL',
   'AWS::CodeDeploy::Application': 'CodeDeploy application',
   'AWS::ApiGateway::DomainName': 'custom domain',
@@ -110,10 +117,13 @@ export const stageResourceNames = (
 ): NamedResource[] => {
   const stack = `${service}-${stage}`;
   const gradual = settings.deploymentPreference !== 'AllAtOnce';
-  // A gradual release adds its pre-traffic check (tools/generators/pre-traffic.ts).
-  const functionNames = [...functions, ...(gradual ? [PRE_TRAFFIC_FUNCTION] : [])].map(
-    (fn) => `${stack}-${fn}`,
-  );
+  // A gradual release adds its pre-traffic check (tools/generators/pre-traffic.ts), alarms the
+  // heartbeat (tools/generators/heartbeat.ts).
+  const functionNames = [
+    ...functions,
+    ...(gradual ? [PRE_TRAFFIC_FUNCTION] : []),
+    ...(settings.alarms.enabled ? [HEARTBEAT_FUNCTION] : []),
+  ].map((fn) => `${stack}-${fn}`);
   const alarm = (suffix: string): NamedResource => ({
     type: 'AWS::CloudWatch::Alarm',
     name: `${stack}-${suffix}`,
@@ -133,11 +143,13 @@ export const stageResourceNames = (
     ...(settings.alarms.enabled
       ? [
           ...STAGE_ALARMS.map(alarm),
+          alarm('heartbeat'),
           ...(settings.waf.enabled ? [alarm('waf-blocked')] : []),
           ...functions.map((fn) => alarm(`release-${fn}`)),
           ...throttleAlarms,
         ]
       : []),
+    { type: 'AWS::CloudWatch::Dashboard', name: dashboardName(stack, region) },
     ...(settings.waf.enabled ? [{ type: 'AWS::WAFv2::WebACL' as const, name: stack }] : []),
     ...(gradual ? [{ type: 'AWS::CodeDeploy::Application' as const, name: stack }] : []),
     ...(settings.domain
@@ -257,6 +269,21 @@ const LOOKUPS: Readonly<Record<NamedType, Lookup>> = {
             ...(page.CompositeAlarms ?? []),
           ]) {
             found.set(AlarmName, [AlarmName]);
+          }
+        }
+      }
+      return found;
+    }),
+  'AWS::CloudWatch::Dashboard': (region, names) =>
+    using(new CloudWatchClient(clientConfig(region)), async (cloudWatch) => {
+      const found: Found = new Map();
+      for (const name of names) {
+        for await (const page of paginateListDashboards(
+          { client: cloudWatch },
+          { DashboardNamePrefix: name },
+        )) {
+          for (const { DashboardName = '' } of page.DashboardEntries ?? []) {
+            if (DashboardName === name) found.set(name, [name]);
           }
         }
       }

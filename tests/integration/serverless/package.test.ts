@@ -414,12 +414,16 @@ describe('npm run package: what each zip holds', () => {
           entries: [bundle, `${bundle}.map`, 'database-ca/rds-eu-west-1.pem'].sort(),
         });
       }
-      // The heartbeat's bundle of functions/heartbeat.ts and its map: no database CA, as it
-      // talks to Lambda's API only.
+      // The heartbeat's bundle of functions/heartbeat.ts and its map, beside the stage's CA
+      // file that serverless.yml's package patterns give every zip (it reads none).
       expect(zips.find((zip) => zip.logicalId === HEARTBEAT_LOGICAL_ID)).toEqual({
         logicalId: HEARTBEAT_LOGICAL_ID,
         handler: 'functions/heartbeat.handler',
-        entries: ['functions/heartbeat.cjs', 'functions/heartbeat.cjs.map'],
+        entries: [
+          'database-ca/rds-eu-west-1.pem',
+          'functions/heartbeat.cjs',
+          'functions/heartbeat.cjs.map',
+        ],
       });
       // Work folders the release did not make are left as they were.
       expect(
