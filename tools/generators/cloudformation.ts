@@ -68,3 +68,52 @@ export const xrayStatement = () => ({
   Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
   Resource: ['*'],
 });
+
+/**
+ * A function osls compiled (`OrdersPerDayLambdaFunction`) and what it compiled with it: its log
+ * group, its versions and its schedule's rule and permission.
+ */
+export const compiledFunctionResources = (template: Template, fn: string): string[] => {
+  const base = fn.replace(/LambdaFunction$/, '');
+  return Object.entries(template.Resources)
+    .filter(
+      ([id, resource]) =>
+        id === fn ||
+        id === `${base}LogGroup` ||
+        id.startsWith(`${base}EventsRuleSchedule`) ||
+        id.startsWith(`${base}LambdaPermissionEventsRuleSchedule`) ||
+        (resource.Type === 'AWS::Lambda::Version' &&
+          refOf(resource.Properties?.FunctionName) === fn),
+    )
+    .map(([id]) => id);
+};
+
+/**
+ * `fn` on a role of its own (`roleId`), with `timeout` and only `variables`, without the VPC or
+ * layers osls gives every function: a function that calls AWS's APIs only.
+ */
+export const onOwnRole = (
+  fn: Resource,
+  {
+    roleId,
+    timeout,
+    variables,
+  }: { roleId: string; timeout: number; variables: Record<string, unknown> },
+): Resource => {
+  const {
+    Layers: _layers,
+    VpcConfig: _vpc,
+    Environment: _environment,
+    ...properties
+  } = fn.Properties ?? {};
+  return {
+    ...fn,
+    Properties: {
+      ...properties,
+      Role: { 'Fn::GetAtt': [roleId, 'Arn'] },
+      Timeout: timeout,
+      Environment: { Variables: variables },
+    },
+    DependsOn: [fn.DependsOn ?? []].flat().filter((id) => id !== 'IamRoleLambdaExecution'),
+  };
+};

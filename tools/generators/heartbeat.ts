@@ -12,6 +12,8 @@ import { HEARTBEAT_METRIC, HEARTBEAT_RESERVE_MS } from '../../shared/release/hea
 import { invokeTimeoutMsFor } from '../../shared/release/pre-traffic';
 import {
   assumedBy,
+  compiledFunctionResources,
+  onOwnRole,
   refOf,
   resourcesOfType,
   tracesActively,
@@ -44,27 +46,13 @@ export const heartbeatFunction = () => ({
   },
 });
 
-/** The heartbeat's resources osls compiled: the function, its versions, log group and schedule. */
-const heartbeatResources = (template: Template): string[] =>
-  Object.entries(template.Resources)
-    .filter(
-      ([id, resource]) =>
-        id === HEARTBEAT_LOGICAL_ID ||
-        id === 'HeartbeatLogGroup' ||
-        id.startsWith('HeartbeatEventsRuleSchedule') ||
-        id.startsWith('HeartbeatLambdaPermissionEventsRuleSchedule') ||
-        (resource.Type === 'AWS::Lambda::Version' &&
-          refOf(resource.Properties?.FunctionName) === HEARTBEAT_LOGICAL_ID),
-    )
-    .map(([id]) => id);
-
 /** Whether the template holds the heartbeat. */
 export const hasHeartbeat = (template: Template): boolean =>
   Object.hasOwn(template.Resources, HEARTBEAT_LOGICAL_ID);
 
 /** The template without the heartbeat and the outputs osls made of it (a stage without alarms). */
 export const withoutHeartbeat = (template: Template): Template =>
-  withoutResources(template, heartbeatResources(template));
+  withoutResources(template, compiledFunctionResources(template, HEARTBEAT_LOGICAL_ID));
 
 export interface HeartbeatSettings {
   /** `<service>-<stage>`: the function names' prefix and the metric's Service dimension. */
@@ -105,33 +93,21 @@ export const heartbeatChecks = (
   const timeoutSeconds = Math.ceil(
     (invokeTimeoutMs + HEARTBEAT_RESERVE_MS + HEARTBEAT_OVERHEAD_MS) / 1000,
   );
-  const {
-    Layers: _layers,
-    VpcConfig: _vpc,
-    Environment: environment,
-    ...properties
-  } = fn.Properties ?? {};
   const variables =
-    (environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
+      ?.Variables ?? {};
   return {
-    [HEARTBEAT_LOGICAL_ID]: {
-      ...fn,
-      Properties: {
-        ...properties,
-        Role: { 'Fn::GetAtt': [HEARTBEAT_ROLE_LOGICAL_ID, 'Arn'] },
-        Timeout: timeoutSeconds,
-        Environment: {
-          Variables: {
-            ...Object.fromEntries(
-              KEPT_VARIABLES.flatMap((key) => (key in variables ? [[key, variables[key]]] : [])),
-            ),
-            HEARTBEAT_TARGETS: { 'Fn::Join': ['', ['[', ...targets, ']']] },
-            HEARTBEAT_INVOKE_TIMEOUT_MS: String(invokeTimeoutMs),
-          },
-        },
+    [HEARTBEAT_LOGICAL_ID]: onOwnRole(fn, {
+      roleId: HEARTBEAT_ROLE_LOGICAL_ID,
+      timeout: timeoutSeconds,
+      variables: {
+        ...Object.fromEntries(
+          KEPT_VARIABLES.flatMap((key) => (key in variables ? [[key, variables[key]]] : [])),
+        ),
+        HEARTBEAT_TARGETS: { 'Fn::Join': ['', ['[', ...targets, ']']] },
+        HEARTBEAT_INVOKE_TIMEOUT_MS: String(invokeTimeoutMs),
       },
-      DependsOn: [fn.DependsOn ?? []].flat().filter((id) => id !== 'IamRoleLambdaExecution'),
-    },
+    }),
     [HEARTBEAT_ROLE_LOGICAL_ID]: {
       Type: 'AWS::IAM::Role',
       Properties: {

@@ -26,6 +26,8 @@ import {
 } from '../../shared/release/pre-traffic';
 import {
   assumedBy,
+  compiledFunctionResources,
+  onOwnRole,
   refOf,
   resourcesOfType,
   tracesActively,
@@ -87,18 +89,6 @@ export const timeoutOf = (fn: Resource | undefined): number => {
   return typeof timeout === 'number' ? timeout : LAMBDA_DEFAULT_TIMEOUT_SECONDS;
 };
 
-/** The hook's own resources osls compiled: the function, its versions and its log group. */
-const hookResources = (template: Template): string[] =>
-  Object.entries(template.Resources)
-    .filter(
-      ([id, resource]) =>
-        id === PRE_TRAFFIC_LOGICAL_ID ||
-        id === 'PreTrafficLogGroup' ||
-        (resource.Type === 'AWS::Lambda::Version' &&
-          refOf(resource.Properties?.FunctionName) === PRE_TRAFFIC_LOGICAL_ID),
-    )
-    .map(([id]) => id);
-
 /** The names of the aliases of the function `fn` in the template (its `live` alias). */
 const aliasNamesOf = (template: Template, fn: string): string[] =>
   resourcesOfType(template, 'AWS::Lambda::Alias').flatMap(([, alias]) => {
@@ -139,7 +129,7 @@ export const hasPreTrafficHook = (template: Template): boolean =>
 
 /** The template without the hook and the outputs osls made of it (no gradual release runs it). */
 export const withoutPreTrafficHook = (template: Template): Template =>
-  withoutResources(template, hookResources(template));
+  withoutResources(template, compiledFunctionResources(template, PRE_TRAFFIC_LOGICAL_ID));
 
 /**
  * The hook's function, patched, and its role; CodeDeploy's role allowed to invoke it; and each
@@ -172,28 +162,15 @@ export const preTrafficHook = (
     targets.push(...entry({ Ref: version }));
   }
   const bounds = preTrafficBounds(functionIds.map((fn) => timeoutOf(template.Resources[fn])));
-  const {
-    Layers: _layers,
-    VpcConfig: _vpc,
-    Environment: _environment,
-    ...properties
-  } = hook.Properties ?? {};
   const changed: Record<string, Resource> = {
-    [PRE_TRAFFIC_LOGICAL_ID]: {
-      ...hook,
-      Properties: {
-        ...properties,
-        Role: { 'Fn::GetAtt': [PRE_TRAFFIC_ROLE_LOGICAL_ID, 'Arn'] },
-        Timeout: bounds.hookTimeoutSeconds,
-        Environment: {
-          Variables: {
-            PRE_TRAFFIC_TARGETS: { 'Fn::Join': ['', ['[', ...targets, ']']] },
-            PRE_TRAFFIC_INVOKE_TIMEOUT_MS: String(bounds.invokeTimeoutMs),
-          },
-        },
+    [PRE_TRAFFIC_LOGICAL_ID]: onOwnRole(hook, {
+      roleId: PRE_TRAFFIC_ROLE_LOGICAL_ID,
+      timeout: bounds.hookTimeoutSeconds,
+      variables: {
+        PRE_TRAFFIC_TARGETS: { 'Fn::Join': ['', ['[', ...targets, ']']] },
+        PRE_TRAFFIC_INVOKE_TIMEOUT_MS: String(bounds.invokeTimeoutMs),
       },
-      DependsOn: [hook.DependsOn ?? []].flat().filter((id) => id !== 'IamRoleLambdaExecution'),
-    },
+    }),
     [PRE_TRAFFIC_ROLE_LOGICAL_ID]: {
       Type: 'AWS::IAM::Role',
       Properties: {
