@@ -16,6 +16,7 @@
 import preferredMediaTypes from 'negotiator/lib/mediaType';
 import { validationError } from '../errors';
 import type { GatewayResult } from '../http/event';
+import { negotiableAccept } from './accept';
 import type { PropertyDefinition, ReportRow } from './report';
 
 export type ReportFormat = 'json' | 'csv';
@@ -69,14 +70,21 @@ export const csvResult = (body: string, fileName: string): GatewayResult => ({
   body,
 });
 
-/** What a report answers in; for any type (or no Accept), the first. */
-const MEDIA_TYPES = ['application/json', 'text/csv'];
+/**
+ * What a report answers in; for any type (or no Accept), the first. Both are UTF-8, offered with
+ * that charset so that a range naming it matches, and outranks one without (accept.ts).
+ */
+const JSON_TYPE = 'application/json;charset=utf-8';
+const CSV_TYPE = 'text/csv;charset=utf-8';
 
 /**
  * JSON unless the client asks for CSV, with `format=csv` (a plain download link) or an
  * Accept header preferring text/csv, its q-values honoured (negotiator): `text/csv;q=0` is a
- * refusal of CSV, and of two types of the same q the one the client lists first wins. An
- * unknown or repeated `format` is a 400.
+ * refusal of CSV, and of two types of the same q the one the client lists first wins. The
+ * header is cleaned first (accept.ts): an element with an invalid q-value (`1.5`, `0.1234`)
+ * is ignored, as is one naming a charset other than UTF-8 (`text/csv;charset=iso-8859-1`);
+ * other parameters (`header=present`) do not matter. With nothing acceptable left, JSON.
+ * An unknown or repeated `format` is a 400.
  */
 export const reportFormat = (
   format: readonly string[],
@@ -94,6 +102,6 @@ export const reportFormat = (
       { field: 'format', code: 'INVALID_VALUE', message: 'format must be json or csv' },
     ]);
   }
-  const header = accept.length === 0 ? undefined : accept.join(', ');
-  return preferredMediaTypes(header, MEDIA_TYPES)[0] === 'text/csv' ? 'csv' : 'json';
+  const header = accept.length === 0 ? undefined : negotiableAccept(accept.join(', '));
+  return preferredMediaTypes(header, [JSON_TYPE, CSV_TYPE])[0] === CSV_TYPE ? 'csv' : 'json';
 };

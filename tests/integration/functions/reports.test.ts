@@ -215,6 +215,18 @@ describe('CSV export', () => {
     expect(result.body.split('\r\n').length).toBeGreaterThan(2);
   });
 
+  it.each([
+    ['text/csv;charset=utf-8', 'text/csv; charset=utf-8'],
+    ['text/csv;header=present', 'text/csv; charset=utf-8'],
+    ['text/csv;charset=iso-8859-1', 'application/json'],
+    ['text/csv;q=1.5', 'application/json'],
+  ])('answers dishes to Accept: %s as %s', async (accept, contentType) => {
+    const result = await getReport(DISHES, 'R-1001', token, lastDays(7), { Accept: accept });
+
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['Content-Type']).toBe(contentType);
+  });
+
   it('keeps errors JSON when CSV was asked for', async () => {
     const result = await getReport(DISHES, 'R-2001', token, { ...lastDays(1), format: 'csv' });
 

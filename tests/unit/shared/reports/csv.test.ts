@@ -167,6 +167,44 @@ describe('reportFormat', () => {
   });
 
   it.each([
+    // charset=utf-8 is what is sent: in any case, quoted or not, it names our CSV (or JSON).
+    ['text/csv;charset=utf-8', 'csv'],
+    ['text/csv; charset="UTF-8"', 'csv'],
+    ['text/csv;charset=utf-8;q=0', 'json'],
+    ['application/json;charset=utf-8, text/csv;q=0.5', 'json'],
+    // A more specific range outweighs a bare one.
+    ['text/csv;q=0, text/csv;charset=utf-8', 'csv'],
+    // Other parameters do not change what is sent, a comma or semicolon quoted in one included.
+    ['text/csv;header=present', 'csv'],
+    ['text/csv;header=present;charset=utf-8;q=0.9, application/json;q=0.5', 'csv'],
+    ['text/csv;foo="a,b;c", application/json;q=0.9', 'csv'],
+    // Only UTF-8 is sent: a range naming another charset matches nothing of ours.
+    ['text/csv;charset=iso-8859-1', 'json'],
+    ['text/csv;charset=iso-8859-1, application/json;q=0.1', 'json'],
+    ['text/csv;charset=iso-8859-1, text/*;q=0.5', 'csv'],
+  ] as const)('Accept %j (media-type parameters) answers %s', (accept, expected) => {
+    expect(reportFormat([], [accept])).toBe(expected);
+  });
+
+  it.each(['1.5', '-1', '0.1234', '1.001', 'abc', '"0.5"', '', '0.5;q=0.9'])(
+    'ignores an element whose q-value is q=%s, as invalid (RFC 9110 qvalue)',
+    (q) => {
+      expect(reportFormat([], [`text/csv;q=${q}`])).toBe('json');
+      expect(reportFormat([], [`text/csv;q=${q}, application/json;q=0.1`])).toBe('json');
+      expect(reportFormat([], [`application/json;q=${q}, text/csv;q=0.1`])).toBe('csv');
+    },
+  );
+
+  it.each(['0', '0.', '0.001', '0.999', '1', '1.', '1.000'])(
+    'reads q=%s, a valid q-value, as its weight',
+    (q) => {
+      const expected = Number(q) > 0.5 ? 'csv' : 'json';
+
+      expect(reportFormat([], [`application/json;q=0.5, text/csv;Q=${q}`])).toBe(expected);
+    },
+  );
+
+  it.each([
     [['xml'], 'INVALID_VALUE', 'format must be json or csv'],
     [['csv', 'csv'], 'FIELD_REPEATED', 'format must be given once'],
   ] as const)('refuses format %j with 400 %s', (format, code, message) => {
