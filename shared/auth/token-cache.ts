@@ -108,8 +108,8 @@ export const createTokenCache = <T>(options: TokenCacheOptions = {}): TokenCache
     dropKeys(removed) {
       if (removed.kids.size === 0 && !removed.withoutKid) return;
       generation += 1;
-      // A token with a kid is verified only by a key with that kid; one without a kid may
-      // have been verified by any key of the set.
+      // A token with a kid is verified only by a key with that kid; an entry without one
+      // (the verifier stores none: it refuses such tokens) may be any key's.
       for (const [key, entry] of entries) {
         if (entry.kid === undefined || removed.kids.has(entry.kid)) entries.delete(key);
       }

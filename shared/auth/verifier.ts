@@ -6,6 +6,10 @@
  *   `jwk`, `jku`, `x5u` and `x5c` headers are never consulted. Only asymmetric algorithms are
  *   accepted, checked before any key is looked up; `exp` is required, `nbf` honoured, `iss`
  *   (and `aud`, when configured) checked. Its payload becomes the typed claims (claims.ts).
+ * - The key is the one the header's `kid` names: a token without a `kid` (or with an empty or
+ *   non-string one) is refused before the key set is asked (KidRequiredError), whatever it holds.
+ *   jose would let such a token pick the set's only key fitting its algorithm, so it would
+ *   verify while the set holds one key and fail once a second is published for a rotation.
  * - Failures are mapped by their class, never by message text: JWTExpired → 401 TOKEN_EXPIRED,
  *   any other JOSEError → 401 TOKEN_INVALID; anything else, KeySetUnavailableError included, is
  *   ours (500). The original error is kept as `cause`.
@@ -23,7 +27,7 @@
 import { decodeProtectedHeader, errors, jwtVerify, type JWTVerifyOptions } from 'jose';
 import { internalError, tokenExpired, tokenUnverifiable, type PortalError } from '../errors';
 import { parseClaims, type JsonObject, type PortalClaims } from './claims';
-import type { KeySet } from './key-set';
+import type { KeyResolver, KeySet } from './key-set';
 import {
   createTokenCache,
   TOKEN_CACHE_DEFAULTS,
@@ -67,6 +71,23 @@ export interface VerifierOptions {
 }
 
 export type Verifier = (token: string) => Promise<PortalClaims>;
+
+/** A token whose header names no key: no `kid`, or one that is not a non-empty string. */
+export class KidRequiredError extends errors.JOSEError {
+  static override code = 'ERR_KID_REQUIRED';
+  override code = 'ERR_KID_REQUIRED';
+}
+
+/** The key set's resolver, asked only for a header whose `kid` names a key (module header). */
+const byKid =
+  (keySet: KeySet): KeyResolver =>
+  (protectedHeader, token) => {
+    const { kid } = protectedHeader;
+    if (typeof kid !== 'string' || kid === '') {
+      return Promise.reject(new KidRequiredError('the token names no key (kid)'));
+    }
+    return keySet.getKey(protectedHeader, token);
+  };
 
 const toPortalError = (error: unknown): PortalError => {
   if (error instanceof errors.JWTExpired) return tokenExpired(error);
@@ -144,6 +165,7 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
     ...(audience === undefined ? {} : { audience }),
     ...(maxAgeSeconds === undefined ? {} : { maxTokenAge: maxAgeSeconds }),
   };
+  const getKey = byKid(keySet);
   const cache = createTokenCache<PortalClaims>(options.cache ?? TOKEN_CACHE_DEFAULTS);
   keySet.onKeysRemoved((removed) => {
     cache.dropKeys(removed);
@@ -156,7 +178,7 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
     const { payload, protectedHeader } = await Promise.resolve()
       .then(() => {
         checkSpelling(token);
-        return jwtVerify(token, keySet.getKey, { ...verifyOptions, currentDate: new Date(now()) });
+        return jwtVerify(token, getKey, { ...verifyOptions, currentDate: new Date(now()) });
       })
       .catch((error: unknown) => {
         throw toPortalError(error);

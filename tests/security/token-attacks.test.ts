@@ -406,6 +406,7 @@ describe('kid values (the run key’s genuine signature)', () => {
       () => '$(curl http://127.0.0.1:9/); `id` | nc 127.0.0.1 9 && rm -rf /',
     ],
     ['a NUL byte before the real kid', () => `\u0000${issuerKey.kid}`],
+    ['empty', () => ''],
     ['10,000 characters', () => 'k'.repeat(10_000)],
     ['a number', () => 42],
     ['null', () => null],
@@ -421,6 +422,18 @@ describe('kid values (the run key’s genuine signature)', () => {
 
   it('refuses a token without kid when several RSA keys of the set could verify it', async () => {
     const token = genuineText(JSON.stringify({ alg: 'RS256', typ: 'JWT' }), payloadText());
+
+    expectRefused(await send(token, severalKeys), 'invalid');
+  });
+
+  it('refuses a token without kid on the run key set, whose one key signed it', async () => {
+    const token = genuineText(JSON.stringify({ alg: 'RS256', typ: 'JWT' }), payloadText());
+
+    expectRefused(await send(token), 'invalid');
+  });
+
+  it('refuses a token without kid that the only key of its algorithm in the several-key set signed', async () => {
+    const token = handSigned(JSON.stringify({ alg: 'ES256' }), payloadText(), ecKey.privateKey);
 
     expectRefused(await send(token, severalKeys), 'invalid');
   });

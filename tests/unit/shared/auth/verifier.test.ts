@@ -105,6 +105,7 @@ const BAD_SIGNATURE = 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED';
 const ALG_NOT_ALLOWED = 'ERR_JOSE_ALG_NOT_ALLOWED';
 const JWS_INVALID = 'ERR_JWS_INVALID';
 const CLAIM_INVALID = 'ERR_JWT_CLAIM_VALIDATION_FAILED';
+const KID_REQUIRED = 'ERR_KID_REQUIRED';
 
 let rsa: Signer;
 let rsa2: Signer;
@@ -373,23 +374,42 @@ describe('key selection', () => {
   });
 
   it.each([
-    ['a path', '../../etc/passwd'],
-    ['SQL', "' OR 1=1 --"],
-    ['a shell command', '$(rm -rf /)'],
-    ['10,000 characters', 'k'.repeat(10_000)],
-    ['a number', 42],
-    ['an object', { kid: 'rsa-1' }],
-    ['null', null],
-  ])('refuses a kid that is %s, even on a token the real key signed', async (_what, kid) => {
-    const token = handSigned(rsaHeader({ kid }), JSON.stringify(claims()), rsa.nodeKey);
+    ['a path', '../../etc/passwd', NO_KEY],
+    ['SQL', "' OR 1=1 --", NO_KEY],
+    ['a shell command', '$(rm -rf /)', NO_KEY],
+    ['10,000 characters', 'k'.repeat(10_000), NO_KEY],
+    ['a number', 42, KID_REQUIRED],
+    ['an object', { kid: 'rsa-1' }, KID_REQUIRED],
+    ['an array', ['rsa-1'], KID_REQUIRED],
+    ['null', null, KID_REQUIRED],
+    ['empty', '', KID_REQUIRED],
+  ])(
+    'refuses a kid that is %s, even on a token the real key signed',
+    async (_what, kid, joseCode) => {
+      const token = handSigned(rsaHeader({ kid }), JSON.stringify(claims()), rsa.nodeKey);
 
-    await expectInvalid(verify(token), NO_KEY);
-  });
+      await expectInvalid(verify(token), joseCode);
+      // A kid that names no key is refused before the set is asked, so it cannot refetch it.
+      expect(keySet.lookups).toHaveBeenCalledTimes(joseCode === KID_REQUIRED ? 0 : 1);
+    },
+  );
 
-  it('refuses a token without kid when two keys of the set fit its algorithm', async () => {
-    const token = await signed({ alg: 'RS256' }, rsa.privateKey);
+  describe('a correctly signed token without kid, refused before any key lookup', () => {
+    it.each([
+      ['one key', () => [rsa.publicJwk]],
+      ['one key of its algorithm among others', () => [rsa.publicJwk, ec.publicJwk, ed.publicJwk]],
+      ['two keys of its algorithm', () => [rsa.publicJwk, rsa2.publicJwk]],
+    ])('on a set of %s', async (_what, keys) => {
+      const held = stubKeySet(keys());
+      const verifier = createVerifier({ keySet: held, issuer: ISSUER, clockToleranceSeconds: 0 });
+      const withKid = await signed({ alg: 'RS256', kid: rsa.kid }, rsa.privateKey);
+      const withoutKid = await signed({ alg: 'RS256' }, rsa.privateKey);
 
-    await expectInvalid(verify(token), 'ERR_JWKS_MULTIPLE_MATCHING_KEYS');
+      await expect(verifier(withKid)).resolves.toMatchObject({ sub: 'owner-1' });
+      await expectInvalid(verifier(withoutKid), KID_REQUIRED);
+      await expectInvalid(verifier(withoutKid), KID_REQUIRED);
+      expect(held.lookups).toHaveBeenCalledTimes(1);
+    });
   });
 });
 
