@@ -8,12 +8,15 @@
  *   --metrics                           print the RollupDrift metric as one EMF line
  *                                       (RollupCheckFailed when the check could not run)
  *   --service-role NAME                 also check that role's statement_timeout (set by
- *                                       npm run db:migrate -- --service-role NAME)
+ *                                       npm run db:migrate -- --service-role NAME) against
+ *                                       DB_STATEMENT_TIMEOUT_MS, with DB_STATEMENT_TIMEOUT_VIA=role
  * Exit status: 0 the rollups equal their source rows (after the repair, with --repair), 1 they
- * differ or the service role has no statement timeout, 2 bad arguments or database settings,
+ * differ, or the service role has no statement timeout or (DB_STATEMENT_TIMEOUT_VIA=role) one
+ * above DB_STATEMENT_TIMEOUT_MS, 2 bad arguments or database settings,
  * 3 the check could not run (the database or its secret not reached, a permission or a
  * statement refused); each failure one line on stderr.
  */
+import { ConfigError, statementTimeoutMs, statementTimeoutVia } from '../../shared/config';
 import { exitOnToolError, hasDatabase, oneLine, openToolDatabase } from './connection';
 import {
   CHECK_USAGE,
@@ -22,7 +25,12 @@ import {
   parseCheckArgs,
   runCheck,
 } from './drift';
-import { describeRoleTimeout, roleStatementTimeout, takeServiceRole } from './service-role';
+import {
+  describeRoleTimeout,
+  roleStatementTimeout,
+  takeServiceRole,
+  type FunctionsTimeout,
+} from './service-role';
 
 const withRole = takeServiceRole(process.argv.slice(2));
 const parsed = 'error' in withRole ? withRole : parseCheckArgs([...withRole.rest]);
@@ -30,6 +38,21 @@ if ('error' in parsed) {
   process.stderr.write(`${parsed.error}\n${CHECK_USAGE}\n`);
   process.exit(2);
 }
+const role = 'role' in withRole ? withRole.role : undefined;
+/** The functions' settings the role's statement_timeout is checked against. */
+const functions = ((): FunctionsTimeout | undefined => {
+  if (role === undefined) return undefined;
+  try {
+    return {
+      statementTimeoutMs: statementTimeoutMs(process.env),
+      statementTimeoutVia: statementTimeoutVia(process.env),
+    };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return process.exit(2);
+  }
+})();
 if (!hasDatabase(process.env)) {
   process.stderr.write(`DATABASE_URL is not set.\n${CHECK_USAGE}\n`);
   process.exit(2);
@@ -52,10 +75,11 @@ try {
   process.exitCode = await runCheck(sql, parsed.options, (line) => {
     process.stdout.write(`${line}\n`);
   });
-  if ('role' in withRole && withRole.role !== undefined) {
-    const role = describeRoleTimeout(withRole.role, await roleStatementTimeout(sql, withRole.role));
-    process.stdout.write(`${role.line}\n`);
-    if (!role.ok) process.exitCode = 1;
+  if (role !== undefined) {
+    const timeout = await roleStatementTimeout(sql, role);
+    const described = describeRoleTimeout(role, timeout, functions);
+    process.stdout.write(`${described.line}\n`);
+    if (!described.ok) process.exitCode = 1;
   }
 } catch (error) {
   await sql.end({ timeout: 0 }).catch(() => undefined);

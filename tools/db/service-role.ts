@@ -7,13 +7,17 @@
  */
 import { parseArgs } from 'node:util';
 import type { Sql } from '../../shared/db/client';
+import { FUNCTION_SETTINGS } from '../../shared/settings';
 
 /** PostgreSQL's own name rules for a role the tools will name in DDL. */
 const ROLE_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
 
 export const isRoleName = (name: string): boolean => ROLE_NAME.test(name);
 
-/** Sets `role`'s statement_timeout (in every database) to `ms` milliseconds. */
+/**
+ * Sets `role`'s statement_timeout (in every database) to `ms` milliseconds, and drops the one it
+ * may have for the current database alone, which would win over it there.
+ */
 export const setRoleStatementTimeout = async (
   sql: Sql,
   role: string,
@@ -22,6 +26,8 @@ export const setRoleStatementTimeout = async (
   if (!isRoleName(role)) throw new TypeError('not a role name');
   if (!Number.isInteger(ms) || ms <= 0) throw new RangeError('not a positive whole number of ms');
   await sql.unsafe(`alter role "${role}" set statement_timeout = ${ms}`);
+  const [here] = await sql<{ name: string }[]>`select current_database() as name`;
+  await sql`alter role ${sql(role)} in database ${sql(here?.name ?? '')} reset statement_timeout`;
 };
 
 /**
@@ -98,17 +104,54 @@ export const takeServiceRole = (
   return { role, rest: args.filter((_arg, index) => !used.includes(index)) };
 };
 
-/** One line on `role`'s statement timeout: whether the functions behind a proxy are bounded. */
+/** What the functions do with DB_STATEMENT_TIMEOUT_MS (shared/config.ts). */
+export interface FunctionsTimeout {
+  readonly statementTimeoutMs: number;
+  readonly statementTimeoutVia: 'startup' | 'role';
+}
+
+/**
+ * One line on `role`'s statement timeout: whether the functions behind a proxy are bounded and,
+ * given the functions' settings, whether the bound fits theirs. With DB_STATEMENT_TIMEOUT_VIA=role
+ * the role's is the server's limit, and the client gives up on a query DB_STATEMENT_TIMEOUT_MS
+ * and a margin after sending it: a role's above it would have the client cut off queries the server
+ * allows, and is refused; one below it only ends queries sooner, on the server. With `startup`
+ * the functions send their own, which overrides the role's: only a role without one is refused.
+ */
 export const describeRoleTimeout = (
   role: string,
   timeout: number | undefined | null,
+  functions?: FunctionsTimeout,
 ): { readonly ok: boolean; readonly line: string } => {
   if (timeout === null) return { ok: false, line: `service role ${role}: no such role` };
+  const migrate = `npm run db:migrate -- --service-role ${role}`;
   if (timeout === undefined || timeout === 0) {
+    return { ok: false, line: `service role ${role}: no statement_timeout (${migrate})` };
+  }
+  const line = `service role ${role}: statement_timeout ${timeout} ms`;
+  if (functions === undefined) return { ok: true, line };
+  const setting = functions.statementTimeoutMs;
+  if (functions.statementTimeoutVia === 'startup') {
     return {
-      ok: false,
-      line: `service role ${role}: no statement_timeout (npm run db:migrate -- --service-role ${role})`,
+      ok: true,
+      line: `${line}, not compared: with DB_STATEMENT_TIMEOUT_VIA=startup the functions send DB_STATEMENT_TIMEOUT_MS (${setting} ms), which overrides it`,
     };
   }
-  return { ok: true, line: `service role ${role}: statement_timeout ${timeout} ms` };
+  if (timeout > setting) {
+    const raise =
+      timeout <= FUNCTION_SETTINGS.DB_STATEMENT_TIMEOUT_MS.max
+        ? ` or raise DB_STATEMENT_TIMEOUT_MS to ${Math.ceil(timeout)}`
+        : '';
+    return {
+      ok: false,
+      line: `${line} is above DB_STATEMENT_TIMEOUT_MS (${setting} ms): queries the server allows would be cut off by the client, which waits ${setting} ms and a margin; set the role's to ${setting} ms (${migrate})${raise}`,
+    };
+  }
+  if (timeout < setting) {
+    return {
+      ok: true,
+      line: `${line}, below DB_STATEMENT_TIMEOUT_MS (${setting} ms): the server cancels a statement at ${timeout} ms, before the client would (${migrate} sets ${setting} ms)`,
+    };
+  }
+  return { ok: true, line: `${line}, as DB_STATEMENT_TIMEOUT_MS` };
 };

@@ -127,3 +127,156 @@ describe('the service role statement timeout', () => {
     expect(await settings()).toEqual(before);
   });
 });
+
+describe("db:check against DB_STATEMENT_TIMEOUT_MS: the role's statement_timeout the functions get", () => {
+  const SETTING = { DB_STATEMENT_TIMEOUT_MS: '5000' };
+  const VIA_ROLE = { ...SETTING, DB_STATEMENT_TIMEOUT_VIA: 'role' };
+  let role = '';
+  let count = 0;
+
+  /** The role's own statement_timeout, in every database or in this one alone. */
+  const setRoleTimeout = async (value: string, here = false) => {
+    const [database] = await sql<{ name: string }[]>`select current_database() as name`;
+    const where = here ? sql`in database ${sql(database?.name ?? '')}` : sql``;
+    await sql`alter role ${sql(role)} ${where} set statement_timeout = ${sql.unsafe(`'${value}'`)}`;
+  };
+  const check = (env: Record<string, string>) =>
+    tool('check.ts', [...NO_RESTAURANT, '--service-role', role], env);
+
+  beforeEach(async () => {
+    count += 1;
+    role = `portal_check_timeout_${String(process.pid)}_${String(count)}`;
+    await sql`create role ${sql(role)} login`;
+  });
+
+  afterEach(async () => {
+    await sql`drop role if exists ${sql(role)}`;
+  });
+
+  it('refuses a role timeout above the setting with exit 1, naming both and what to do', async () => {
+    // Prepare
+    await setRoleTimeout('10s');
+
+    // Act
+    const checked = await check(VIA_ROLE);
+
+    // Assess
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toContain(
+      `service role ${role}: statement_timeout 10000 ms is above DB_STATEMENT_TIMEOUT_MS (5000 ms): queries the server allows would be cut off by the client, which waits 5000 ms and a margin; set the role's to 5000 ms (npm run db:migrate -- --service-role ${role}) or raise DB_STATEMENT_TIMEOUT_MS to 10000\n`,
+    );
+  });
+
+  it.each([
+    ['none', undefined],
+    ['0', '0'],
+  ])('refuses a role without a timeout (%s) with exit 1, as before', async (_name, value) => {
+    // Prepare
+    if (value !== undefined) await setRoleTimeout(value);
+
+    // Act
+    const checked = await check(VIA_ROLE);
+
+    // Assess
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toContain(
+      `service role ${role}: no statement_timeout (npm run db:migrate -- --service-role ${role})\n`,
+    );
+  });
+
+  it('passes a role timeout equal to the setting', async () => {
+    // Prepare
+    await setRoleTimeout('5000');
+
+    // Act
+    const checked = await check(VIA_ROLE);
+
+    // Assess
+    expect(checked).toMatchObject({ code: 0, stderr: '' });
+    expect(checked.stdout).toContain(
+      `service role ${role}: statement_timeout 5000 ms, as DB_STATEMENT_TIMEOUT_MS\n`,
+    );
+  });
+
+  it('passes a role timeout below the setting, which cuts no query the server allows, with a note', async () => {
+    // Prepare
+    await setRoleTimeout('2s');
+
+    // Act
+    const checked = await check(VIA_ROLE);
+
+    // Assess
+    expect(checked).toMatchObject({ code: 0, stderr: '' });
+    expect(checked.stdout).toContain(
+      `service role ${role}: statement_timeout 2000 ms, below DB_STATEMENT_TIMEOUT_MS (5000 ms): the server cancels a statement at 2000 ms, before the client would (npm run db:migrate -- --service-role ${role} sets 5000 ms)\n`,
+    );
+  });
+
+  it("ignores the role's value with DB_STATEMENT_TIMEOUT_VIA=startup, which overrides it, and says so", async () => {
+    // Prepare
+    await setRoleTimeout('10s');
+
+    // Act
+    const checked = await check({ ...SETTING, DB_STATEMENT_TIMEOUT_VIA: 'startup' });
+
+    // Assess
+    expect(checked).toMatchObject({ code: 0, stderr: '' });
+    expect(checked.stdout).toContain(
+      `service role ${role}: statement_timeout 10000 ms, not compared: with DB_STATEMENT_TIMEOUT_VIA=startup the functions send DB_STATEMENT_TIMEOUT_MS (5000 ms), which overrides it\n`,
+    );
+  });
+
+  it("reads this database's own setting for the role before its every-database one, and db:migrate drops it", async () => {
+    // Prepare
+    await setRoleTimeout('5000');
+    await setRoleTimeout('10000', true);
+
+    // Act
+    const before = await check(VIA_ROLE);
+    const migrated = await tool('migrate-cli.ts', ['--service-role', role], SETTING);
+    const after = await check(VIA_ROLE);
+
+    // Assess
+    expect(before.code).toBe(1);
+    expect(before.stdout).toContain(`service role ${role}: statement_timeout 10000 ms is above`);
+    expect(migrated.code).toBe(0);
+    expect(after.code).toBe(0);
+    expect(after.stdout).toContain(`service role ${role}: statement_timeout 5000 ms, as`);
+  });
+
+  // Logging in as the role needs the real server (TEST_DATABASE_URL), not the embedded PGlite.
+  (process.env.TEST_DATABASE_KIND === 'postgresql' ? it : it.skip)(
+    "reads what a connection of the role gets without a startup parameter, this database's setting first",
+    async () => {
+      // Prepare
+      await setRoleTimeout('5000');
+      await setRoleTimeout('7s', true);
+      const url = new URL(process.env.DATABASE_URL ?? '');
+      url.username = role;
+      url.password = '';
+      const asRole = postgres(url.href, { max: 1, onnotice: () => undefined });
+
+      // Act
+      const checked = await check(VIA_ROLE);
+      const [shown] = await asRole<{ statement_timeout: string }[]>`show statement_timeout`.finally(
+        () => asRole.end(),
+      );
+
+      // Assess
+      expect(shown?.statement_timeout).toBe('7s');
+      expect(checked.stdout).toContain(`service role ${role}: statement_timeout 7000 ms is above`);
+    },
+  );
+
+  it('refuses a bad DB_STATEMENT_TIMEOUT_MS beside --service-role with exit 2', async () => {
+    // Act
+    const checked = await check({ DB_STATEMENT_TIMEOUT_MS: '5' });
+
+    // Assess
+    expect(checked).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'DB_STATEMENT_TIMEOUT_MS must be a whole number from 100 to 60000\n',
+    });
+  });
+});
