@@ -10,8 +10,9 @@
  * is what a file under functions/ exports: the same chain on the container's dependencies,
  * with the definition's SQL bound to its pool once per container.
  */
-import middy from '@middy/core';
+import middy, { type Request } from '@middy/core';
 import type { Database } from '../shared/db/database';
+import { enterRequestDeadline } from '../shared/deadline';
 import { headerValues, jsonResult, queryStringValues } from '../shared/http/event';
 import type { GatewayEvent, GatewayResult } from '../shared/http/event';
 import { parsePluginParameters, type PluginParameters } from '../shared/plugins/parameters';
@@ -52,7 +53,14 @@ export const baseChain = (
   { verifiesTokens = false }: { readonly verifiesTokens?: boolean } = {},
 ) => {
   const log = accessLog({ logger: deps.logger });
-  return middy<GatewayEvent, GatewayResult, Error, PortalContext>(log.plugin)
+  return middy<GatewayEvent, GatewayResult, Error, PortalContext>({
+    ...log.plugin,
+    // Before any step, synchronously: the database bounds this invocation's queries by it.
+    // Middy calls the hook with the request, which its types leave out.
+    requestStart: ((request: Pick<Request, 'context'>) => {
+      enterRequestDeadline(request.context);
+    }) as () => void,
+  })
     .use(
       nonHttpEvent({
         logger: deps.logger,

@@ -13,11 +13,14 @@
  *
  *   initialisation: max(2 × key set, secret + 2 × connect)
  *   + the request's own secret read + 2 × connect
- *   + the query: DB_STATEMENT_TIMEOUT_MS + the silence margin
+ *   + the query: DB_STATEMENT_TIMEOUT_MS + its margin + DB_PROXY_QUEUE_MS
+ *
+ * A query's deadline is also cut to the request's (shared/deadline.ts), so a container that
+ * overruns this sum still answers; the sum is what lets every bound take its full length.
  */
 import { KEY_SET_DEFAULTS } from './auth/key-set';
 import type { ServiceConfig } from './config';
-import { SILENCE_MARGIN_MS } from './db/silence';
+import { QUERY_MARGIN_MS } from './db/watch';
 
 /** API Gateway's limit on an integration (REST API): the function timeout must stay below it. */
 export const API_GATEWAY_TIMEOUT_SECONDS = 29;
@@ -41,7 +44,10 @@ export const requestBudget = (config: Pick<ServiceConfig, 'database'>): RequestB
     { name: 'initialisation', ms: Math.max(keySetMs, secretMs + connectMs) },
     ...(secretMs > 0 ? [{ name: 'secret', ms: secretMs }] : []),
     { name: 'connect', ms: connectMs },
-    { name: 'query', ms: database.statementTimeoutMs + SILENCE_MARGIN_MS },
+    {
+      name: 'query',
+      ms: database.statementTimeoutMs + QUERY_MARGIN_MS + (database.proxyQueueMs ?? 0),
+    },
   ];
   return { parts, totalMs: parts.reduce((sum, part) => sum + part.ms, 0) };
 };
@@ -65,7 +71,7 @@ export const budgetProblem = (
   return (
     `one request may wait ${describeBudget(budget)} on its peers, not below the function ` +
     `timeout of ${functionTimeoutSeconds} s: lower DB_STATEMENT_TIMEOUT_MS, ` +
-    `DB_CONNECT_TIMEOUT_SECONDS or DB_SECRET_TIMEOUT_MS, or raise provider.timeout in ` +
+    `DB_PROXY_QUEUE_MS, DB_CONNECT_TIMEOUT_SECONDS or DB_SECRET_TIMEOUT_MS, or raise provider.timeout in ` +
     `serverless.yml (below ${API_GATEWAY_TIMEOUT_SECONDS} s)`
   );
 };

@@ -343,6 +343,7 @@ export const loadConfig = (env: Env = process.env): ServiceConfig => {
       poolMax: integer(env, 'DB_POOL_MAX', LIMITS.DB_POOL_MAX),
       statementTimeoutMs: statementTimeoutMs(env),
       statementTimeoutVia: statementTimeoutVia(env),
+      proxyQueueMs: integer(env, 'DB_PROXY_QUEUE_MS', LIMITS.DB_PROXY_QUEUE_MS),
       connectTimeoutSeconds: integer(
         env,
         'DB_CONNECT_TIMEOUT_SECONDS',

@@ -17,6 +17,7 @@ export const FUNCTION_SETTINGS = {
   DB_POOL_MAX: { min: 1, max: 20, default: 2 },
   DB_STATEMENT_TIMEOUT_MS: { min: 100, max: 60_000, default: 5000 },
   DB_STATEMENT_TIMEOUT_VIA: { choices: ['startup', 'role'], default: 'startup' },
+  DB_PROXY_QUEUE_MS: { min: 0, max: 20_000, default: 0 },
   DB_CONNECT_TIMEOUT_SECONDS: { min: 1, max: 60, default: 2 },
   DB_PREPARE: { boolean: true, default: true },
   DB_TLS: { choices: ['verify-full', 'require', 'disable'] },

@@ -9,7 +9,7 @@ import postgres from 'postgres';
 import { urlHost } from './credentials';
 import { poolSocket } from './postgres-workarounds';
 import { keepText, textArray } from './types';
-import type { SilenceWatch } from './silence';
+import type { ConnectionWatch } from './watch';
 import { tlsOptions, type DatabaseTls } from './tls';
 
 export type Sql = postgres.Sql;
@@ -39,6 +39,12 @@ export interface PoolOptions {
    * own `statement_timeout` applies (`npm run db:migrate -- --service-role`).
    */
   readonly statementTimeoutVia?: 'startup' | 'role';
+  /**
+   * How long a query may wait in a proxy's queue (RDS Proxy, PgBouncer) for a database
+   * connection, on top of the statement's own bound (shared/db/watch.ts); 0: a direct
+   * connection, where no one queues it.
+   */
+  readonly proxyQueueMs?: number;
   readonly connectTimeoutSeconds: number;
   /**
    * Named prepared statements, postgres.js's default (true). A proxy that pools by transaction
@@ -70,10 +76,14 @@ const reconnectBackoff = (retries: number): number =>
   (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, RECONNECT_BACKOFF_MAX_SECONDS);
 
 /**
- * A pool. With `watch`, its sockets are watched for silence (shared/db/silence.ts): the caller
- * bounds its queries with `watch.bound` and retires the pool when the watch says so.
+ * A pool. With `watch`, its sockets are watched (shared/db/watch.ts): the caller bounds its
+ * queries with `watch.bound`, which drops the connections a query passed its deadline on.
  */
-export const createSql = (options: DatabaseOptions, watch?: SilenceWatch): Sql => {
+export const createSql = (options: DatabaseOptions, watch?: ConnectionWatch): Sql => {
+  const tls = tlsOptions(
+    options.tls,
+    'url' in options ? urlHost(options.url) : options.server.host,
+  );
   const settings: postgres.Options<Record<string, postgres.PostgresType>> & {
     socket: ReturnType<typeof poolSocket>;
   } = {
@@ -91,14 +101,15 @@ export const createSql = (options: DatabaseOptions, watch?: SilenceWatch): Sql =
     types: { date: keepText, textArray },
     fetch_types: false,
     onnotice: () => undefined,
-    socket: poolSocket(options.connectTimeoutSeconds * 1000, watch),
+    // TLS is negotiated by the socket factory (shared/db/postgres-workarounds.ts), never by
+    // postgres.js, whatever the URL says.
+    ssl: false,
+    socket: poolSocket(options.connectTimeoutSeconds * 1000, {
+      ...(watch === undefined ? {} : { watch }),
+      ...(tls === false ? {} : { tls }),
+    }),
   };
-  if ('url' in options) {
-    return postgres(options.url, {
-      ...settings,
-      ssl: tlsOptions(options.tls, urlHost(options.url)),
-    });
-  }
+  if ('url' in options) return postgres(options.url, settings);
   const { host, port, database, username, password } = options.server;
   return postgres({
     ...settings,
@@ -107,7 +118,6 @@ export const createSql = (options: DatabaseOptions, watch?: SilenceWatch): Sql =
     database,
     username,
     password,
-    ssl: tlsOptions(options.tls, host),
   });
 };
 

@@ -15,10 +15,12 @@
  * environment before its first request, so a query whose wait for the warm-up's secret read
  * ended in a failure reads the secret again itself.
  *
- * Every query is bounded on the client side too (shared/db/silence.ts): when the database says
- * nothing for DB_STATEMENT_TIMEOUT_MS plus a margin while queries wait, they fail with a
- * DatabaseTimeoutError and the pool is retired: its connections are destroyed, never used
- * again, and the next query opens a new pool, whose connections look the host up again.
+ * Every query has a deadline on the client side too (shared/db/watch.ts): the statement timeout,
+ * a margin and DB_PROXY_QUEUE_MS, or the request's own deadline when that comes first. A query
+ * that passes it fails with a DatabaseTimeoutError and only the connection it waited on is
+ * destroyed. The pool is retired only when a new connection cannot be made either (refused,
+ * hung up on, never greeted): its connections are destroyed, never used again, and the next
+ * query opens a new pool, whose connections look the host up again.
  */
 import type { Logger } from '../logger';
 import {
@@ -28,7 +30,14 @@ import {
   type PoolOptions,
   type Sql,
 } from './client';
-import { createSilenceWatch, SILENCE_MARGIN_MS, type SilenceWatch } from './silence';
+import { requestDeadline } from '../deadline';
+import {
+  createConnectionWatch,
+  QUERY_MARGIN_MS,
+  type ConnectionWatch,
+  type Deadline,
+  type DeadlinePassed,
+} from './watch';
 import {
   isRejectedLogin,
   parseSecretCredentials,
@@ -53,7 +62,7 @@ export interface Database {
   warmUp(connections: number): Promise<unknown>;
   /**
    * `select 1` through `run`, as every query goes: the secret read when there is one, the
-   * pool's TLS, its connect timeout and its silence bound. Resolves once the database answered;
+   * pool's TLS, its connect timeout and its deadline. Resolves once the database answered;
    * rejects with the query's failure.
    */
   check(): Promise<void>;
@@ -76,8 +85,8 @@ const ENDING_POOL_TIMEOUT_SECONDS = 5;
 
 interface Pool {
   readonly sql: Sql;
-  /** Bounds the pool's queries; retires the pool when the database goes silent. */
-  readonly watch: SilenceWatch;
+  /** Bounds the pool's queries by their deadlines; drops the connections that passed one. */
+  readonly watch: ConnectionWatch;
   /** The credentials it was opened with (undefined for a connection string). */
   readonly credentials?: DatabaseCredentials;
 }
@@ -117,6 +126,27 @@ const bindTo = <D>(database: Pick<Database, 'run'>, make: (sql: Sql) => D): D =>
   ) as D;
 };
 
+/** The codes of a connection that could not be made: refused, unreachable, hung up on, not greeted. */
+const CONNECT_FAILURES = new Set([
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ERR_DATABASE_HANGS_UP',
+]);
+
+/** Whether `error` says a new connection could not be made (rather than a query failed). */
+const noConnection = (error: unknown): boolean => {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, stage } = error as { code?: unknown; stage?: unknown };
+  return (
+    (code === 'ERR_DATABASE_TIMEOUT' && stage === 'connect') || CONNECT_FAILURES.has(code as string)
+  );
+};
+
 export const createDatabase = (
   source: DatabaseSource,
   options: PoolOptions,
@@ -127,11 +157,40 @@ export const createDatabase = (
   let credentials: DatabaseCredentials | undefined;
   let reading: Promise<DatabaseCredentials> | undefined;
   let lastReread = Number.NEGATIVE_INFINITY;
-  /** The pool opened last: the one a silence on it replaces. */
+  /** The pool opened last: the one a failed connect replaces. */
   let latest: Pool | undefined;
-  const silenceMs = options.statementTimeoutMs + SILENCE_MARGIN_MS;
+  const proxyQueueMs = options.proxyQueueMs ?? 0;
+  const path = proxyQueueMs > 0 ? 'proxy' : 'direct';
+  /** A query's own bound: the server cancels a statement first; a proxy may queue it before. */
+  const queryBoundMs = options.statementTimeoutMs + QUERY_MARGIN_MS + proxyQueueMs;
   /** Pools being opened by the warm-up: a query retries the opening when one fails. */
   const openedByWarmUp = new WeakSet<Promise<Pool>>();
+
+  /** The query's own bound from now, or the request's deadline when that comes first. */
+  const deadline = (): Deadline => {
+    const own = performance.now() + queryBoundMs;
+    const request = requestDeadline();
+    return request < own ? { at: request, kind: 'request' } : { at: own, kind: 'query' };
+  };
+
+  /**
+   * The line for a query that passed its deadline: how long it waited and on what. Behind a
+   * proxy, a wait beyond the statement's own bound was, at least in part, in the proxy's queue:
+   * the server would have cancelled the statement.
+   */
+  const passedDeadline = ({ waitedMs, deadline: kind, stage, dropped }: DeadlinePassed) => {
+    const queuedMs = waitedMs - options.statementTimeoutMs - QUERY_MARGIN_MS;
+    logger.log('warn', 'database query passed its deadline', {
+      waitedMs,
+      deadline: kind,
+      stage,
+      path,
+      dropped,
+      ...(path === 'proxy' && stage === 'query' && queuedMs > 0
+        ? { queuedAtLeastMs: queuedMs }
+        : {}),
+    });
+  };
 
   const readCredentials = (): Promise<DatabaseCredentials> => {
     if (!('readSecret' in source)) throw new TypeError('no secret to read');
@@ -166,14 +225,9 @@ export const createDatabase = (
     };
   };
 
-  /** A new pool, watched for silence; the one a later silence replaces. */
+  /** A new pool, its queries bounded by their deadlines; the one a failed connect replaces. */
   const open = (opened?: DatabaseCredentials): Pool => {
-    const watch = createSilenceWatch({
-      silenceMs,
-      onSilent: () => {
-        retire(created);
-      },
-    });
+    const watch = createConnectionWatch({ onDeadline: passedDeadline });
     const sql = createSql(target(opened), watch);
     const created: Pool =
       opened === undefined ? { sql, watch } : { sql, watch, credentials: opened };
@@ -182,21 +236,23 @@ export const createDatabase = (
   };
 
   /**
-   * After a silence: the next query opens a new pool (when `silent` is still the current one),
-   * and `silent` ends at once, every socket of it destroyed.
+   * After a connection could not be made: the pool's other connections share its path, so the
+   * next query opens a new pool (when `failed` is still the current one), and `failed` ends at
+   * once, every socket of it destroyed.
    */
-  const retire = (silent: Pool) => {
-    if (latest === silent) {
-      logger.log('warn', 'database silent: its connections are closed, new ones opened', {
-        silenceMs,
+  const retire = (failed: Pool, error: unknown) => {
+    if (latest === failed) {
+      logger.log('warn', 'database unreachable: no connection could be made; pool replaced', {
+        errorCode: String((error as { code?: unknown }).code),
+        path,
       });
-      pool = Promise.resolve(open(silent.credentials));
+      pool = Promise.resolve(open(failed.credentials));
     }
-    void silent.sql
+    void failed.sql
       .end({ timeout: 0 })
       .catch(() => undefined)
       .finally(() => {
-        silent.watch.destroySockets();
+        failed.watch.destroySockets();
       });
   };
 
@@ -265,12 +321,13 @@ export const createDatabase = (
     const used = await (byWarmUp ? current(true) : poolForQuery());
     const attempted = credentials;
     try {
-      return await used.watch.bound(() => work(used.sql));
+      return await used.watch.bound(() => work(used.sql), deadline());
     } catch (error) {
+      if (noConnection(error)) retire(used, error);
       if (!isRejectedLogin(error)) throw error;
       const next = await renewed(used, attempted);
       if (next === undefined) throw error;
-      return next.watch.bound(() => work(next.sql));
+      return next.watch.bound(() => work(next.sql), deadline());
     }
   };
 

@@ -4,7 +4,7 @@
  * its types do not promise: the untyped `socket` option (a factory of connected sockets), when it
  * writes to a socket, and how it treats one that closes. tests/integration/db/
  * postgres-workarounds.test.ts fails when an upgrade changes what they rely on, or fixes what
- * they work around; shared/db/silence.ts relies on the same option.
+ * they work around; shared/db/watch.ts relies on the same option.
  *
  * - porsager/postgres#1193: a connection closed cleanly before the server answered leaves its
  *   query unsettled and reconnects at once, without end. `guardedSocket` counts such hang-ups
@@ -12,9 +12,16 @@
  * - porsager/postgres#1179: a failed connect is retried at once, in a tight loop, by every
  *   connection of the pool. `guardedSocket` bounds the TCP connect, and a refusal reaches
  *   postgres.js as a `FailedConnection`, which takes its own path for a failed connect.
+ * - TLS is negotiated here, not by postgres.js (which is given `ssl: false`), so that the pool's
+ *   watch holds the socket postgres.js writes to: destroying a connection that passed its
+ *   deadline destroys that socket, whose later writes then fail quietly. Destroyed under
+ *   postgres.js's own TLS socket, the TCP socket leaves that one writing to a closed handle
+ *   (EBADF, raised after postgres.js stopped listening for errors).
  */
-import { connect, Socket, type LookupFunction } from 'node:net';
-import type { SilenceWatch } from './silence';
+import { once } from 'node:events';
+import { connect, isIP, Socket, type LookupFunction } from 'node:net';
+import { connect as connectTls, type ConnectionOptions } from 'node:tls';
+import type { ConnectionWatch } from './watch';
 
 /** postgres.js's version these were written against, and the one package.json pins. */
 export const POSTGRES_JS_VERSION = '3.4.9';
@@ -34,6 +41,38 @@ export interface SocketTarget {
 
 export const HANG_UP_LIMIT = 3;
 
+/** A database that answered PostgreSQL's SSLRequest with anything but `S`. */
+export class DatabaseTlsRefusedError extends Error {
+  override readonly name = 'DatabaseTlsRefusedError';
+  readonly code = 'ERR_DATABASE_TLS_REFUSED';
+}
+
+/** PostgreSQL's SSLRequest: length 8, code 80877103. */
+const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
+const WILLING = 0x53; // 'S'
+
+/**
+ * The SSLRequest, then the TLS handshake on `socket`. Only the single byte `S` is accepted: bytes
+ * after it, before the handshake, would be read as if they came over TLS.
+ */
+const secure = async (
+  socket: Socket,
+  options: ConnectionOptions,
+  host: string,
+): Promise<Socket> => {
+  socket.write(SSL_REQUEST);
+  const [reply] = (await once(socket, 'data')) as [Buffer];
+  if (reply.length !== 1 || reply[0] !== WILLING) {
+    throw new DatabaseTlsRefusedError('the database did not accept TLS');
+  }
+  const secured = connectTls({
+    ...(isIP(host) ? {} : { servername: host }),
+    ...options,
+    socket,
+  });
+  await once(secured, 'secureConnect');
+  return secured;
+};
 /**
  * postgres.js reconnects at once, without limit, when a connection closes before the server
  * answered while a query waits for it: against an endpoint that accepts and hangs up (a load
@@ -46,7 +85,16 @@ export const HANG_UP_LIMIT = 3;
  */
 export const guardedSocket = (
   connectTimeoutMs: number,
-  { watch, lookup }: { readonly watch?: SilenceWatch; readonly lookup?: LookupFunction } = {},
+  {
+    watch,
+    lookup,
+    tls,
+  }: {
+    readonly watch?: ConnectionWatch;
+    readonly lookup?: LookupFunction;
+    /** TLS to negotiate before handing the socket over (shared/db/tls.ts); absent: none. */
+    readonly tls?: ConnectionOptions;
+  } = {},
 ) => {
   let hangUps = 0;
   return (target: SocketTarget): Promise<Socket> => {
@@ -54,6 +102,7 @@ export const guardedSocket = (
       hangUps = 0;
       return Promise.reject(new DatabaseHangsUpError('the database closes every connection'));
     }
+    const host = target.host[0] ?? 'localhost';
     return new Promise((resolve, reject) => {
       // A host name is looked up again for every connection (Node keeps no DNS cache): after a
       // failover moves the name, the next connection reaches the new server.
@@ -61,7 +110,7 @@ export const guardedSocket = (
         ? connect(target.path)
         : connect({
             port: target.port[0] ?? 5432,
-            host: target.host[0] ?? 'localhost',
+            host,
             ...(lookup === undefined ? {} : { lookup }),
           });
       watch?.opened(socket);
@@ -91,8 +140,24 @@ export const guardedSocket = (
       });
       socket.once('connect', () => {
         connected = true;
-        clearTimeout(timer);
-        resolve(socket);
+        if (tls === undefined) {
+          clearTimeout(timer);
+          resolve(socket);
+          return;
+        }
+        // The connect timeout bounds the handshake too.
+        secure(socket, tls, host).then(
+          (secured) => {
+            clearTimeout(timer);
+            watch?.secured(socket, secured);
+            resolve(secured);
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            socket.destroy();
+            reject(error instanceof Error ? error : new Error(String(error)));
+          },
+        );
       });
     });
   };
@@ -127,8 +192,14 @@ export class FailedConnection extends Socket {
 }
 
 /** The guard as postgres.js's `socket` option: its refusals become sockets that fail. */
-export const poolSocket = (connectTimeoutMs: number, watch?: SilenceWatch) => {
-  const guarded = guardedSocket(connectTimeoutMs, watch === undefined ? {} : { watch });
+export const poolSocket = (
+  connectTimeoutMs: number,
+  { watch, tls }: { readonly watch?: ConnectionWatch; readonly tls?: ConnectionOptions } = {},
+) => {
+  const guarded = guardedSocket(connectTimeoutMs, {
+    ...(watch === undefined ? {} : { watch }),
+    ...(tls === undefined ? {} : { tls }),
+  });
   return (target: SocketTarget): Promise<Socket> =>
     guarded(target).catch((error: unknown) => new FailedConnection(error as Error));
 };

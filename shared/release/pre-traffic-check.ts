@@ -4,7 +4,7 @@
  * its `live` alias, with `{ "source": "portal-service-api.pre-traffic" }`.
  *
  * The function runs `select 1` on its own database, as every query does (the secret read when
- * there is one, the pool's TLS, its connect timeout and silence bound: Database.check), and holds
+ * there is one, the pool's TLS, its connect timeout and deadline: Database.check), and holds
  * a usable key set from its own key-set URL (KeySet.check: fetched as a request would), both at
  * once, and answers
  *

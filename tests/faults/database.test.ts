@@ -11,12 +11,19 @@
  * suite's backends in pg_stat_activity. Slowness comes from a test schema placed first on the
  * search path (a startup parameter in the URL) holding a view `restaurants` over
  * public.restaurants that sleeps while a flag row says so: switchable without a restart.
+ *
+ * Each query has a deadline (shared/db/watch.ts): one silent connection among live ones costs
+ * that connection only, and behind a real PgBouncer whose one server connection is busy, a
+ * query waits in its queue up to DB_PROXY_QUEUE_MS, or fails at the request's deadline with the
+ * pool kept.
  */
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import postgres from 'postgres';
 import { reportEndpoint } from '../../middleware/compose';
 import { SAMPLE_OWNER, SAMPLE_OWNERS, type SampleOwner } from '../../tools/db/sample-data';
 import { loadConfig } from '../../shared/config';
+import { QUERY_MARGIN_MS } from '../../shared/db/watch';
+import { ANSWER_MARGIN_MS } from '../../shared/deadline';
 import type { DateRange } from '../../shared/dates';
 import { addDays, eachDay, todayIn } from '../../tools/dates';
 import { ordersPerDay } from '../../shared/reports/orders-per-day';
@@ -24,6 +31,7 @@ import { createDependencies, type Dependencies } from '../../shared/runtime';
 import { jsonBody, lambdaContext, restEvent } from '../support/events';
 import { captureLogs, claimSecrets, type LogCapture } from '../support/log-capture';
 import { expectedDays, rawOrders } from '../support/oracle';
+import { startPgBouncer, type PgBouncer } from '../support/pgbouncer';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { tokenFor } from '../support/tokens';
 
@@ -173,7 +181,10 @@ const urlThrough = (via: TcpProxy, { slow = false } = {}): string => {
 /** A report endpoint with its own dependencies: one warm container. */
 const endpoint = (
   databaseUrl: string,
-  { statementTimeoutMs = STATEMENT_TIMEOUT_MS }: { statementTimeoutMs?: number } = {},
+  {
+    statementTimeoutMs = STATEMENT_TIMEOUT_MS,
+    env = {},
+  }: { statementTimeoutMs?: number; env?: Record<string, string> } = {},
 ): Endpoint => {
   const deps = createDependencies(
     loadConfig({
@@ -183,6 +194,7 @@ const endpoint = (
       DB_CONNECT_TIMEOUT_SECONDS: '1',
       DB_POOL_MAX: String(POOL_MAX),
       LOG_LEVEL: 'info',
+      ...env,
     }),
   );
   built.push(deps);
@@ -287,6 +299,10 @@ const expectFailureLogged = (
   ]);
 };
 
+/** The log lines with `message`. */
+const linesSaying = (capture: LogCapture, message: string): LogLine[] =>
+  parsedLines(capture).filter((line) => line.message === message);
+
 const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls until `check` returns a value, for at most `limitMs`. */
@@ -351,7 +367,7 @@ describe('Faults / Database (real PostgreSQL at TEST_DATABASE_URL)', () => {
       expectFailureLogged(logs!, via, { errorName: expect.any(String) });
     });
 
-    it('connection accepted but never answered (black hole): 500 after the 1 s connect timeout, then 200', async () => {
+    it("connection accepted but never answered (black hole): 500 at the query's deadline (statement timeout + margin, before the 1 s connect timeout), then 200", async () => {
       const via = await proxy();
       await via.setMode('black-hole');
       const service = endpoint(urlThrough(via));
@@ -361,10 +377,17 @@ describe('Faults / Database (real PostgreSQL at TEST_DATABASE_URL)', () => {
       const back = await timed(service);
 
       expectInternalError(down.result);
-      expect(down.ms).toBeGreaterThanOrEqual(900);
+      expect(down.ms).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS + QUERY_MARGIN_MS - 50);
       expect(down.ms).toBeLessThan(3000);
       expectRecovered(back.result);
-      expectFailureLogged(logs!, via, { errorName: 'Error', errorCode: 'CONNECT_TIMEOUT' });
+      expectFailureLogged(logs!, via, {
+        errorName: 'DatabaseTimeoutError',
+        errorCode: 'ERR_DATABASE_TIMEOUT',
+      });
+      // The request's, and the warm-up's when its connects were still waiting: never greeted.
+      const passed = linesSaying(logs!, 'database query passed its deadline');
+      expect(passed.length).toBeGreaterThanOrEqual(1);
+      expect(passed.map((line) => line.stage)).toEqual(passed.map(() => 'connect'));
     });
 
     it('connection accepted and closed at once without a word (hang-up): 500 before the Lambda deadline, a bounded number of connection attempts, then 200', async () => {
@@ -508,7 +531,7 @@ describe('Faults / Database (real PostgreSQL at TEST_DATABASE_URL)', () => {
   });
 
   describe('hung network, no server-side bound', () => {
-    it("responses delayed 2 s: Middy's early timeout answers 500 before a 500 ms deadline, then 200", async () => {
+    it("responses delayed 2 s: the request's deadline answers 500 before a 500 ms Lambda deadline, with the answer's margin left, then 200", async () => {
       const via = await proxy();
       const service = endpoint(urlThrough(via));
       expectRecovered((await timed(service, reportEvent(), contextWithDeadline(10_000))).result);
@@ -519,10 +542,16 @@ describe('Faults / Database (real PostgreSQL at TEST_DATABASE_URL)', () => {
       const back = await timed(service, reportEvent(), contextWithDeadline(10_000));
 
       expectInternalError(hung.result);
-      expect(hung.ms).toBeGreaterThanOrEqual(450);
-      expect(hung.ms).toBeLessThan(1000);
+      expect(hung.ms).toBeGreaterThanOrEqual(500 - ANSWER_MARGIN_MS - 50);
+      expect(hung.ms).toBeLessThan(500);
       expectRecovered(back.result);
-      expectFailureLogged(logs!, via, { errorName: 'TimeoutError' });
+      expectFailureLogged(logs!, via, {
+        errorName: 'DatabaseTimeoutError',
+        errorCode: 'ERR_DATABASE_TIMEOUT',
+      });
+      expect(linesSaying(logs!, 'database query passed its deadline')).toMatchObject([
+        { stage: 'query', deadline: 'request', dropped: 1 },
+      ]);
     });
   });
 
@@ -557,12 +586,17 @@ describe('Faults / Database (real PostgreSQL at TEST_DATABASE_URL)', () => {
       const lines = parsedLines(logs!);
       const failures = lines.filter((line) => line.message === 'request failed');
       expect(failures).toHaveLength(silent.length);
-      // The first waits on a silent connection; the later ones on new connections that are
-      // never greeted, which the connect timeout (1 s) ends.
-      expect(failures.map((line) => line.errorCode)).toEqual([
-        'ERR_DATABASE_TIMEOUT',
-        ...silent.slice(1).map(() => 'CONNECT_TIMEOUT'),
-      ]);
+      // The first two wait on the pool's two silent connections, each dropped in turn; the
+      // later ones on new connections that are never greeted, which replace the pool.
+      expect(failures.map((line) => line.errorCode)).toEqual(
+        silent.map(() => 'ERR_DATABASE_TIMEOUT'),
+      );
+      expect(
+        linesSaying(logs!, 'database query passed its deadline').map((line) => line.stage),
+      ).toEqual(['query', 'query', 'connect', 'connect']);
+      expect(
+        linesSaying(logs!, 'database unreachable: no connection could be made; pool replaced'),
+      ).toHaveLength(2);
       const requests = lines.filter((line) => line.message === 'request');
       expect(requests.map((line) => [line.status, line.DatabaseErrors])).toEqual([
         [200, 0],
@@ -571,6 +605,137 @@ describe('Faults / Database (real PostgreSQL at TEST_DATABASE_URL)', () => {
         ...after.map(() => [200, 0]),
       ]);
       logs!.expectClean([token, ...claimSecrets(owner1), owner1.sub, `127.0.0.1:${via.port}`]);
+    });
+  });
+
+  describe('one connection dead among live ones', () => {
+    it("a compared report with one of its two connections silent: 500 with CORS at the query's deadline, only that connection dropped, and a steady load after it all 200 on the other", async () => {
+      const via = await proxy();
+      const service = endpoint(urlThrough(via));
+      const compared = () => reportEvent({ query: withCompare() });
+      expectRecovered((await timed(service, compared())).result, expectedWeekWithCompare);
+      expect(via.stats()).toMatchObject({ accepted: POOL_MAX, open: POOL_MAX });
+      const [silencedPort] = via.silenceFirst(1);
+
+      const failed = await timed(service, compared(), contextWithDeadline(10_000));
+      const steady: number[] = [];
+      for (let i = 0; i < 20; i += 1) {
+        steady.push(
+          (await timed(service, reportEvent(), contextWithDeadline(10_000))).result.statusCode,
+        );
+      }
+      const backends = await serviceBackends(via);
+
+      expectInternalError(failed.result);
+      expect(failed.ms).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS + QUERY_MARGIN_MS - 50);
+      expect(failed.ms).toBeLessThan(STATEMENT_TIMEOUT_MS + QUERY_MARGIN_MS + 1000);
+      expect(steady).toEqual(steady.map(() => 200));
+      // The live connection carried the load: the dead one closed, none was opened.
+      expect(via.stats()).toMatchObject({ accepted: POOL_MAX, open: POOL_MAX - 1 });
+      expect(backends.length).toBeGreaterThanOrEqual(1);
+      expect(linesSaying(logs!, 'database query passed its deadline')).toMatchObject([
+        { stage: 'query', deadline: 'query', path: 'direct', dropped: 1 },
+      ]);
+      expect(
+        linesSaying(logs!, 'database unreachable: no connection could be made; pool replaced'),
+      ).toEqual([]);
+      expect(silencedPort).toEqual(expect.any(Number));
+      expectFailureLogged(logs!, via, {
+        errorName: 'DatabaseTimeoutError',
+        errorCode: 'ERR_DATABASE_TIMEOUT',
+      });
+    });
+  });
+
+  describe('behind a busy PgBouncer (transaction pooling, one server connection)', () => {
+    /** The statement timeout behind the proxy, and how long its queue may hold a query. */
+    const PROXIED_STATEMENT_MS = 1_000;
+    const QUEUE_MS = 3_000;
+    let bouncer: PgBouncer | undefined;
+    let others: postgres.Sql[] = [];
+    beforeAll(async () => {
+      bouncer = await startPgBouncer({
+        target: new URL(process.env.TEST_DATABASE_URL ?? ''),
+        serverConnections: 1,
+      });
+    }, 20_000);
+    afterEach(async () => {
+      await Promise.all(others.map((sql) => sql.end({ timeout: 1 })));
+      others = [];
+    });
+    afterAll(async () => {
+      await bouncer?.stop();
+    });
+
+    /** The service through a TCP proxy in front of PgBouncer, as RDS Proxy is configured. */
+    const proxied = async () => {
+      const started = await startTcpProxy({ targetHost: '127.0.0.1', targetPort: bouncer!.port });
+      proxies.push(started);
+      const url = new URL(bouncer!.url);
+      url.port = String(started.port);
+      const service = endpoint(url.toString(), {
+        statementTimeoutMs: PROXIED_STATEMENT_MS,
+        env: {
+          DB_STATEMENT_TIMEOUT_VIA: 'role',
+          DB_PREPARE: 'false',
+          DB_PROXY_QUEUE_MS: String(QUEUE_MS),
+        },
+      });
+      expectRecovered((await timed(service, reportEvent(), contextWithDeadline(10_000))).result);
+      return { via: started, service };
+    };
+
+    /** Another client's statement of `seconds`, holding PgBouncer's one server connection. */
+    const queueAhead = async (seconds: number): Promise<{ done: Promise<unknown> }> => {
+      const other = postgres(bouncer!.url, { max: 1, prepare: false, onnotice: () => undefined });
+      others.push(other);
+      const running = other`select pg_sleep(${seconds})`.execute();
+      // Running on the server, not still at the connection's type lookup.
+      await waitFor('the statement to hold the server connection', async () => {
+        const sql = adminSql();
+        const [sleeping] = await sql`
+          select 1 from pg_stat_activity
+          where wait_event = 'PgSleep' and query like 'select pg_sleep%' and pid <> pg_backend_pid()`;
+        return sleeping === undefined ? undefined : true;
+      });
+      return { done: running };
+    };
+
+    it("a queue longer than the statement timeout but within DB_PROXY_QUEUE_MS and the request's deadline: answered 200", async () => {
+      const { via, service } = await proxied();
+      const ahead = await queueAhead(2.5);
+
+      const queued = await timed(service, reportEvent(), contextWithDeadline(10_000));
+      await ahead.done;
+
+      expectRecovered(queued.result);
+      expect(queued.ms).toBeGreaterThan(PROXIED_STATEMENT_MS + QUERY_MARGIN_MS);
+      expect(linesSaying(logs!, 'database query passed its deadline')).toEqual([]);
+      expect(via.stats().accepted).toBe(POOL_MAX);
+    });
+
+    it("a queue longer than the request's deadline: 500 with CORS before it, the waiting connection alone dropped, the pool kept and its other connection used next", async () => {
+      const { via, service } = await proxied();
+      const ahead = await queueAhead(2.5);
+
+      const lambdaMs = 2_000;
+      const queued = await timed(service, reportEvent(), contextWithDeadline(lambdaMs));
+      await ahead.done;
+      const next = await timed(service, reportEvent(), contextWithDeadline(10_000));
+
+      expectInternalError(queued.result);
+      expect(queued.ms).toBeGreaterThanOrEqual(lambdaMs - ANSWER_MARGIN_MS - 50);
+      expect(queued.ms).toBeLessThan(lambdaMs);
+      expectRecovered(next.result);
+      // The other connection answered the next request: nothing new was opened.
+      expect(via.stats()).toMatchObject({ accepted: POOL_MAX, open: POOL_MAX - 1 });
+      expect(linesSaying(logs!, 'database query passed its deadline')).toMatchObject([
+        { stage: 'query', deadline: 'request', path: 'proxy', dropped: 1 },
+      ]);
+      expect(
+        linesSaying(logs!, 'database unreachable: no connection could be made; pool replaced'),
+      ).toEqual([]);
+      expect(logs!.lines().join('\n')).not.toMatch(/silent/);
     });
   });
 

@@ -11,7 +11,8 @@
  * `dropAll()` closes every open connection at once (both sides), as a network drop or a
  * failover would. `silenceAll()` makes every open connection go silent, as a failover behind a
  * path that keeps them does: bytes accepted from either side, nothing passed on, never closed
- * (not even when the server closes its end). The proxy counts the connections it accepted, those open now, the most that
+ * (not even when the server closes its end); `silenceFirst(n)` does that to the n connections
+ * accepted first that are still open, as a route lost to one backend does. The proxy counts the connections it accepted, those open now, the most that
  * were open at once, and remembers the local port of every upstream socket, which is the
  * `client_port` PostgreSQL shows in pg_stat_activity for the backend behind it.
  */
@@ -46,6 +47,8 @@ export interface TcpProxy {
   readonly dropAll: () => void;
   /** Every open connection passes nothing on from now on, and is never closed by the proxy. */
   readonly silenceAll: () => void;
+  /** The same for the `count` open connections accepted first; returns their upstream ports. */
+  readonly silenceFirst: (count: number) => number[];
   readonly stats: () => ProxyStats;
   /** Local ports of every upstream socket opened so far (pg_stat_activity.client_port). */
   readonly upstreamPorts: () => number[];
@@ -182,6 +185,11 @@ export const startTcpProxy = async ({
     silenceAll: () => {
       for (const pair of pairs) pair.silent = true;
     },
+    silenceFirst: (count) =>
+      [...pairs].slice(0, count).flatMap((pair) => {
+        pair.silent = true;
+        return pair.upstream?.localPort === undefined ? [] : [pair.upstream.localPort];
+      }),
     stats: () => ({ accepted, open: pairs.size, peakOpen }),
     upstreamPorts: () => [...ports],
     close: async () => {

@@ -129,8 +129,9 @@ export const SETTINGS: readonly SettingEntry[] = [
   }),
   fn('DB_SECRET_TIMEOUT_MS', 'one read of the secret, retries included'),
   fn('DB_POOL_MAX', 'connections per container'),
-  fn('DB_STATEMENT_TIMEOUT_MS', 'plus 0.5 s, the bound on a silent database'),
+  fn('DB_STATEMENT_TIMEOUT_MS', 'plus 0.5 s, a query’s own deadline'),
   fn('DB_STATEMENT_TIMEOUT_VIA', '`role` behind a proxy'),
+  fn('DB_PROXY_QUEUE_MS', 'added to that deadline: the wait in a proxy’s queue'),
   fn('DB_CONNECT_TIMEOUT_SECONDS', 'the TCP connect, and again the startup and login'),
   fn('DB_PREPARE', '`false` behind a transaction-pooling proxy'),
   fn('DB_TLS', 'TLS to the database', {

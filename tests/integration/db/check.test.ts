@@ -2,11 +2,10 @@
  * Database.check (shared/db/database.ts), the pre-traffic check's `select 1`, against the test
  * database (PGlite or PostgreSQL): it resolves once the database answered through the pool,
  * and rejects with the failure when the database refuses connections or goes silent, each
- * within the pool's own bounds (the connect timeout, the statement timeout plus the silence
- * margin), and the pool answers again once the database does.
+ * within the pool's own bounds (the connect timeout, the query's deadline), and the pool answers again once the database does.
  */
 import { createDatabase, type Database } from '../../../shared/db/database';
-import { DatabaseTimeoutError, SILENCE_MARGIN_MS } from '../../../shared/db/silence';
+import { DatabaseTimeoutError, QUERY_MARGIN_MS } from '../../../shared/db/watch';
 import { createLogger } from '../../../shared/logger';
 import { freePort } from '../../support/processes';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy';
@@ -66,7 +65,7 @@ describe('Database.check', () => {
     await expect(database.check()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 
-  it('rejects within the statement timeout and its margin when the database goes silent', async () => {
+  it('rejects within the statement timeout and its margin when the database goes silent, and the next check answers on a new connection', async () => {
     // A connection made, then every byte swallowed.
     const via = await proxy();
     const database = open(urlAt(via.port));
@@ -81,7 +80,7 @@ describe('Database.check', () => {
 
     expect(outcome).toBeInstanceOf(DatabaseTimeoutError);
     expect(performance.now() - started).toBeLessThan(
-      STATEMENT_TIMEOUT_MS + SILENCE_MARGIN_MS + 1_000,
+      STATEMENT_TIMEOUT_MS + QUERY_MARGIN_MS + 1_000,
     );
     await expect(database.check()).resolves.toBeUndefined();
   });

@@ -18,10 +18,6 @@
  * parameter as RDS Proxy does: the statement timeout reaches the database through the role
  * (DB_STATEMENT_TIMEOUT_VIA=role), never as a startup parameter.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import postgres from 'postgres';
 import { reportEndpoint, serviceEndpoint } from '../../../middleware/compose';
 import { todayIn } from '../../../tools/dates';
@@ -42,9 +38,8 @@ import {
   scopeEvent,
 } from '../../support/declarations';
 import { jsonBody, lambdaContext } from '../../support/events';
-import { freePort } from '../../support/processes';
+import { AS_CLIENT, startPgBouncer, type PgBouncer } from '../../support/pgbouncer';
 
-const PGBOUNCER = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
 const SERVER_CONNECTIONS = 2;
 const CONTAINERS = 6;
 const POOL_MAX = 2;
@@ -52,13 +47,9 @@ const ROUNDS = 3;
 
 const onPostgres = process.env.TEST_DATABASE_KIND === 'postgresql';
 
-let bouncer: ChildProcess | undefined;
-let bouncerLog = '';
-let dir = '';
+let bouncer: PgBouncer | undefined;
 let proxiedUrl = '';
 let bouncerPort = 0;
-/** PgBouncer's name for the database when it logs in as the client's own role. */
-const AS_CLIENT = 'as_client';
 const TIMEOUT_ROLE = 'portal_proxy_timeout_test';
 const ROLE_TIMEOUT_MS = 1000;
 const built: Dependencies[] = [];
@@ -82,83 +73,14 @@ const container = (url: string, env: Record<string, string> = {}): Dependencies 
   return deps;
 };
 
-const startPgBouncer = async (): Promise<void> => {
-  if (!existsSync(PGBOUNCER)) {
-    throw new Error(
-      `${PGBOUNCER} not found: install Debian's pgbouncer (apt-get install pgbouncer), as .ci/run does`,
-    );
-  }
-  const target = databaseUrl();
-  const database = decodeURIComponent(target.pathname.slice(1));
-  const user = decodeURIComponent(target.username) || 'postgres';
-  const password = decodeURIComponent(target.password);
-  const port = await freePort();
-  dir = mkdtempSync(join(tmpdir(), 'portal-pgbouncer-'));
-  // pgbouncer refuses to run as root: it is started as `postgres` then (-u), and reads its files
-  // and writes its log as that user.
-  chmodSync(dir, 0o777);
-  const location = [
-    `host=${target.hostname}`,
-    `port=${target.port || '5432'}`,
-    `dbname=${database}`,
-  ];
-  const server = [...location, `user=${user}`, ...(password ? [`password=${password}`] : [])].join(
-    ' ',
-  );
-  // With auth_type = trust PgBouncer still admits only the users of its auth_file.
-  writeFileSync(join(dir, 'userlist.txt'), `"${user}" ""\n"${TIMEOUT_ROLE}" ""\n`, {
-    mode: 0o644,
+const startBouncer = async (): Promise<void> => {
+  bouncer = await startPgBouncer({
+    target: databaseUrl(),
+    serverConnections: SERVER_CONNECTIONS,
+    users: [TIMEOUT_ROLE],
   });
-  writeFileSync(
-    join(dir, 'pgbouncer.ini'),
-    [
-      '[databases]',
-      `${database} = ${server}`,
-      // The same database as whoever the client logs in as (the role's own settings apply).
-      `${AS_CLIENT} = ${location.join(' ')}`,
-      '[pgbouncer]',
-      'listen_addr = 127.0.0.1',
-      `listen_port = ${port}`,
-      'unix_socket_dir =',
-      'auth_type = trust',
-      `auth_file = ${join(dir, 'userlist.txt')}`,
-      `admin_users = ${user}`,
-      'pool_mode = transaction',
-      `default_pool_size = ${SERVER_CONNECTIONS}`,
-      'min_pool_size = 0',
-      'reserve_pool_size = 0',
-      'max_client_conn = 200',
-      `logfile = ${join(dir, 'pgbouncer.log')}`,
-      '',
-    ].join('\n'),
-    { mode: 0o644 },
-  );
-  const asRoot = process.getuid?.() === 0;
-  bouncer = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  bouncer.stdout?.on('data', (chunk: Buffer) => (bouncerLog += chunk.toString()));
-  bouncer.stderr?.on('data', (chunk: Buffer) => (bouncerLog += chunk.toString()));
-  proxiedUrl = `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
-  bouncerPort = port;
-  const probe = postgres(proxiedUrl, { max: 1, prepare: false, onnotice: () => undefined });
-  try {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await probe`select 1`;
-        return;
-      } catch (error) {
-        if (attempt >= 50 || bouncer.exitCode !== null) {
-          throw new Error(`pgbouncer did not start: ${String(error)}\n${bouncerLog}`, {
-            cause: error,
-          });
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-  } finally {
-    await probe.end({ timeout: 1 });
-  }
+  proxiedUrl = bouncer.url;
+  bouncerPort = bouncer.port;
 };
 
 /** PgBouncer's own view of the pool (its admin console, simple protocol only). */
@@ -236,29 +158,18 @@ const answer = async (handler: unknown, event: unknown): Promise<Answer> => {
   };
 };
 
-const alive = (child: ChildProcess): boolean =>
-  child.exitCode === null && child.signalCode === null;
-
 afterAll(async () => {
   await Promise.allSettled([
     ...built.map((deps) => deps.close()),
     ...pools.map((sql) => sql.end({ timeout: 1 })),
   ]);
-  if (bouncer && alive(bouncer)) {
-    const exited = new Promise((resolve) => bouncer?.once('exit', resolve));
-    bouncer.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 3000)))]);
-    clearTimeout(timer);
-    if (alive(bouncer)) bouncer.kill('SIGKILL');
-  }
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await bouncer?.stop();
 });
 
 (onPostgres ? describe : describe.skip)(
   'behind PgBouncer in transaction pooling (PostgreSQL)',
   () => {
-    beforeAll(startPgBouncer, 20_000);
+    beforeAll(startBouncer, 20_000);
 
     it(`answers every report and service exactly as a direct connection, ${CONTAINERS * POOL_MAX} clients on ${SERVER_CONNECTIONS} server connections, with DB_PREPARE=false`, async () => {
       // Prepare
@@ -266,7 +177,7 @@ afterAll(async () => {
       const proxied = Array.from({ length: CONTAINERS }, () =>
         container(proxiedUrl, { DB_PREPARE: 'false', DB_STATEMENT_TIMEOUT_VIA: 'role' }),
       );
-      const admin = pool(proxiedUrl.replace(/\/[^/]*$/, '/pgbouncer'), {
+      const admin = pool(bouncer!.adminUrl, {
         max: 1,
         prepare: false,
         fetch_types: false,

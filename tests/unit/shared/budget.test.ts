@@ -38,6 +38,12 @@ describe('requestBudget', () => {
     );
   });
 
+  it("adds a proxy's queue allowance to the query bound", () => {
+    const budget = requestBudget(loadConfig({ ...withUrl, DB_PROXY_QUEUE_MS: '4000' }));
+
+    expect(budget.parts.at(-1)).toEqual({ name: 'query', ms: 9500 });
+  });
+
   it('takes the key set as what initialisation waits for when the database bounds are short', () => {
     const budget = requestBudget(loadConfig({ ...withUrl, DB_CONNECT_TIMEOUT_SECONDS: '1' }));
 
@@ -54,7 +60,7 @@ describe('budgetProblem', () => {
 
   it('shows the sum and what to change when it does not fit', () => {
     expect(budgetProblem(defaults, 17)).toBe(
-      'one request may wait initialisation 6000 ms + secret 2000 ms + connect 4000 ms + query 5500 ms = 17500 ms on its peers, not below the function timeout of 17 s: lower DB_STATEMENT_TIMEOUT_MS, DB_CONNECT_TIMEOUT_SECONDS or DB_SECRET_TIMEOUT_MS, or raise provider.timeout in serverless.yml (below 29 s)',
+      'one request may wait initialisation 6000 ms + secret 2000 ms + connect 4000 ms + query 5500 ms = 17500 ms on its peers, not below the function timeout of 17 s: lower DB_STATEMENT_TIMEOUT_MS, DB_PROXY_QUEUE_MS, DB_CONNECT_TIMEOUT_SECONDS or DB_SECRET_TIMEOUT_MS, or raise provider.timeout in serverless.yml (below 29 s)',
     );
   });
 

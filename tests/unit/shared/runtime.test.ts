@@ -22,7 +22,7 @@ const failingContainer = () => {
 };
 
 describe('createDependencies: the failures of initialisation count no metric', () => {
-  it('writes the failed key-set prefetch and the failed warm-up as info lines by name and code, with no metric', async () => {
+  it('writes the failed key-set prefetch and the failed warm-up as info lines by name and code, the pool replaced as a warn line, with no metric', async () => {
     // Prepare
     const { deps, lines } = failingContainer();
 
@@ -32,9 +32,20 @@ describe('createDependencies: the failures of initialisation count no metric', (
       const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
       const byMessage = new Map(parsed.map((line) => [line.message as string, line] as const));
       expect([...byMessage.keys()].sort()).toEqual([
+        'database unreachable: no connection could be made; pool replaced',
         'database warm-up failed',
         'key set prefetch failed',
       ]);
+      expect(
+        byMessage.get('database unreachable: no connection could be made; pool replaced'),
+      ).toEqual({
+        level: 'warn',
+        message: 'database unreachable: no connection could be made; pool replaced',
+        time: expect.any(String) as unknown,
+        errorCode: 'ECONNREFUSED',
+        path: 'direct',
+      });
+      byMessage.delete('database unreachable: no connection could be made; pool replaced');
       for (const message of byMessage.keys()) {
         expect(byMessage.get(message)).toEqual({
           level: 'info',
