@@ -35,6 +35,9 @@
  * when killed with SIGKILL), so it stands for a service that is up. It holds the curl's bearer
  * token, so it is readable by its owner only. tools/local/service.ts is the reference reader:
  * it waits for the file rather than reading the printed output.
+ *
+ * The curl's token is signed once ready, valid 12 h, or JWT_MAX_AGE seconds when that is set and
+ * shorter (tools/local/token-lifetime.ts): the banner and the readiness file say which.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -43,6 +46,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { decodeJwt } from 'jose';
 import { claimsFor, SAMPLE_OWNER } from './db/sample-data';
 import { LOCAL_PLUGIN_API_KEY } from './db/seed-plugins';
 import { addDays, todayIn } from './dates';
@@ -50,6 +54,7 @@ import { banner } from './local/banner';
 import { startPreview, type PreviewServer } from './local/preview';
 import { READY_FILE_VARIABLE, removeReadyFile, writeReadyFile } from './local/ready';
 import { startLocalStack } from './local/stack';
+import { CURL_TOKEN_SECONDS, localMaxAge, tokenLifetime } from './local/token-lifetime';
 import { hideRouteTable, offlineLogEnv, startOptions, USAGE } from './local/verbosity';
 import { buildReportsPlugin } from './plugin/build';
 import { nodeIo, runDeploy } from './plugin/deploy';
@@ -83,6 +88,12 @@ if (!isPort(previewPort) || previewPort === port || previewPort === lambdaPort) 
   process.stderr.write('PREVIEW_PORT must be a TCP port number other than PORT and LAMBDA_PORT\n');
   process.exit(2);
 }
+const maxAge = localMaxAge(process.env);
+if (maxAge instanceof Error) {
+  process.stderr.write(`${maxAge.message}\n`);
+  process.exit(2);
+}
+const lifetime = tokenLifetime(CURL_TOKEN_SECONDS, maxAge);
 const readyFile = process.env[READY_FILE_VARIABLE] || undefined;
 const fsMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 if (readyFile) {
@@ -147,6 +158,7 @@ try {
     pluginDir,
     // Signing in needs the issuer whose key set the functions verify with.
     issuer: process.env.JWKS_URL ? undefined : stack.issuer,
+    tokenSeconds: lifetime.seconds,
   });
 } catch (error) {
   process.stderr.write(
@@ -159,7 +171,9 @@ try {
 const previewUrl = `${preview.origin}/`;
 const to = todayIn(restaurant.timeZone);
 const sampleUrl = `${url}/v1/restaurants/${restaurant.id}/reports/orders/day?from=${addDays(to, -6)}&to=${to}`;
-const token = await stack.issuer.sign(claimsFor(SAMPLE_OWNER), { expiresIn: '12h' });
+/** A fresh token of the sample owner, valid for `lifetime` from now. */
+const sampleToken = () =>
+  stack.issuer.sign(claimsFor(SAMPLE_OWNER), { expiresIn: `${lifetime.seconds}s` });
 /** The statuses that mean the function answered the probe (see the header). */
 const readyStatuses = new Set(process.env.JWKS_URL ? [200, 401] : [200]);
 
@@ -201,8 +215,9 @@ child.on('exit', (code) => void stop(code ?? 1));
 /** One GET of the sample request: its status, or why there was none (ECONNREFUSED, …). */
 const probe = async (): Promise<number | string> => {
   try {
+    // Signed for each probe: a start slower than JWT_MAX_AGE would otherwise never be ready.
     const response = await fetch(sampleUrl, {
-      headers: { Authorization: `Bearer ${token}` },
+      headers: { Authorization: `Bearer ${await sampleToken()}` },
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });
     await response.arrayBuffer();
@@ -268,6 +283,9 @@ const deployPreviewPlugin = async (): Promise<void> => {
 const probeStatus = await untilReady();
 if (probeStatus !== undefined) await deployPreviewPlugin();
 if (probeStatus !== undefined) {
+  // Signed now, so that it is valid for all of `lifetime` from the banner on.
+  const token = await sampleToken();
+  const { exp = 0 } = decodeJwt(token);
   if (readyFile) {
     try {
       await writeReadyFile(readyFile, {
@@ -277,6 +295,7 @@ if (probeStatus !== undefined) {
         previewUrl,
         pid: process.pid,
         token,
+        tokenExpiresAt: new Date(exp * 1000).toISOString(),
         sampleUrl,
         probeStatus,
         database: stack.embedded ? 'embedded' : 'DATABASE_URL',
@@ -300,6 +319,7 @@ if (probeStatus !== undefined) {
       logLevel: logEnv.LOG_LEVEL ?? '',
       verbose: options.verbose,
       token,
+      tokenLifetime: lifetime,
       sampleUrl,
       probeStatus,
       previewUrl,

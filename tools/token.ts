@@ -2,11 +2,14 @@
  * npm run token -- [--owner owner-2] [--restaurant ID --platform PLATFORM_ID[:restaurantId] ...]
  *                  [--expires-in 1h] [--sub SUBJECT]
  * Prints a token signed by the local issuer (the key `npm start` serves). With no restaurant
- * flags, the token is the sample owner's (or --owner's) with all their restaurants.
+ * flags, the token is the sample owner's (or --owner's) with all their restaurants. Its lifetime
+ * is 1 h, or JWT_MAX_AGE seconds when that is set and shorter (tools/local/token-lifetime.ts),
+ * said on stderr; an --expires-in longer than JWT_MAX_AGE is kept, with a warning on stderr.
  */
 import { parseArgs } from 'node:util';
 import { claimsFor, SAMPLE_OWNER, SAMPLE_OWNERS } from './db/sample-data';
 import { loadOrCreateIssuer, LOCAL_ISSUER } from './local/issuer';
+import { durationSeconds, localMaxAge, tokenCommandLifetime } from './local/token-lifetime';
 
 interface Grant {
   id: string;
@@ -26,7 +29,7 @@ const parse = () =>
       owner: { type: 'string' },
       restaurant: { type: 'string', multiple: true },
       platform: { type: 'string', multiple: true },
-      'expires-in': { type: 'string', default: '1h' },
+      'expires-in': { type: 'string' },
       sub: { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -66,12 +69,21 @@ for (const token of tokens) {
 }
 
 const expiresIn = values['expires-in'];
-if (!/^\d+[smhd]$/.test(expiresIn))
-  fail('--expires-in takes a duration such as 90s, 15m, 1h or 7d');
+const asked =
+  expiresIn === undefined
+    ? undefined
+    : (durationSeconds(expiresIn) ??
+      fail('--expires-in takes a duration such as 90s, 15m, 1h or 7d'));
+const maxAge = localMaxAge(process.env);
+const lifetime = tokenCommandLifetime(
+  asked,
+  maxAge instanceof Error ? fail(maxAge.message) : maxAge,
+);
+if (lifetime.notice !== undefined) process.stderr.write(`npm run token: ${lifetime.notice}\n`);
 
 const claims = claimsFor(owner);
 if (grants.length > 0) claims.authSchema = JSON.stringify({ restaurants: grants });
 if (values.sub) claims.sub = values.sub;
 
 const issuer = await loadOrCreateIssuer(undefined, process.env.JWT_ISSUER || LOCAL_ISSUER);
-process.stdout.write(`${await issuer.sign(claims, { expiresIn })}\n`);
+process.stdout.write(`${await issuer.sign(claims, { expiresIn: `${lifetime.seconds}s` })}\n`);

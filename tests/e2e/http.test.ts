@@ -3,6 +3,7 @@
  * DATABASE_URL, no JWKS_URL), then the requests a browser client of the portal sends.
  */
 import { createServer, type AddressInfo } from 'node:net';
+import { decodeJwt } from 'jose';
 import { addDays, todayIn } from '../../tools/dates';
 import { catalogue } from '../../shared/catalogue';
 import type { IsoDate } from '../../shared/dates';
@@ -100,6 +101,19 @@ describe('npm start, over HTTP', () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as { data: { data: { name: string } }[] };
     expect(body.data.length).toBeGreaterThan(0);
+  });
+
+  it('gives `npm run token` no longer than JWT_MAX_AGE by default, and says so', async () => {
+    // Act
+    const minted = await run([TSX, 'tools/token.ts'], freshEnv({ JWT_MAX_AGE: '60' }));
+
+    // Assess
+    const { iat = 0, exp = 0 } = decodeJwt(minted.stdout.trim());
+    expect({ code: minted.code, lifetime: exp - iat, stderr: minted.stderr }).toEqual({
+      code: 0,
+      lifetime: 60,
+      stderr: 'npm run token: valid 60 s (JWT_MAX_AGE)\n',
+    });
   });
 
   // Every GET endpoint of the catalogue on each of its paths, with a query made from the

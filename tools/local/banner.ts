@@ -2,6 +2,7 @@
  * What `npm start` prints once the service has answered its first request (tools/start.ts):
  * where everything runs, that request as a curl, and the portal preview's address, last.
  */
+import { describeSeconds, type TokenLifetime } from './token-lifetime';
 
 export interface BannerFacts {
   /** The API, `http://localhost:PORT`. */
@@ -16,6 +17,8 @@ export interface BannerFacts {
   readonly logLevel: string;
   readonly verbose: boolean;
   readonly token: string;
+  /** The token's lifetime from when it was signed, just before the banner (token-lifetime.ts). */
+  readonly tokenLifetime: TokenLifetime;
   readonly sampleUrl: string;
   /** What the first request was answered: 200, or 401 under a JWKS_URL. */
   readonly probeStatus: number;
@@ -33,10 +36,11 @@ const logsLine = ({ verbose, logLevel }: BannerFacts) =>
     ? `routes, every request, the functions' lines from ${logLevel} up`
     : `warnings and errors (routes and every request: npm start -- --verbose)`;
 
-const answered = ({ probeStatus }: BannerFacts) =>
+const answered = ({ probeStatus, tokenLifetime: { seconds, byMaxAge } }: BannerFacts) =>
   probeStatus === 401
     ? 'answered 401: the key set of JWKS_URL does not know the local token'
-    : `answered ${probeStatus}; token valid 12 h`;
+    : `answered ${probeStatus}; token valid ${describeSeconds(seconds)}` +
+      (byMaxAge ? ' per JWT_MAX_AGE; npm run token for another' : '');
 
 export const banner = (facts: BannerFacts): string =>
   [

@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { claimsFor, SAMPLE_OWNERS } from '../db/sample-data';
 import type { LocalIssuer } from './issuer';
+import { CURL_TOKEN_SECONDS } from './token-lifetime';
 import type { PreviewSettings } from '../portal/settings';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -35,8 +36,6 @@ const SCRIPT = join(ROOT, 'tools/portal/preview.ts');
 const SETTINGS_MARKER = '<!-- preview-settings -->';
 /** A sign-in body larger than this is refused (it only ever holds a `sub`). */
 const MAX_SIGN_IN_BYTES = 1024;
-/** A signed-in preview session lasts as long as the curl token of `npm start`. */
-const TOKEN_LIFETIME = '12h';
 const CDN_FILE = /^\/cdn\/[A-Za-z0-9][A-Za-z0-9._-]*\/reports\/([A-Za-z0-9][A-Za-z0-9._-]*)$/;
 
 export interface PreviewOptions {
@@ -48,6 +47,8 @@ export interface PreviewOptions {
   readonly pluginDir: string;
   /** The local issuer, when `npm start` uses it: enables `POST /sign-in`. */
   readonly issuer?: LocalIssuer | undefined;
+  /** A sign-in token's lifetime: `npm start` gives that of its curl token (token-lifetime.ts). */
+  readonly tokenSeconds?: number;
 }
 
 export interface PreviewServer {
@@ -198,7 +199,8 @@ export const startPreview = async (options: PreviewOptions): Promise<PreviewServ
     if (asked?.locale !== undefined) {
       claims.user = { ...(claims.user as Record<string, unknown>), locale: asked.locale };
     }
-    const token = await issuer.sign(claims, { expiresIn: TOKEN_LIFETIME });
+    const expiresIn = `${options.tokenSeconds ?? CURL_TOKEN_SECONDS}s`;
+    const token = await issuer.sign(claims, { expiresIn });
     send(response, 200, 'application/json; charset=utf-8', JSON.stringify({ token }));
   };
 

@@ -19,13 +19,18 @@ export interface ReadyDocument {
   readonly previewUrl: string;
   /** The process of `npm start` (tools/start.ts). */
   readonly pid: number;
-  /** A token of the sample owner from the local issuer, valid 12 h from `readyAt`. */
+  /** A token of the sample owner from the local issuer, signed just before `readyAt`. */
   readonly token: string;
+  /**
+   * The token's `exp` (ISO 8601): 12 h after it was signed, or JWT_MAX_AGE seconds when that is
+   * set and shorter (tools/local/token-lifetime.ts), so the functions accept it until then.
+   */
+  readonly tokenExpiresAt: string;
   /** The request of the printed curl: orders per day of the sample restaurant, last 7 days. */
   readonly sampleUrl: string;
   /**
-   * What the readiness probe (GET `sampleUrl` with `token`) was answered: 200, or 401 when
-   * JWKS_URL names a key set other than the local issuer's (which does not know `token`).
+   * What the readiness probe (GET `sampleUrl` with a token of the same claims as `token`) was
+   * answered: 200, or 401 when JWKS_URL names a key set other than the local issuer's.
    */
   readonly probeStatus: number;
   /** `embedded` (PGlite with the sample data) or `DATABASE_URL`. */
@@ -67,6 +72,7 @@ export const parseReadyDocument = (text: string): ReadyDocument | Error => {
     'url',
     'previewUrl',
     'token',
+    'tokenExpiresAt',
     'sampleUrl',
     'database',
     'keySetUrl',

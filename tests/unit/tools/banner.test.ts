@@ -9,6 +9,7 @@ const FACTS: BannerFacts = {
   logLevel: 'warn',
   verbose: false,
   token: 'header.payload.signature',
+  tokenLifetime: { seconds: 12 * 3600, byMaxAge: false },
   sampleUrl: 'http://localhost:3000/v1/restaurants/R-1001/reports/orders/day?from=a&to=b',
   probeStatus: 200,
   previewUrl: 'http://localhost:3001/',
@@ -55,6 +56,24 @@ describe("npm start's banner (tools/local/banner.ts)", () => {
       'First request (answered 401: the key set of JWKS_URL does not know the local token):\n',
     );
   });
+
+  it.each([
+    [60, '60 s'],
+    [90, '90 s'],
+    [900, '15 min'],
+    [7200, '2 h'],
+  ])(
+    'gives the token the lifetime JWT_MAX_AGE=%i leaves it (%s), and where to get another',
+    (seconds, said) => {
+      // Act
+      const text = banner({ ...FACTS, tokenLifetime: { seconds, byMaxAge: true } });
+
+      // Assess
+      expect(text).toContain(
+        `First request (answered 200; token valid ${said} per JWT_MAX_AGE; npm run token for another):\n`,
+      );
+    },
+  );
 
   it('says what it logs when verbose', () => {
     // Act / Assess

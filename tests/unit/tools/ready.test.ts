@@ -16,6 +16,7 @@ const DOCUMENT: ReadyDocument = {
   previewUrl: 'http://localhost:3001/',
   pid: 4242,
   token: 'header.payload.signature',
+  tokenExpiresAt: '2026-03-15T22:00:00.000Z',
   sampleUrl: 'http://localhost:3000/v1/restaurants/R-1001/reports/orders/day?from=a&to=b',
   probeStatus: 200,
   database: 'embedded',
@@ -93,8 +94,8 @@ describe("npm start's readiness document (PORTAL_READY_FILE)", () => {
     ['another version', JSON.stringify({ ...DOCUMENT, version: 2 }), /version 2, not 1/],
     [
       'fields missing or of the wrong type',
-      JSON.stringify({ ...DOCUMENT, token: '', port: '3000', pid: undefined }),
-      /missing or invalid: token, port, pid/,
+      JSON.stringify({ ...DOCUMENT, token: '', tokenExpiresAt: 7, port: '3000', pid: undefined }),
+      /missing or invalid: token, tokenExpiresAt, port, pid/,
     ],
   ])('refuses a document that is %s', async (_name, text, message) => {
     // Prepare
