@@ -13,8 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { budgetProblems } from './budget';
 import { pluginConfig } from './reports';
 import { argumentComplaint } from '../argument-error';
+import type { ReportSpec } from '../reports-plugin/src/reports';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DEFAULT_API_URL = 'http://localhost:3000';
@@ -25,6 +27,8 @@ export interface BuildOptions {
   readonly apiUrl: string;
   /** Relative to the repository, or absolute. */
   readonly outDir?: string;
+  /** The reports baked in; by default the catalogue's. */
+  readonly reports?: readonly ReportSpec[];
 }
 
 export interface BuiltFile {
@@ -67,6 +71,7 @@ export const buildReportsPlugin = async (options: BuildOptions): Promise<BuildRe
   const file = resolve(outDir, 'index.js');
   await mkdir(outDir, { recursive: true });
   const before = await previousFiles(outDir);
+  const config = pluginConfig(apiUrl);
   const { outputFiles } = await build({
     entryPoints: { index: ENTRY },
     outdir: outDir,
@@ -85,7 +90,12 @@ export const buildReportsPlugin = async (options: BuildOptions): Promise<BuildRe
     jsx: 'automatic',
     jsxImportSource: 'preact',
     tsconfig: resolve(ROOT, 'tools/tsconfig.browser.json'),
-    define: { __REPORTS_PLUGIN_CONFIG__: JSON.stringify(pluginConfig(apiUrl)) },
+    define: {
+      __REPORTS_PLUGIN_CONFIG__: JSON.stringify({
+        ...config,
+        reports: options.reports ?? config.reports,
+      }),
+    },
     logLevel: 'warning',
   });
   const written = outputFiles.map((output) => sized(output.path, output.contents));
@@ -150,7 +160,10 @@ export const parseArguments = (args: readonly string[]): BuildOptions | 'help' =
   return { apiUrl, outDir };
 };
 
-/** The command line; resolves to its exit code (0 built or --help, 2 bad arguments). */
+/**
+ * The command line; resolves to its exit code (0 built or --help, 1 built over the size budget,
+ * 2 bad arguments).
+ */
 const main = async (): Promise<number> => {
   let options: BuildOptions | 'help';
   try {
@@ -166,8 +179,10 @@ const main = async (): Promise<number> => {
   const { file, bytes, gzipBytes, chunks } = await buildReportsPlugin(options);
   console.log(`${file}: ${bytes} bytes, ${gzipBytes} gzipped (API ${options.apiUrl})`);
   for (const chunk of chunks) console.log(`${chunk.file}: ${chunk.bytes} bytes`);
+  const problems = budgetProblems({ file, bytes, gzipBytes, chunks });
+  for (const problem of problems) console.error(`over the size budget: ${problem}`);
   console.log('Upload the whole folder: index.js imports the language files beside it.');
-  return 0;
+  return problems.length > 0 ? 1 : 0;
 };
 
 if (
