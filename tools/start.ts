@@ -27,25 +27,32 @@
  * something's answers could pass for the service's. The same goes for PREVIEW_PORT.
  *
  * PORTAL_READY_FILE=<path>: for tools and tests that start `npm start` themselves. Once ready,
- * a JSON document (tools/local/ready.ts: url, port, previewUrl, pid, token, sampleUrl,
- * probeStatus, database, keySetUrl, readyAt) is written to that file atomically (a temporary file in the
- * same folder, then renamed: a reader sees all of it or nothing; the folder must exist, else
- * `npm start` stops with exit 1). A file already there is removed at start, and the file is
- * removed again when `npm start` stops (on SIGINT, SIGTERM or serverless-offline's exit; not
- * when killed with SIGKILL), so it stands for a service that is up. It holds the curl's bearer
- * token, so it is readable by its owner only. tools/local/service.ts is the reference reader:
- * it waits for the file rather than reading the printed output.
+ * a JSON document (tools/local/ready.ts: url, port, previewUrl, pid, token, tokenExpiresAt,
+ * sampleUrl, probeStatus, database, keySetUrl, readyAt) is written to that file atomically (a
+ * temporary file in the same folder, then renamed: a reader sees all of it or nothing; the folder
+ * must exist, else `npm start` stops with exit 1). A file already there is removed at start, and
+ * the file is removed again when `npm start` stops (see Stopping below; not when killed with
+ * SIGKILL), so it stands for a service that is up. It holds the curl's bearer token, so it is
+ * readable by its owner only. tools/local/service.ts is the reference reader: it waits for the
+ * file rather than reading the printed output.
  *
  * The curl's token is signed once ready, valid 12 h, or JWT_MAX_AGE seconds when that is set and
  * shorter (tools/local/token-lifetime.ts): the banner and the readiness file say which.
+ *
+ * Stopping (SIGINT, SIGTERM, SIGHUP, serverless-offline's exit, or the command that started it
+ * gone: tools/local/shutdown.ts): the readiness file is removed first; then serverless-offline's
+ * process group is sent SIGTERM and waited for, SIGKILL after GRACE_MS; then esbuild's service,
+ * the preview, the plugin's folder and the local stack. A signal while stopping changes nothing;
+ * whatever hangs, the process exits after STOP_LIMIT_MS.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { stop as stopEsbuild } from 'esbuild';
 import { decodeJwt } from 'jose';
 import { claimsFor, SAMPLE_OWNER } from './db/sample-data';
 import { LOCAL_PLUGIN_API_KEY } from './db/seed-plugins';
@@ -53,6 +60,7 @@ import { addDays, todayIn } from './dates';
 import { banner } from './local/banner';
 import { startPreview, type PreviewServer } from './local/preview';
 import { READY_FILE_VARIABLE, removeReadyFile, writeReadyFile } from './local/ready';
+import { GRACE_MS, signalGroup, stopGroup, watchLauncher } from './local/shutdown';
 import { startLocalStack } from './local/stack';
 import { CURL_TOKEN_SECONDS, localMaxAge, tokenLifetime } from './local/token-lifetime';
 import { hideRouteTable, offlineLogEnv, startOptions, USAGE } from './local/verbosity';
@@ -65,6 +73,8 @@ const PROBE_INTERVAL_MS = 250;
 const PROBE_TIMEOUT_MS = 15_000;
 /** After this long without readiness, say what the probe gets (and keep trying). */
 const SLOW_START_NOTICE_MS = 60_000;
+/** The longest a stop takes: then serverless-offline's group is sent SIGKILL and this exits. */
+const STOP_LIMIT_MS = 2 * GRACE_MS + 2000;
 
 const options = startOptions(process.argv.slice(2), process.env);
 if (options instanceof Error) {
@@ -96,6 +106,71 @@ if (maxAge instanceof Error) {
 const lifetime = tokenLifetime(CURL_TOKEN_SECONDS, maxAge);
 const readyFile = process.env[READY_FILE_VARIABLE] || undefined;
 const fsMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+// Once whoever reads the output has gone, a write fails (EPIPE): that must not end this process
+// before it has stopped what it started.
+process.stdout.on('error', () => undefined);
+process.stderr.on('error', () => undefined);
+
+/** serverless-offline, the leader of a process group of its own. */
+let child: ChildProcess | undefined = undefined;
+/** What start-up made, each with what undoes it, in order. */
+const made: { readonly what: string; readonly undo: () => Promise<unknown> }[] = [];
+/** The start-up step in flight (made): a stop lets it end, so that it undoes what it makes. */
+let inFlight: Promise<unknown> = Promise.resolve();
+let stopping: Promise<never> | undefined;
+/** A function, not the variable: a check after an `await` must not be narrowed by one before. */
+const isStopping = () => stopping !== undefined;
+/** Never settles: start-up waits on it once stopping, until the stop exits the process. */
+const halted = new Promise<never>(() => undefined);
+
+/** Starts `work`, recorded with what undoes its result; once stopping, it never returns. */
+const step = async <T>(
+  what: string,
+  work: () => Promise<T>,
+  undo: (result: T) => Promise<unknown>,
+): Promise<T> => {
+  if (isStopping()) return halted;
+  const recorded = work().then((result) => {
+    made.push({ what, undo: () => undo(result) });
+    return result;
+  });
+  inFlight = recorded.catch(() => undefined);
+  const result = await recorded;
+  if (isStopping()) return halted;
+  return result;
+};
+
+/** Runs `undo`; a failure is printed, and what comes after it is still done. */
+const attempt = async (what: string, undo: () => Promise<unknown>) => {
+  try {
+    await undo();
+  } catch (error) {
+    process.stderr.write(`npm start: stopping, ${what}: ${fsMessage(error)}\n`);
+  }
+};
+
+const shutdown = async (code: number): Promise<never> => {
+  setTimeout(() => {
+    if (child?.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    process.exit(code === 0 ? 1 : code);
+  }, STOP_LIMIT_MS).unref();
+  await inFlight;
+  if (readyFile) await attempt(`removing ${readyFile}`, () => removeReadyFile(readyFile));
+  const offline = child;
+  if (offline) await attempt('serverless-offline', () => stopGroup(offline));
+  await attempt("esbuild's service", stopEsbuild);
+  for (const { what, undo } of [...made].reverse()) await attempt(what, undo);
+  process.exit(code);
+};
+const stop = (code: number): Promise<never> => (stopping ??= shutdown(code));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => void stop(0));
+}
+watchLauncher(() => {
+  process.stderr.write('npm start: what started it is gone; stopping\n');
+  void stop(0);
+});
 if (readyFile) {
   try {
     await removeReadyFile(readyFile);
@@ -141,32 +216,44 @@ const restaurant = SAMPLE_OWNER.restaurants[0];
 if (!restaurant) throw new Error('the sample owner has no restaurant');
 
 process.stdout.write(`Starting portal-service-api on http://localhost:${port} …\n`);
-const stack = await startLocalStack({
-  databaseUrl: process.env.DATABASE_URL,
-  jwksUrl: process.env.JWKS_URL,
-  jwtIssuer: process.env.JWT_ISSUER,
-  seed: process.env.SEED === 'true',
-});
+const stack = await step(
+  'the local stack',
+  () =>
+    startLocalStack({
+      databaseUrl: process.env.DATABASE_URL,
+      jwksUrl: process.env.JWKS_URL,
+      jwtIssuer: process.env.JWT_ISSUER,
+      seed: process.env.SEED === 'true',
+    }),
+  (started) => started.close(),
+);
 const url = `http://localhost:${port}`;
 /** The folder the preview's CDN serves: this process's own build of the plugin. */
-const pluginDir = await mkdtemp(join(tmpdir(), 'portal-preview-plugin-'));
+const pluginDir = await step(
+  "the plugin's folder",
+  () => mkdtemp(join(tmpdir(), 'portal-preview-plugin-')),
+  (folder) => rm(folder, { recursive: true, force: true }),
+);
 let preview: PreviewServer;
 try {
-  preview = await startPreview({
-    port: previewPort,
-    apiUrl: url,
-    pluginDir,
-    // Signing in needs the issuer whose key set the functions verify with.
-    issuer: process.env.JWKS_URL ? undefined : stack.issuer,
-    tokenSeconds: lifetime.seconds,
-  });
+  preview = await step(
+    'the preview',
+    () =>
+      startPreview({
+        port: previewPort,
+        apiUrl: url,
+        pluginDir,
+        // Signing in needs the issuer whose key set the functions verify with.
+        issuer: process.env.JWKS_URL ? undefined : stack.issuer,
+        tokenSeconds: lifetime.seconds,
+      }),
+    (started) => started.close(),
+  );
 } catch (error) {
   process.stderr.write(
     `portal preview: cannot start on port ${previewPort}: ${fsMessage(error)}\n`,
   );
-  await stack.close();
-  await rm(pluginDir, { recursive: true, force: true });
-  process.exit(2);
+  preview = await stop(2);
 }
 const previewUrl = `${preview.origin}/`;
 const to = todayIn(restaurant.timeZone);
@@ -178,39 +265,29 @@ const sampleToken = () =>
 const readyStatuses = new Set(process.env.JWKS_URL ? [200, 401] : [200]);
 
 const serverless = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
-const child = spawn(
+if (isStopping()) await halted;
+const offline = spawn(
   process.execPath,
   // --noSponsor: a notice (so quiet when quiet) in place of the blank line it prints otherwise.
   [serverless, 'offline', 'start', '--stage', 'local', '--httpPort', String(port), '--noSponsor'],
   {
     env: { ...process.env, ...stack.env, PORT: String(port), ...logEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, stopped as one (tools/local/shutdown.ts).
+    detached: true,
   },
 );
+child = offline;
 if (options.verbose) {
-  child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk));
+  offline.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk));
 } else {
   const filter = hideRouteTable();
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (text: string) => process.stdout.write(filter.push(text)));
-  child.stdout.on('end', () => process.stdout.write(filter.end()));
+  offline.stdout.setEncoding('utf8');
+  offline.stdout.on('data', (text: string) => process.stdout.write(filter.push(text)));
+  offline.stdout.on('end', () => process.stdout.write(filter.end()));
 }
-child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-
-let stopping = false;
-const stop = async (code: number) => {
-  if (stopping) return;
-  stopping = true;
-  child.kill('SIGTERM');
-  if (readyFile) await removeReadyFile(readyFile);
-  await preview.close();
-  await rm(pluginDir, { recursive: true, force: true });
-  await stack.close();
-  process.exit(code);
-};
-process.on('SIGINT', () => void stop(0));
-process.on('SIGTERM', () => void stop(0));
-child.on('exit', (code) => void stop(code ?? 1));
+offline.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+offline.on('exit', (code) => void stop(code ?? 1));
 
 /** One GET of the sample request: its status, or why there was none (ECONNREFUSED, …). */
 const probe = async (): Promise<number | string> => {
@@ -232,7 +309,7 @@ const probe = async (): Promise<number | string> => {
 const untilReady = async (): Promise<number | undefined> => {
   const started = Date.now();
   let noticed = false;
-  while (!stopping) {
+  while (!isStopping()) {
     const result = await probe();
     if (typeof result === 'number' && readyStatuses.has(result)) return result;
     if (!noticed && Date.now() - started >= SLOW_START_NOTICE_MS) {
@@ -282,26 +359,32 @@ const deployPreviewPlugin = async (): Promise<void> => {
 
 const probeStatus = await untilReady();
 if (probeStatus !== undefined) await deployPreviewPlugin();
+if (isStopping()) await halted;
 if (probeStatus !== undefined) {
   // Signed now, so that it is valid for all of `lifetime` from the banner on.
   const token = await sampleToken();
   const { exp = 0 } = decodeJwt(token);
   if (readyFile) {
     try {
-      await writeReadyFile(readyFile, {
-        version: 1,
-        url,
-        port,
-        previewUrl,
-        pid: process.pid,
-        token,
-        tokenExpiresAt: new Date(exp * 1000).toISOString(),
-        sampleUrl,
-        probeStatus,
-        database: stack.embedded ? 'embedded' : 'DATABASE_URL',
-        keySetUrl: stack.env.JWKS_URL ?? '',
-        readyAt: new Date().toISOString(),
-      });
+      await step(
+        'the readiness file',
+        () =>
+          writeReadyFile(readyFile, {
+            version: 1,
+            url,
+            port,
+            previewUrl,
+            pid: process.pid,
+            token,
+            tokenExpiresAt: new Date(exp * 1000).toISOString(),
+            sampleUrl,
+            probeStatus,
+            database: stack.embedded ? 'embedded' : 'DATABASE_URL',
+            keySetUrl: stack.env.JWKS_URL ?? '',
+            readyAt: new Date().toISOString(),
+          }),
+        () => removeReadyFile(readyFile),
+      );
     } catch (error) {
       process.stderr.write(
         `${READY_FILE_VARIABLE}: cannot write ${readyFile}: ${fsMessage(error)}\n`,

@@ -1,8 +1,14 @@
 /**
  * End to end over HTTP: `npm start` on a free port with its embedded defaults (no
- * DATABASE_URL, no JWKS_URL), then the requests a browser client of the portal sends.
+ * DATABASE_URL, no JWKS_URL), then the requests a browser client of the portal sends. Last,
+ * `npm start` run through npm as a user runs it, stopped as a user stops it.
  */
-import { createServer, type AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
+import { existsSync, watch } from 'node:fs';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
 import { addDays, todayIn } from '../../tools/dates';
 import { catalogue } from '../../shared/catalogue';
@@ -11,6 +17,7 @@ import { declaredParameters, sampleParameters } from '../support/declarations';
 import { browserPreflight, SPEC_CORS, specCorsOf } from '../support/handlers';
 import { run } from '../support/processes';
 import { freshEnv, startService, TSX, type RunningService } from '../support/service';
+import { startService as startThroughNpm } from '../../tools/local/service';
 
 let service: RunningService;
 let base = '';
@@ -207,4 +214,187 @@ describe('npm start on a port something else holds', () => {
       await new Promise((resolve) => holder.close(resolve));
     }
   }, 60_000);
+});
+
+interface ProcessRow {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly stat: string;
+  readonly args: string;
+}
+
+const processTable = async (): Promise<ProcessRow[]> => {
+  const { stdout } = await promisify(execFile)('ps', ['-e', '-o', 'pid=,ppid=,stat=,args=']);
+  return stdout
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((match) => match !== null)
+    .map(([, pid, ppid, stat, args]) => ({
+      pid: Number(pid),
+      ppid: Number(ppid),
+      stat: stat ?? '',
+      args: args ?? '',
+    }));
+};
+
+/** `root` and every process under it. */
+const descendants = (table: readonly ProcessRow[], root: number): ProcessRow[] => {
+  const found = table.filter(({ pid }) => pid === root);
+  for (let i = 0; i < found.length; i += 1) {
+    found.push(...table.filter(({ ppid }) => ppid === found[i]?.pid));
+  }
+  return found;
+};
+
+/** Those of `pids` still running (a zombie, exited and not yet reaped, is not). */
+const stillRunning = async (pids: ReadonlySet<number>): Promise<ProcessRow[]> =>
+  (await processTable()).filter(({ pid, stat }) => pids.has(pid) && !stat.startsWith('Z'));
+
+/** Waits until `condition` holds, looking every 100 ms, at most `timeoutMs`. */
+const until = async (
+  condition: () => Promise<boolean>,
+  timeoutMs: number,
+  what: () => Promise<string> | string,
+) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${await what()}`);
+    await sleep(100);
+  }
+};
+
+/** `promise`, or a rejection saying `what` once `timeoutMs` have passed. */
+const within = async (promise: Promise<unknown>, timeoutMs: number, what: string) => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`not within ${timeoutMs} ms: ${what}`));
+    }, timeoutMs);
+  });
+  try {
+    await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+/** Resolves once `file` is gone (watching its folder), at most `timeoutMs`. */
+const removal = (file: string, timeoutMs: number): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const watcher = watch(dirname(file));
+    const timer = setTimeout(() => {
+      watcher.close();
+      reject(new Error(`not within ${timeoutMs} ms: ${file} is still there`));
+    }, timeoutMs);
+    const check = () => {
+      if (existsSync(file)) return;
+      clearTimeout(timer);
+      watcher.close();
+      resolve();
+    };
+    watcher.on('change', check);
+    check();
+  });
+
+/** Whether something accepts a connection on `host`:`port`. */
+const accepts = (host: string, port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(2000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => {
+      resolve(false);
+    });
+  });
+
+const exitOf = (service: RunningService): Promise<unknown> =>
+  service.child.exitCode !== null || service.child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => service.child.once('exit', resolve));
+
+describe.each([
+  ['SIGTERM to npm alone (kill <npm pid>)', 'SIGTERM'],
+  ["SIGINT to npm's process group, twice (Ctrl-C in its terminal, again while it stops)", 'SIGINT'],
+] as const)('npm start run through npm (JWT_MAX_AGE=60), then %s', (_name, signal) => {
+  let npmStart: RunningService;
+  /** Every process under npm once ready: npm, sh, tsx, tools/start.ts, serverless-offline, … */
+  let started: ProcessRow[] = [];
+
+  beforeAll(async () => {
+    npmStart = await startThroughNpm({
+      name: `test-e2e-stop-${signal}`,
+      env: { JWT_MAX_AGE: '60' },
+      viaNpm: true,
+    });
+    started = descendants(await processTable(), npmStart.child.pid ?? 0);
+  }, 150_000);
+
+  afterAll(async () => {
+    await npmStart.stop();
+    // Whatever the test left running, should it fail.
+    for (const { pid } of await stillRunning(new Set(started.map((row) => row.pid)))) {
+      process.kill(pid, 'SIGKILL');
+    }
+  }, 30_000);
+
+  it('says its token is valid for the 60 s JWT_MAX_AGE leaves it, which it is', async () => {
+    // Act
+    const response = await fetch(npmStart.curlUrl, {
+      headers: { Authorization: `Bearer ${npmStart.token}` },
+    });
+
+    // Assess
+    const { iat = 0, exp = 0 } = decodeJwt(npmStart.token);
+    expect(response.status).toBe(200);
+    expect(exp - iat).toBe(60);
+    expect(npmStart.ready.tokenExpiresAt).toBe(new Date(exp * 1000).toISOString());
+    expect(npmStart.output()).toContain(
+      'First request (answered 200; token valid 60 s per JWT_MAX_AGE; npm run token for another):',
+    );
+  });
+
+  it('stops every process it started, frees its ports and removes its readiness file', async () => {
+    // Prepare
+    expect(started.map(({ args }) => args).join('\n')).toMatch(
+      /tools\/start\.ts[\s\S]*serverless\.js offline start/,
+    );
+    const pids = new Set(started.map(({ pid }) => pid));
+    const npmExited = exitOf(npmStart);
+    const removed = removal(npmStart.readyFile, 20_000);
+
+    const npm = npmStart.child.pid ?? 0;
+
+    // Act
+    process.kill(signal === 'SIGTERM' ? npm : -npm, signal);
+
+    // Assess
+    await removed;
+    if (signal === 'SIGINT') {
+      // The readiness file goes first: it is stopping the rest, unless it is done already.
+      try {
+        process.kill(-npm, 'SIGINT');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    }
+    await within(npmExited, 20_000, 'npm has not exited');
+    await until(
+      async () => (await stillRunning(pids)).length === 0,
+      20_000,
+      async () =>
+        `still running:\n${(await stillRunning(pids)).map(({ pid, args }) => `${pid} ${args}`).join('\n')}`,
+    );
+    const ports = [npmStart.port, npmStart.lambdaPort, npmStart.previewPort];
+    const listening = await Promise.all(
+      ports.flatMap((port) => [accepts('127.0.0.1', port), accepts('::1', port)]),
+    );
+    expect(listening).toEqual(ports.flatMap(() => [false, false]));
+  }, 90_000);
 });

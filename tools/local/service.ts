@@ -2,9 +2,11 @@
  * `npm start` as a child process, for the tools and suites that exercise the service over HTTP
  * (the load test, the end-to-end and browser suites): on free ports, with its own esbuild work
  * folder, in a fresh environment (none of the caller's service settings, so it brings up its
- * own embedded database and local issuer), stopped with its whole process group. Ready when
- * `npm start` writes its readiness document (PORTAL_READY_FILE, tools/local/ready.ts) to a
- * file in a temporary folder of its own: its printed output is only collected, never read.
+ * own embedded database and local issuer), in a process group of its own, stopped with SIGTERM
+ * to that group (tools/start.ts then stops serverless-offline's group), SIGKILL if it has not
+ * exited in time. Ready when `npm start` writes its readiness document (PORTAL_READY_FILE,
+ * tools/local/ready.ts) to a file in a temporary folder of its own: its printed output is only
+ * collected, never read.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -59,14 +61,22 @@ export interface ServiceOptions {
   /** Every chunk the service prints, as it comes. */
   readonly onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
   readonly readyTimeoutMs?: number;
+  /** Through npm (`npm start`: npm → sh → tsx), as a user starts it, rather than tsx alone. */
+  readonly viaNpm?: boolean;
 }
 
 /** How often the readiness document is looked for. */
 const READY_POLL_MS = 100;
+/** Longer than tools/start.ts takes to stop (its STOP_LIMIT_MS). */
+const STOP_GRACE_MS = 15_000;
 
 export interface RunningService {
   readonly child: ChildProcess;
   readonly port: number;
+  readonly lambdaPort: number;
+  readonly previewPort: number;
+  /** PORTAL_READY_FILE: removed when `npm start` stops, its folder by `stop`. */
+  readonly readyFile: string;
   /** http://localhost:PORT */
   readonly base: string;
   /** The sample owner's token (the printed curl's). */
@@ -88,7 +98,10 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
   const [port, lambdaPort, previewPort] = [await freePort(), await freePort(), await freePort()];
   const readyFolder = await mkdtemp(join(tmpdir(), 'portal-ready-'));
   const readyFile = join(readyFolder, 'ready.json');
-  const child = spawn(process.execPath, [TSX, 'tools/start.ts'], {
+  const [command, args] = options.viaNpm
+    ? ['npm', ['start']]
+    : [process.execPath, [TSX, 'tools/start.ts']];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: freshEnv({
       ESBUILD_WORK_FOLDER: workFolder,
@@ -175,8 +188,11 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
       const exited = new Promise((resolve) => child.once('exit', resolve));
       process.kill(-child.pid, 'SIGTERM');
       let grace: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, 5000)))]);
-      // A pending grace timer would keep the caller's process (a Jest run) alive for 5 s.
+      await Promise.race([
+        exited,
+        new Promise((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS))),
+      ]);
+      // A pending grace timer would keep the caller's process (a Jest run) alive.
       clearTimeout(grace);
       if (running(child)) process.kill(-child.pid, 'SIGKILL');
     }
@@ -194,6 +210,9 @@ export const startService = async (options: ServiceOptions): Promise<RunningServ
   return {
     child,
     port,
+    lambdaPort,
+    previewPort,
+    readyFile,
     base: document.url,
     token: document.token,
     curlUrl: document.sampleUrl,

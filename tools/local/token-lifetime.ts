@@ -55,7 +55,8 @@ export const TOKEN_COMMAND_SECONDS = 3600;
 
 /**
  * `npm run token`'s lifetime, and what it says of it on stderr: its default is shortened to
- * JWT_MAX_AGE; an --expires-in (`askedSeconds`) is kept, with a warning when JWT_MAX_AGE is shorter.
+ * JWT_MAX_AGE; an --expires-in (`askedSeconds`) is kept, with a warning when JWT_MAX_AGE is
+ * shorter.
  */
 export const tokenCommandLifetime = (
   askedSeconds: number | undefined,
