@@ -165,6 +165,8 @@ export const createDatabase = (
   const queryBoundMs = options.statementTimeoutMs + QUERY_MARGIN_MS + proxyQueueMs;
   /** Pools being opened by the warm-up: a query retries the opening when one fails. */
   const openedByWarmUp = new WeakSet<Promise<Pool>>();
+  /** Each retired pool's reason: what its other queries, destroyed with it, fail with. */
+  const retiredBy = new WeakMap<Pool, unknown>();
 
   /** The query's own bound from now, or the request's deadline when that comes first. */
   const deadline = (): Deadline => {
@@ -241,6 +243,7 @@ export const createDatabase = (
    * once, every socket of it destroyed.
    */
   const retire = (failed: Pool, error: unknown) => {
+    if (!retiredBy.has(failed)) retiredBy.set(failed, error);
     if (latest === failed) {
       logger.log('warn', 'database unreachable: no connection could be made; pool replaced', {
         errorCode: String((error as { code?: unknown }).code),
@@ -324,6 +327,10 @@ export const createDatabase = (
       return await used.watch.bound(() => work(used.sql), deadline());
     } catch (error) {
       if (noConnection(error)) retire(used, error);
+      // Destroyed with its pool: the reason the pool was retired is this query's too.
+      if (retiredBy.has(used) && (error as { code?: unknown }).code === 'CONNECTION_DESTROYED') {
+        throw retiredBy.get(used);
+      }
       if (!isRejectedLogin(error)) throw error;
       const next = await renewed(used, attempted);
       if (next === undefined) throw error;

@@ -126,6 +126,8 @@ export const createConnectionWatch = ({
   let timer: NodeJS.Timeout | undefined;
   /** Settles once postgres.js has seen the close of every connection destroyed so far. */
   let closing: Promise<unknown> = Promise.resolve();
+  /** The last deadline that destroyed connections: other work on them fails with its error. */
+  let lastDrop: { readonly at: number; readonly error: DatabaseTimeoutError } | undefined;
 
   const sample = (now: number) => {
     for (const [socket, watched] of sockets) {
@@ -171,6 +173,7 @@ export const createConnectionWatch = ({
     const waitedMs = Math.round(now - item.startedAt);
     const error = new DatabaseTimeoutError(waitedMs, item.deadline.kind, stage);
     item.passed = error;
+    if (dropped > 0) lastDrop = { at: now, error };
     onDeadline({ waitedMs, deadline: item.deadline.kind, stage, dropped });
     // The caller may send its next query at once: not before postgres.js saw the closes.
     void closing.then(() => {
@@ -238,7 +241,17 @@ export const createConnectionWatch = ({
       try {
         return await Promise.race([running, passed]);
       } catch (error) {
-        throw item.passed ?? error;
+        if (item.passed) throw item.passed;
+        // Sent on a connection another query's deadline destroyed: failed for the same reason.
+        const { code } = error as { code?: unknown };
+        if (
+          (code === 'CONNECTION_CLOSED' || code === 'CONNECTION_DESTROYED') &&
+          lastDrop !== undefined &&
+          lastDrop.at >= startedAt
+        ) {
+          throw lastDrop.error;
+        }
+        throw error;
       } finally {
         waiting.delete(item);
         stopWhenIdle();
