@@ -814,7 +814,7 @@ describe('the portal preview of npm start, in headless Chromium', () => {
           await page.locator('[data-testid="reports-controls"] label[for]').allTextContents(),
         ).toEqual([
           say(locale, 'report'),
-          ...(range ? [say(locale, 'from'), say(locale, 'to')] : []),
+          ...(range ? [say(locale, 'preset'), say(locale, 'from'), say(locale, 'to')] : []),
           ...(reportOf(report).compare ? [say(locale, 'compare')] : []),
         ]);
         // A chart per measure of a time series, above the table, with its text alternative.
@@ -1023,6 +1023,7 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     }
 
     expect(reached).toEqual([
+      'reports-preset',
       'reports-from',
       'reports-to',
       'reports-compare-toggle',

@@ -1,7 +1,7 @@
 import {
   authorisedGet,
   describeFailure,
-  fetchCurrency,
+  fetchDashboard,
   fetchRows,
   fileNameOf,
   ReportError,
@@ -158,21 +158,21 @@ describe('calls', () => {
     );
   });
 
-  it('the currency is the dashboard’s data.currency, undefined when it has none', async () => {
+  it('reads the dashboard’s data.currency and data.date (the restaurant’s today), undefined when malformed', async () => {
     await expect(
-      fetchCurrency(
-        respond(() => Response.json({ data: { currency: 'KWD' } })),
+      fetchDashboard(
+        respond(() => Response.json({ data: { currency: 'KWD', date: '2026-11-26' } })),
         'u',
         't',
       ),
-    ).resolves.toBe('KWD');
+    ).resolves.toEqual({ currency: 'KWD', date: '2026-11-26' });
     await expect(
-      fetchCurrency(
-        respond(() => Response.json({ data: { currency: null } })),
+      fetchDashboard(
+        respond(() => Response.json({ data: { currency: null, date: '26.11.2026' } })),
         'u',
         't',
       ),
-    ).resolves.toBeUndefined();
+    ).resolves.toEqual({ currency: undefined, date: undefined });
   });
 
   it('the CSV file name is the one Content-Disposition gives', () => {

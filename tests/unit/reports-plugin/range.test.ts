@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import {
   addMonths,
   comparisonFor,
+  presetRange,
+  presetsFor,
   comparisonProblem,
   dayNumber,
   defaultRange,
@@ -162,5 +164,63 @@ describe('ranges the controls offer', () => {
   it("today is the browser's calendar day", () => {
     expect(localToday(new Date(2026, 10, 25, 23, 59))).toBe('2026-11-25');
     expect(localToday(new Date(2026, 0, 1, 0, 0))).toBe('2026-01-01');
+  });
+});
+
+describe('the presets', () => {
+  const day = { granularity: 'day', max: 31 } as const;
+  const month = { granularity: 'month', max: 12 } as const;
+
+  it('end on the given today, months and years crossed', () => {
+    const on = (today: string) =>
+      Object.fromEntries(presetsFor(day, today).map((p) => [p, presetRange(p, today)]));
+    expect(on('2026-03-01')).toEqual({
+      today: { from: '2026-03-01', to: '2026-03-01' },
+      yesterday: { from: '2026-02-28', to: '2026-02-28' },
+      last7: { from: '2026-02-23', to: '2026-03-01' },
+      last30: { from: '2026-01-31', to: '2026-03-01' },
+      thisMonth: { from: '2026-03-01', to: '2026-03-01' },
+      lastMonth: { from: '2026-02-01', to: '2026-02-28' },
+    });
+    expect(presetRange('lastMonth', '2026-01-15')).toEqual({
+      from: '2025-12-01',
+      to: '2025-12-31',
+    });
+    expect(presetsFor(month, '2026-01-15').map((p) => presetRange(p, '2026-01-15'))).toEqual([
+      { from: '2025-11-01', to: '2026-01-01' },
+      { from: '2025-08-01', to: '2026-01-01' },
+      { from: '2025-02-01', to: '2026-01-01' },
+    ]);
+  });
+
+  it('leave out what the limit refuses', () => {
+    expect(presetsFor({ granularity: 'day', max: 7 }, '2026-03-15')).toEqual([
+      'today',
+      'yesterday',
+      'last7',
+    ]);
+    expect(presetsFor({ granularity: 'month', max: 6 }, '2026-03-15')).toEqual([
+      'last3m',
+      'last6m',
+    ]);
+  });
+});
+
+describe('the same weekdays a year earlier', () => {
+  it('are 52 weeks back, each day on its weekday; months go a year back', () => {
+    const range = { from: '2026-11-23', to: '2026-11-29' };
+    const compare = comparisonFor(range, 'weekday', { granularity: 'day', max: 31 });
+    expect(compare).toEqual({ from: '2025-11-24', to: '2025-11-30' });
+    const weekday = (date: string) => new Date(`${date}T00:00Z`).getUTCDay();
+    expect([weekday(compare.from), weekday(compare.to)]).toEqual([
+      weekday(range.from),
+      weekday(range.to),
+    ]);
+    expect(
+      comparisonFor({ from: '2026-01-01', to: '2026-03-01' }, 'weekday', {
+        granularity: 'month',
+        max: 12,
+      }),
+    ).toEqual({ from: '2025-01-01', to: '2025-03-01' });
   });
 });

@@ -1,4 +1,10 @@
-import { createState, followPeriod, selectReport } from '../../../tools/reports-plugin/src/state';
+import {
+  choosePreset,
+  createState,
+  followPeriod,
+  onDay,
+  selectReport,
+} from '../../../tools/reports-plugin/src/state';
 import { createStore } from '../../../tools/reports-plugin/src/store';
 import type { ReportSpec } from '../../../tools/reports-plugin/src/reports';
 
@@ -62,6 +68,7 @@ describe('the plugin state', () => {
     expect(createState([PER_DAY], '2026-11-25').selection.get()).toEqual({
       reportId: 'orders-per-day',
       range: { from: '2026-11-19', to: '2026-11-25' },
+      preset: 'last7',
       compareOn: false,
       compareMode: 'previous',
       compare: { from: '2026-11-12', to: '2026-11-18' },
@@ -75,6 +82,7 @@ describe('the plugin state', () => {
     const chosen = {
       ...selectReport(PER_DAY, '2026-11-25'),
       range: { from: '2026-11-15', to: '2026-11-21' },
+      preset: null,
       compareOn: true,
       compare: { from: '2026-11-15', to: '2026-11-21' },
     };
@@ -134,5 +142,24 @@ describe('the plugin state', () => {
     expect(revenue.compareOn).toBe(false);
 
     expect(selectReport(TODAY, '2026-11-25', revenue, REVENUE).reportId).toBe('orders-today');
+  });
+
+  it("moves a preset period with the restaurant's day, a typed one not", () => {
+    const rule = { granularity: 'day', max: 31 } as const;
+    // The browser's day is the 25th; the restaurant's, a time zone ahead, the 26th.
+    const preset = choosePreset(
+      { ...selectReport(PER_DAY, '2026-11-25'), compareOn: true, compareMode: 'weekday' },
+      'yesterday',
+      '2026-11-25',
+      rule,
+    );
+    expect(onDay(preset, '2026-11-26', rule)).toMatchObject({
+      preset: 'yesterday',
+      range: { from: '2026-11-25', to: '2026-11-25' },
+      compare: { from: '2025-11-26', to: '2025-11-26' },
+    });
+    const typed = followPeriod(preset, { range: { from: '2026-11-02', to: '2026-11-03' } }, rule);
+    expect(typed.preset).toBeNull();
+    expect(onDay(typed, '2026-11-26', rule)).toBe(typed);
   });
 });

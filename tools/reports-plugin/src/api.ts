@@ -141,17 +141,26 @@ export const fetchRows = async (
   return body.data as ReportRow[];
 };
 
-/** The restaurant currency from the dashboard's `data.currency`; undefined when unknown. */
-export const fetchCurrency = async (
+/** What the plugin reads of the dashboard: `data.currency` and `data.date` when well formed. */
+export interface DashboardFacts {
+  readonly currency: string | undefined;
+  /** Today in the restaurant's time zone. */
+  readonly date: string | undefined;
+}
+
+export const fetchDashboard = async (
   fetchImpl: Fetch,
   url: string,
   token: string,
   signal?: AbortSignal,
-): Promise<string | undefined> => {
+): Promise<DashboardFacts> => {
   const response = await authorisedGet(fetchImpl, url, token, signal);
-  const body = (await response.json()) as { data?: { currency?: unknown } };
-  const currency = body.data?.currency;
-  return typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? currency : undefined;
+  const body = (await response.json()) as { data?: { currency?: unknown; date?: unknown } };
+  const { currency, date } = body.data ?? {};
+  return {
+    currency: typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? currency : undefined,
+    date: typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? date : undefined,
+  };
 };
 
 /** The file name of a Content-Disposition header (`attachment; filename="…"`). */

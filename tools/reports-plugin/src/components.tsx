@@ -21,13 +21,24 @@ import type { MessageKey, Speech, Translate } from './i18n';
 import {
   comparisonProblem,
   latestEnd,
+  presetsFor,
   rangeProblem,
   type DateRange,
   type RangeProblem,
 } from './range';
-import type { ReportSpec } from './reports';
-import { followPeriod, selectReport, type PluginState, type Selection } from './state';
+import type { ReportProperty, ReportSpec } from './reports';
+import {
+  choosePreset,
+  followPeriod,
+  selectReport,
+  type PluginState,
+  type Selection,
+} from './state';
 import type { Store } from './store';
+import { summaryFigures } from './summary';
+
+/** How long typing must pause before a changed report is asked for. */
+export const SETTLE_MS = 400;
 
 export interface PluginContext {
   readonly apiUrl: string;
@@ -35,7 +46,6 @@ export interface PluginContext {
   readonly state: PluginState;
   readonly getToken: () => string;
   readonly speech: Speech;
-  readonly today: string;
   readonly fetch: Fetch;
 }
 
@@ -212,11 +222,13 @@ const asFailure = (error: unknown): ReportFailure =>
   error instanceof ReportError ? error.failure : UNREACHABLE;
 
 export const Controls = ({ context }: { context: PluginContext }) => {
-  const { reports, state, today, speech } = context;
+  const { reports, state, speech } = context;
   const { t } = speech;
   const id = useId();
   const selection = useStore(state.selection);
+  const today = useStore(state.today);
   const report = reportOf(reports, selection.reportId);
+  const presets = report.range ? presetsFor(report.range, today) : [];
   const problem = selectionProblem(report, selection);
   const [downloading, setDownloading] = useState(false);
   const [downloadFailure, setDownloadFailure] = useState<ReportFailure | undefined>();
@@ -249,6 +261,31 @@ export const Controls = ({ context }: { context: PluginContext }) => {
           ))}
         </select>
       </Field>
+      {presets.length > 0 && (
+        <Field id={`${id}p`} label={t('preset')}>
+          <select
+            id={`${id}p`}
+            data-testid="reports-preset"
+            value={selection.preset ?? ''}
+            onChange={(event) => {
+              const value = event.currentTarget.value;
+              const preset = presets.find((candidate) => candidate === value);
+              if (preset && report.range) {
+                state.selection.set(
+                  choosePreset(state.selection.get(), preset, state.today.get(), report.range),
+                );
+              }
+            }}
+          >
+            {!selection.preset && <option value="">{t('preset.custom')}</option>}
+            {presets.map((preset) => (
+              <option key={preset} value={preset}>
+                {t(`preset.${preset}`)}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
       <RangeInputs
         report={report}
         range={selection.range}
@@ -287,7 +324,9 @@ export const Controls = ({ context }: { context: PluginContext }) => {
             data-testid="reports-compare-mode"
             value={selection.compareMode}
             onChange={(event) => {
-              const compareMode = event.currentTarget.value === 'year' ? 'year' : 'previous';
+              const value = event.currentTarget.value;
+              const compareMode =
+                value === 'year' || value === 'weekday' ? value : ('previous' as const);
               if (report.range) {
                 state.selection.set(
                   followPeriod(state.selection.get(), { compareMode }, report.range),
@@ -297,6 +336,7 @@ export const Controls = ({ context }: { context: PluginContext }) => {
           >
             <option value="previous">{t('compare.previous')}</option>
             <option value="year">{t('compare.year')}</option>
+            <option value="weekday">{t('compare.weekday')}</option>
           </select>
         </Field>
       )}
@@ -364,6 +404,45 @@ const periodDate = (date: string, context: FormatContext, report: ReportSpec): s
     context,
   );
 
+const percent = (locale: string) =>
+  new Intl.NumberFormat(locale, {
+    style: 'percent',
+    maximumFractionDigits: 1,
+    signDisplay: 'exceptZero',
+  });
+
+/** A card per numeric column: its sum and, with a comparison, that sum and the change. */
+const Cards = ({
+  properties,
+  rows,
+  comparing,
+  context,
+}: {
+  readonly properties: readonly ReportProperty[];
+  readonly rows: readonly ReportRow[];
+  readonly comparing: boolean;
+  readonly context: FormatContext;
+}) => (
+  <ul class="rp-cards">
+    {summaryFigures(properties, rows, comparing).map(({ property, value, compare }) => (
+      <li key={property.key} class="rp-card" data-testid="reports-card" data-key={property.key}>
+        <span>{headerText(property, context)}</span>
+        <strong data-testid="reports-card-value">{formatValue(property, value, context)}</strong>
+        {compare && (
+          <span>
+            <span data-testid="reports-card-change">
+              {compare.change === null ? '–' : percent(context.locale).format(compare.change)}
+            </span>{' '}
+            <span data-testid="reports-card-compare">
+              {context.t('card.compare', { value: formatValue(property, compare.value, context) })}
+            </span>
+          </span>
+        )}
+      </li>
+    ))}
+  </ul>
+);
+
 export const ReportView = ({ context }: { context: PluginContext }) => {
   const { reports, state, speech } = context;
   const { t, locale } = speech;
@@ -383,9 +462,23 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
         })
       : undefined;
   const [answer, setAnswer] = useState<Load | undefined>();
+  // The URL asked for once the selection has rested: a date typed digit by digit is one request.
+  const [asked, setAsked] = useState<string | undefined>();
+  useEffect(() => {
+    const timer = setTimeout(
+      () => {
+        setAsked(url);
+      },
+      asked === undefined ? 0 : SETTLE_MS,
+    );
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [url]);
 
   useEffect(() => {
-    if (!url) return undefined;
+    if (!asked) return undefined;
+    const url = asked;
     const controller = new AbortController();
     fetchRows(context.fetch, url, context.getToken(), controller.signal).then(
       (rows) => {
@@ -400,7 +493,7 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
     return () => {
       controller.abort();
     };
-  }, [url]);
+  }, [asked]);
 
   // An answer to an earlier URL (another restaurant, report or period) is never shown.
   const loading = url !== undefined && answer?.key !== url;
@@ -461,6 +554,9 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
         <p class="rp-empty" role="status" data-testid="reports-empty">
           {t('empty')}
         </p>
+      )}
+      {rows && filled && (
+        <Cards properties={properties} rows={rows} comparing={comparing} context={formatContext} />
       )}
       {rows && filled && (
         <Charts

@@ -7,11 +7,11 @@
  */
 import { render } from 'preact';
 import type { PortalPlugin, PortalSdk } from '../../portal/sdk';
-import { fetchCurrency } from './api';
+import { fetchDashboard } from './api';
 import { Controls, ReportView, type PluginContext } from './components';
 import { languageFor, loadLanguage, speechFor, type Speech } from './i18n';
 import { localToday } from './range';
-import { createState } from './state';
+import { createState, onDay } from './state';
 import { STYLES } from './styles';
 
 const config = __REPORTS_PLUGIN_CONFIG__;
@@ -25,7 +25,6 @@ const show = (element: HTMLElement, sdk: PortalSdk, speech: Speech): (() => void
     state,
     getToken: () => sdk.getToken(),
     speech,
-    today,
     fetch: (url, init) => fetch(url, init),
   };
 
@@ -37,10 +36,11 @@ const show = (element: HTMLElement, sdk: PortalSdk, speech: Speech): (() => void
     const controller = new AbortController();
     currencyRequest = controller;
     const url = `${config.apiUrl}${config.currencyPath.replace('{id}', encodeURIComponent(restaurant.id))}`;
-    fetchCurrency(context.fetch, url, sdk.getToken(), controller.signal).then(
-      (currency) => {
-        if (!controller.signal.aborted)
-          state.currency.set({ restaurantId: restaurant.id, currency });
+    fetchDashboard(context.fetch, url, sdk.getToken(), controller.signal).then(
+      ({ currency, date }) => {
+        if (controller.signal.aborted) return;
+        state.currency.set({ restaurantId: restaurant.id, currency });
+        if (date) state.today.set(date);
       },
       () => {
         if (!controller.signal.aborted) {
@@ -50,6 +50,12 @@ const show = (element: HTMLElement, sdk: PortalSdk, speech: Speech): (() => void
     );
   };
   const stopCurrency = state.restaurant.subscribe(loadCurrency);
+  // A preset period follows the restaurant's day, which may not be the browser's.
+  const stopToday = state.today.subscribe((day) => {
+    const selection = state.selection.get();
+    const rule = config.reports.find((report) => report.id === selection.reportId)?.range;
+    if (rule) state.selection.set(onDay(selection, day, rule));
+  });
   // The one place the current restaurant is written; the same restaurant again changes nothing.
   const removeObserver = sdk.addRestaurantObserver((restaurant) => {
     if (state.restaurant.get()?.id !== restaurant.id) state.restaurant.set(restaurant);
@@ -75,6 +81,7 @@ const show = (element: HTMLElement, sdk: PortalSdk, speech: Speech): (() => void
   return () => {
     removeObserver();
     stopCurrency();
+    stopToday();
     currencyRequest?.abort();
     render(null, host);
     host.remove();

@@ -107,11 +107,50 @@ export const yearEarlier = (range: DateRange, rule: RangeRule): DateRange => {
 };
 
 /** Which period a comparison follows as the period moves. */
-export type CompareMode = 'previous' | 'year';
+export type CompareMode = 'previous' | 'year' | 'weekday';
 
-/** The comparison for `range`: the period just before it, or the same days a year earlier. */
+/**
+ * The comparison for `range`: the period just before it, the same days a year earlier, or the
+ * same weekdays a year earlier (52 weeks back; months a year earlier).
+ */
 export const comparisonFor = (range: DateRange, mode: CompareMode, rule: RangeRule): DateRange =>
-  mode === 'year' ? yearEarlier(range, rule) : previousPeriod(range, rule);
+  mode === 'previous'
+    ? previousPeriod(range, rule)
+    : mode === 'weekday' && rule.granularity === 'day'
+      ? { from: addDays(range.from, -364), to: addDays(range.to, -364) }
+      : yearEarlier(range, rule);
+
+/** The quick choices of a period, ending on the restaurant's today. */
+export const PRESETS = {
+  day: ['today', 'yesterday', 'last7', 'last30', 'thisMonth', 'lastMonth'],
+  month: ['last3m', 'last6m', 'last12m'],
+} as const;
+export type Preset = (typeof PRESETS)[keyof typeof PRESETS][number];
+
+/** The period a preset stands for on `today`. */
+export const presetRange = (preset: Preset, today: string): DateRange => {
+  const month = addMonths(today, 0);
+  switch (preset) {
+    case 'today':
+      return { from: today, to: today };
+    case 'yesterday':
+      return { from: addDays(today, -1), to: addDays(today, -1) };
+    case 'last7':
+      return { from: addDays(today, -6), to: today };
+    case 'last30':
+      return { from: addDays(today, -29), to: today };
+    case 'thisMonth':
+      return { from: month, to: today };
+    case 'lastMonth':
+      return { from: addMonths(today, -1), to: addDays(month, -1) };
+    default:
+      return { from: addMonths(today, 1 - Number(preset.slice(4, -1))), to: month };
+  }
+};
+
+/** The presets a rule allows (none longer than its limit). */
+export const presetsFor = (rule: RangeRule, today: string): Preset[] =>
+  PRESETS[rule.granularity].filter((preset) => !rangeProblem(presetRange(preset, today), rule));
 
 /** Why the API would refuse this comparison of `range`, or undefined. */
 export const comparisonProblem = (

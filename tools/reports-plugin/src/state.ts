@@ -5,9 +5,12 @@
 import {
   comparisonFor,
   defaultRange,
+  presetRange,
+  presetsFor,
   rangeProblem,
   type CompareMode,
   type DateRange,
+  type Preset,
 } from './range';
 import type { RangeRule, ReportSpec } from './reports';
 import { createStore, type Store } from './store';
@@ -24,6 +27,8 @@ export interface Restaurant {
 export interface Selection {
   readonly reportId: string;
   readonly range: DateRange;
+  /** The preset the period follows as the restaurant's day moves; null for one typed. */
+  readonly preset: Preset | null;
   readonly compareOn: boolean;
   /** How the comparison follows the period. */
   readonly compareMode: CompareMode;
@@ -39,6 +44,8 @@ export interface PluginState {
   readonly restaurant: Store<Restaurant | undefined>;
   readonly currency: Store<CurrencyState | undefined>;
   readonly selection: Store<Selection>;
+  /** The restaurant's calendar day (the dashboard's `date`); the browser's until it answers. */
+  readonly today: Store<string>;
 }
 
 const DAY_RULE = { granularity: 'day', max: 31 } as const;
@@ -54,9 +61,13 @@ export const selectReport = (
   const keep = previous !== undefined && previousReport?.range?.granularity === rule.granularity;
   const range = keep ? previous.range : defaultRange(today, rule);
   const compareMode = previous?.compareMode ?? 'previous';
+  const preset = presetsFor(rule, today).find(
+    (candidate) => JSON.stringify(presetRange(candidate, today)) === JSON.stringify(range),
+  );
   return {
     reportId: report.id,
     range,
+    preset: keep ? previous.preset : (preset ?? null),
     compareOn: keep ? previous.compareOn : false,
     compareMode,
     compare: keep ? previous.compare : comparisonFor(range, compareMode, rule),
@@ -70,14 +81,26 @@ export const selectReport = (
  */
 export const followPeriod = (
   selection: Selection,
-  change: Partial<Pick<Selection, 'range' | 'compareMode'>>,
+  change: Partial<Pick<Selection, 'range' | 'compareMode' | 'preset'>>,
   rule: RangeRule,
 ): Selection => {
-  const next = { ...selection, ...change };
+  const next = { ...selection, ...(change.range ? { preset: null } : {}), ...change };
   // A period being typed (incomplete, reversed) leaves the comparison where it was.
   if (rangeProblem(next.range, rule)) return next;
   return { ...next, compare: comparisonFor(next.range, next.compareMode, rule) };
 };
+
+/** The selection with the period of `preset` on `today`. */
+export const choosePreset = (
+  selection: Selection,
+  preset: Preset,
+  today: string,
+  rule: RangeRule,
+): Selection => followPeriod(selection, { range: presetRange(preset, today), preset }, rule);
+
+/** The selection on another day: a preset period moves with it, a typed one stays. */
+export const onDay = (selection: Selection, today: string, rule: RangeRule): Selection =>
+  selection.preset ? choosePreset(selection, selection.preset, today, rule) : selection;
 
 export const createState = (reports: readonly ReportSpec[], today: string): PluginState => {
   const [first] = reports;
@@ -86,5 +109,6 @@ export const createState = (reports: readonly ReportSpec[], today: string): Plug
     restaurant: createStore<Restaurant | undefined>(undefined),
     currency: createStore<CurrencyState | undefined>(undefined),
     selection: createStore(selectReport(first, today)),
+    today: createStore(today),
   };
 };

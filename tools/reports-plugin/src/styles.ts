@@ -19,6 +19,9 @@ export const STYLES = `
 .rp-table td{white-space:nowrap}
 .rp-table .rp-num{font-variant-numeric:tabular-nums;text-align:end;unicode-bidi:isolate}
 .rp-error{color:var(--rp-red)}
+.rp-cards{display:flex;flex-wrap:wrap;gap:12px;list-style:none;padding:0;margin:0 0 12px}
+.rp-card{display:flex;flex-direction:column;gap:2px;padding:8px 12px;border:1px solid var(--rp-line);border-radius:6px;min-width:140px}
+.rp-card strong{font-size:20px;font-variant-numeric:tabular-nums}
 .rp-charts{display:flex;flex-wrap:wrap;gap:16px;margin-block-end:12px}
 .rp-chart{flex:1 1 320px;min-width:0;max-width:560px;margin:0}
 .rp-chart figcaption{font-weight:600;margin-block-end:4px}
