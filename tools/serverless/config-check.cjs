@@ -7,7 +7,7 @@
  * deployed stage. A value that came from a per-stage or per-region variable is named by it too
  * (JWK_URL_EU_PRODUCTION for JWKS_URL, JWT_AUDIENCE_PRODUCTION for JWT_AUDIENCE).
  *
- * Then the worst case of one request under that configuration (shared/budget.ts) must fit below
+ * Then the worst case of one request under that configuration (tools/budget.ts) must fit below
  * the function timeout, which must fit below API Gateway's 29 s: otherwise packaging fails,
  * showing the sum.
  *
@@ -59,7 +59,7 @@ module.exports = async ({ resolveVariable }) => {
   const environment = (await resolveVariable('self:provider.environment')) ?? {};
   const { tsImport } = await import('tsx/esm/api');
   const { loadConfig } = await tsImport('../../shared/config.ts', __filename);
-  const { requestBudget, budgetProblem } = await tsImport('../../shared/budget.ts', __filename);
+  const { requestBudget, budgetProblem } = await tsImport('../budget.ts', __filename);
   const timeoutSeconds = Number(await resolveVariable('self:provider.timeout'));
   return checkEnvironment(
     environment,

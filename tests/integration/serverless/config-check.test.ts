@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { budgetProblem, requestBudget } from '../../../shared/budget';
+import { budgetProblem, requestBudget } from '../../../tools/budget';
 import { loadConfig } from '../../../shared/config';
 import { NO_TOPIC } from '../../../tools/generators/operations';
 import { PACKAGING_ENV } from '../../support/packaging';

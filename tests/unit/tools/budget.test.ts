@@ -1,8 +1,8 @@
 /**
- * The worst case of one request (shared/budget.ts), from the configuration the functions load,
+ * The worst case of one request (tools/budget.ts), from the configuration the functions load,
  * and when it does not fit the function timeout or the function timeout not API Gateway's.
  */
-import { budgetProblem, describeBudget, requestBudget } from '../../../shared/budget';
+import { budgetProblem, describeBudget, requestBudget } from '../../../tools/budget';
 import { loadConfig } from '../../../shared/config';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:portal/db-AbC123';

@@ -18,9 +18,9 @@
  * A query's deadline is also cut to the request's (shared/deadline.ts), so a container that
  * overruns this sum still answers; the sum is what lets every bound take its full length.
  */
-import { KEY_SET_DEFAULTS } from './auth/key-set';
-import type { ServiceConfig } from './config';
-import { QUERY_MARGIN_MS } from './db/watch';
+import { KEY_SET_DEFAULTS } from '../shared/auth/key-set';
+import type { ServiceConfig } from '../shared/config';
+import { QUERY_MARGIN_MS } from '../shared/db/watch';
 
 /** API Gateway's limit on an integration (REST API): the function timeout must stay below it. */
 export const API_GATEWAY_TIMEOUT_SECONDS = 29;
