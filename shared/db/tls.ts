@@ -5,8 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext, type ConnectionOptions, type SecureContext } from 'node:tls';
-import { ConfigError } from '../config';
-import { rdsCertificates, rdsProxyCertificates, rdsRegionOf } from './rds-cas';
+import { rdsCertificates, rdsProxyCertificates, rdsRegionFor } from './rds-cas';
 
 /**
  * The CAs trusted for verify-full (DB_CA): `rds`, the RDS CAs of the database's region;
@@ -25,17 +24,6 @@ export type DatabaseTls =
   | { readonly mode: 'require' }
   | { readonly mode: 'disable' };
 
-/** The region whose RDS CAs verify `host`: the one its name gives, else `fallback`. */
-const rdsRegion = (host: string, fallback: string | undefined): string => {
-  const region = rdsRegionOf(host) ?? fallback;
-  if (region === undefined) {
-    throw new ConfigError(
-      'DB_CA=rds needs the database region: a host name of RDS (….<region>.rds.amazonaws.com) or AWS_REGION',
-    );
-  }
-  return region;
-};
-
 /**
  * The PEM certificates `ca` trusts for `host`, `region` standing in for a host that names none;
  * undefined for Node's built-in roots (the default context).
@@ -46,7 +34,7 @@ export const caCertificates = (
   region?: string,
 ): readonly string[] | undefined => {
   if (ca === 'node') return undefined;
-  if (ca === 'rds') return rdsCertificates(rdsRegion(host, region));
+  if (ca === 'rds') return rdsCertificates(rdsRegionFor(host, region));
   if (ca === 'rds-proxy') return rdsProxyCertificates();
   return [readFileSync(ca.file, 'utf8')];
 };
@@ -61,7 +49,7 @@ const secureContextFor = (
 ): SecureContext | undefined => {
   const key =
     ca === 'rds'
-      ? `rds:${rdsRegion(host, region)}`
+      ? `rds:${rdsRegionFor(host, region)}`
       : typeof ca === 'string'
         ? ca
         : `file:${ca.file}`;

@@ -7,7 +7,6 @@
  * concurrency too (`resources.extensions`), once the connection budget below is checked.
  */
 import { catalogue as registry, type Endpoint } from '../../shared/catalogue';
-import { FUNCTION_SETTINGS } from '../../shared/settings';
 import { answerSummary } from './endpoints';
 import { reservedConcurrencyVariable, settingEntry } from './registry';
 import { numberOf } from './settings-check';
@@ -86,8 +85,11 @@ export interface ConnectionBudget {
 
 export { reservedConcurrencyVariable } from './registry';
 
-/** The number `name` holds, or its registry default. */
-const decimalNumber = (settings: BudgetSettings, name: string): number => {
+/**
+ * The number `name` holds, or its registry default (a function setting's comes from
+ * shared/settings.ts, as the functions read it).
+ */
+const numberOrDefault = (settings: BudgetSettings, name: string): number => {
   const setting = settings[name];
   return setting && setting.value !== ''
     ? numberOf({ ...setting, source: 'variable' }, name)
@@ -112,8 +114,8 @@ export const connectionBudget = (
   catalogue: readonly Endpoint[] = registry,
 ): ConnectionBudget => {
   const fallback = wholeNumber(settings, 'RESERVED_CONCURRENCY');
-  const routeRate = decimalNumber(settings, 'API_ROUTE_RATE');
-  const durationMs = decimalNumber(settings, 'API_ROUTE_DURATION_MS');
+  const routeRate = numberOrDefault(settings, 'API_ROUTE_RATE');
+  const durationMs = numberOrDefault(settings, 'API_ROUTE_DURATION_MS');
   const reservedConcurrency = Object.fromEntries(
     catalogue.map(({ function: fn, paths }) => [
       fn,
@@ -123,7 +125,7 @@ export const connectionBudget = (
         reservedFor(paths.length * 2, routeRate, durationMs),
     ]),
   );
-  const poolMax = wholeNumber(settings, 'DB_POOL_MAX') ?? FUNCTION_SETTINGS.DB_POOL_MAX.default;
+  const poolMax = numberOrDefault(settings, 'DB_POOL_MAX');
   const maxConnections = wholeNumber(settings, 'DB_MAX_CONNECTIONS');
   const containers = Object.values(reservedConcurrency).reduce((sum, n) => sum + n, 0);
   const connections = containers * poolMax;

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOCAL_FUNCTION } from '../../../shared/metrics';
+import { rdsRegionFor } from '../../../shared/db/rds-cas';
+import { LOCAL_FUNCTION, metricsNamespaceProblem } from '../../../shared/metrics';
 import {
   ConfigError,
   isLoopbackDatabase,
@@ -160,7 +161,9 @@ describe('loadConfig', () => {
   });
 
   const CA_NAMES = 'DB_CA must be one of rds, rds-proxy, node or a path to a PEM file';
-  const NAMESPACE_AWS = 'METRICS_NAMESPACE must not start with AWS/ (the namespaces of AWS)';
+  /** What shared/metrics.ts finds wrong with a namespace, as loadConfig says it. */
+  const namespaceRefusal = (value: string) =>
+    `METRICS_NAMESPACE ${String(metricsNamespaceProblem(value))}`;
   /** One row per refused value of one variable, each with the message that names it. */
   const refusals = (name: string, values: (string | undefined)[], message: string) =>
     values.map((value) => [name, value, message] as const);
@@ -207,23 +210,20 @@ describe('loadConfig', () => {
       ['N'.repeat(256)],
       'METRICS_NAMESPACE must be at most 255 characters',
     ),
+    // The namespace's rule is shared/metrics.ts's, which packaging applies too.
+    ...['Portal\nApi', 'Portal\u00e9', 'Portal$Api', 'Portal(Api)', 'AWS/Lambda'].map(
+      (value) => ['METRICS_NAMESPACE', value, namespaceRefusal(value)] as const,
+    ),
     ...refusals(
       'METRICS_SERVICE',
       ['s'.repeat(256)],
       'METRICS_SERVICE must be at most 255 characters',
     ),
     ...refusals(
-      'METRICS_NAMESPACE',
-      ['Portal\nApi'],
-      'METRICS_NAMESPACE must not hold control characters',
-    ),
-    ...refusals(
       'METRICS_SERVICE',
       ['portal\u0000api', 'portal\u0085api', 'portal\u007fapi'],
       'METRICS_SERVICE must not hold control characters',
     ),
-    ...refusals('METRICS_NAMESPACE', ['Portal\u00e9'], 'METRICS_NAMESPACE must be printable ASCII'),
-    ...refusals('METRICS_NAMESPACE', ['AWS/Lambda'], NAMESPACE_AWS),
   ])('refuses %s=%j: %s', (name, value, message) => {
     expect(refusal({ [name]: value })).toBe(message);
   });
@@ -300,10 +300,10 @@ describe('loadConfig', () => {
     });
 
     it('refuses DB_CA=rds for a host that names no region without AWS_REGION, naming both', () => {
-      // Act / Assess
-      expect(configErrorOf({ JWKS_URL, DATABASE_URL }).message).toMatch(
-        /^DB_CA=rds needs the database region: .*AWS_REGION$/,
-      );
+      // Act / Assess: the rule of shared/db/rds-cas.ts, which the TLS options apply too
+      const message = configErrorOf({ JWKS_URL, DATABASE_URL }).message;
+      expect(message).toMatch(/^DB_CA=rds needs the database region: .*AWS_REGION$/);
+      expect(() => rdsRegionFor('db.internal', undefined)).toThrow(message);
     });
 
     it('refuses a DB_CA file without a certificate', () => {
@@ -400,6 +400,14 @@ describe('loadConfig', () => {
         ...LOCAL_FUNCTION,
       });
     });
+
+    it.each(['Portal/Reports', 'Brand.Portal-API_v2#1:eu', 'Portal Reports'])(
+      'accept the namespace %j, of CloudWatch characters',
+      (namespace) => {
+        expect(metricsNamespaceProblem(namespace)).toBeUndefined();
+        expect(load({ METRICS_NAMESPACE: namespace }).metrics.namespace).toBe(namespace);
+      },
+    );
 
     it('accept 255 characters, and a service name in any script', () => {
       // Prepare

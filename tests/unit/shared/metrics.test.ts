@@ -8,6 +8,7 @@ import {
   createMetrics,
   EMF_LIMITS,
   failureKind,
+  metricsNamespaceProblem,
   statusClass,
   type FailureKind,
 } from '../../../shared/metrics';
@@ -258,5 +259,38 @@ describe('the EMF checker of these tests', () => {
     ['no directive', withAws({ CloudWatchMetrics: [] })],
   ])('refuses %s', (_name, document) => {
     expect(emfProblems(JSON.stringify(document))).not.toEqual([]);
+  });
+});
+
+describe('metricsNamespaceProblem (METRICS_NAMESPACE, for the functions and packaging)', () => {
+  it.each(['PortalServiceApi', 'Brand/Portal', 'Brand.Portal-API_v2#1:eu', 'Portal Reports'])(
+    'accepts %j: CloudWatch characters',
+    (namespace) => {
+      expect(metricsNamespaceProblem(namespace)).toBeUndefined();
+    },
+  );
+
+  it('accepts 255 characters, not 256', () => {
+    expect(metricsNamespaceProblem('N'.repeat(255))).toBeUndefined();
+    expect(metricsNamespaceProblem('N'.repeat(256))).toBe('must be at most 255 characters');
+  });
+
+  it.each(['Portal$Api', 'Portal(Api)', 'Portal\u00e9', 'Portal\nApi', 'Portal\tApi'])(
+    'refuses %j: a character CloudWatch does not take in a namespace',
+    (namespace) => {
+      expect(metricsNamespaceProblem(namespace)).toBe(
+        'must hold only letters, digits, spaces and . - _ / # : (a CloudWatch namespace)',
+      );
+    },
+  );
+
+  it.each(['', '   '])('refuses %j: nothing but spaces', (namespace) => {
+    expect(metricsNamespaceProblem(namespace)).toBe('must hold a character other than a space');
+  });
+
+  it.each(['AWS/Lambda', 'AWS/'])('refuses %j: the namespaces of AWS', (namespace) => {
+    expect(metricsNamespaceProblem(namespace)).toBe(
+      'must not start with AWS/ (the namespaces of AWS)',
+    );
   });
 });

@@ -16,6 +16,7 @@ import {
   carriesCaLists,
   rdsCertificates,
   rdsProxyCertificates,
+  rdsRegionFor,
   rdsRegionOf,
   regionCas,
 } from '../../../../shared/db/rds-cas';
@@ -52,6 +53,29 @@ describe('rdsRegionOf', () => {
     'finds none in %s',
     (host) => {
       expect(rdsRegionOf(host)).toBeUndefined();
+    },
+  );
+});
+
+describe('rdsRegionFor (DB_CA=rds)', () => {
+  const EU_WEST_HOST = 'orders.c0abcdef1234.eu-west-1.rds.amazonaws.com';
+
+  it("is the region the host names, over the function's", () => {
+    expect(rdsRegionFor(EU_WEST_HOST, 'us-east-1')).toBe('eu-west-1');
+    expect(rdsRegionFor(EU_WEST_HOST, undefined)).toBe('eu-west-1');
+  });
+
+  it("is the function's region for a host that names none", () => {
+    expect(rdsRegionFor('db.internal', 'us-east-1')).toBe('us-east-1');
+  });
+
+  it.each(['db.internal', '10.0.0.5', ''])(
+    'refuses %j without a region of its own, naming both ways to give one',
+    (host) => {
+      expect(() => rdsRegionFor(host, undefined)).toThrow(ConfigError);
+      expect(() => rdsRegionFor(host, undefined)).toThrow(
+        'DB_CA=rds needs the database region: an RDS host name (….<region>.rds.amazonaws.com) or AWS_REGION',
+      );
     },
   );
 });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import type * as Tls from 'node:tls';
 import { ConfigError } from '../../../../shared/config';
-import { regionCas } from '../../../../shared/db/rds-cas';
+import { rdsRegionFor, regionCas } from '../../../../shared/db/rds-cas';
 import type { DatabaseCa } from '../../../../shared/db/tls';
 
 const require = createRequire(import.meta.url);
@@ -31,6 +31,16 @@ jest.unstable_mockModule('node:tls', () => ({
   createSecureContext,
 }));
 const { caCertificates, tlsOptions } = await import('../../../../shared/db/tls');
+
+/** The message `act` throws with. */
+const messageOf = (act: () => unknown): string => {
+  try {
+    act();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected a throw');
+};
 
 const commonName = (pem: string): string =>
   new X509Certificate(pem).subject.split('\n').find((part) => part.startsWith('CN=')) ?? '';
@@ -80,6 +90,10 @@ describe('caCertificates', () => {
   it('refuses rds when neither the host nor the function names a region', () => {
     expect(() => caCertificates('rds', '10.0.0.5')).toThrow(ConfigError);
     expect(() => caCertificates('rds', '10.0.0.5')).toThrow(/AWS_REGION/);
+    // The rule of shared/db/rds-cas.ts, which shared/config.ts applies too.
+    expect(() => caCertificates('rds', '10.0.0.5')).toThrow(
+      messageOf(() => rdsRegionFor('10.0.0.5', undefined)),
+    );
   });
 
   it("is the package's proxy bundle for rds-proxy: the Amazon Root CAs", () => {
