@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import postgres from 'postgres';
 import { CHECK_USAGE, runCheck, type CheckOptions } from '../../../tools/db/drift';
+import { waitingForLock } from '../../support/lock-wait';
 import { run } from '../../support/processes';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
@@ -228,20 +229,9 @@ describe('npm run db:check', () => {
   });
 });
 
-/** Resolves once the session named `application` waits for a lock. */
-const blockedOnLock = async (admin: postgres.Sql, application: string): Promise<void> => {
-  for (let i = 0; i < 100; i += 1) {
-    const [row] = await admin<{ waiting: boolean }[]>`
-      select coalesce(bool_or(wait_event_type = 'Lock'), false) as waiting
-      from pg_stat_activity where application_name = ${application}`;
-    if (row?.waiting) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${application} never waited for a lock`);
-};
-
-if (process.env.TEST_DATABASE_KIND === 'postgresql') {
-  describe('npm run db:check -- --repair under concurrent writers (PostgreSQL)', () => {
+(process.env.TEST_DATABASE_KIND === 'postgresql' ? describe : describe.skip)(
+  'npm run db:check -- --repair under concurrent writers (PostgreSQL)',
+  () => {
     it("waits for the restaurant's writer under way, blocks no other restaurant's, and leaves the rollups exact", async () => {
       const admin = postgres(process.env.DATABASE_URL ?? '', { max: 4, onnotice: () => undefined });
       const writer = await admin.reserve();
@@ -258,7 +248,7 @@ if (process.env.TEST_DATABASE_KIND === 'postgresql') {
           insert into orders (restaurant_id, platform_id, placed_at, state, total)
           values (${RESTAURANT}, 'DA_AE', '2024-05-01T13:00:00+04:00', 'PLACED', 2)`;
         const repair = runCheck(repairer, { ...SCOPED, repair: true }, () => undefined);
-        await blockedOnLock(admin, application);
+        await waitingForLock(admin, { application });
         // Another restaurant's writer is not held by the repair.
         await admin`update restaurants set name = name where id = 'R-1001'`;
         const [other] = await admin<{ id: string }[]>`
@@ -282,5 +272,5 @@ if (process.env.TEST_DATABASE_KIND === 'postgresql') {
         await admin.end();
       }
     });
-  });
-}
+  },
+);

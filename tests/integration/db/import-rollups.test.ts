@@ -12,6 +12,7 @@ import { findDrift } from '../../../tools/db/drift';
 import type { IsoDate } from '../../../shared/dates';
 import type { StagingMethod } from '../../../tools/db/import-write';
 import { ndjsonFile, runImportWith } from '../../support/import-files';
+import { waitingForLock } from '../../support/lock-wait';
 import { signal } from '../../support/signals';
 
 const TAG = `IRU${String(process.pid)}`;
@@ -219,12 +220,15 @@ describe('deferred rollups (migration 004)', () => {
   (POSTGRESQL ? it : it.skip)(
     'the refresh waits for an ordinary writer of the restaurant under way; a later writer waits for it; exact after both',
     async () => {
-      const bulk = postgres(process.env.DATABASE_URL ?? '', { max: 1, onnotice: () => undefined });
-      const writer = postgres(process.env.DATABASE_URL ?? '', {
-        max: 1,
-        onnotice: () => undefined,
-      });
-      const later = postgres(process.env.DATABASE_URL ?? '', { max: 1, onnotice: () => undefined });
+      const session = (application: string) =>
+        postgres(process.env.DATABASE_URL ?? '', {
+          max: 1,
+          onnotice: () => undefined,
+          connection: { application_name: `${application}-${String(process.pid)}` },
+        });
+      const bulk = session('iru-bulk');
+      const writer = session('iru-writer');
+      const later = session('iru-later');
       const day = '2026-12-01T10:00:00Z';
       try {
         const writerMayCommit = signal();
@@ -253,7 +257,7 @@ describe('deferred rollups (migration 004)', () => {
           bulkRefreshed.give();
           await bulkMayCommit.given;
         });
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await waitingForLock(sql, { application: `iru-bulk-${String(process.pid)}` });
         expect(events).toEqual([]); // waiting for the writer's restaurant lock
         events.push('writer commits');
         writerMayCommit.give();
@@ -264,7 +268,7 @@ describe('deferred rollups (migration 004)', () => {
         const arriving = later
           .begin(async (tx) => ordinaryOrder(tx, HV, day, [['Flan', 2, '4.00']]))
           .then(() => events.push('later writer committed'));
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await waitingForLock(sql, { application: `iru-later-${String(process.pid)}` });
         events.push('bulk commits');
         bulkMayCommit.give();
         await bulkWriting;

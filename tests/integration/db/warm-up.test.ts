@@ -44,14 +44,6 @@ const pool = (url: string, poolMax = 2): Sql => {
   return sql;
 };
 
-const until = async (what: string, check: () => boolean, limitMs = 3_000): Promise<void> => {
-  const deadline = performance.now() + limitMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
-
 describe('openConnections', () => {
   it('opens the connections before any query, and the first queries use them', async () => {
     const { via, url } = await proxy();
@@ -96,10 +88,12 @@ describe('createDependencies opens the pool at initialisation', () => {
     const two = await proxy();
     const one = await proxy();
 
-    container(two.url, { DB_POOL_MAX: '5' });
-    container(one.url, { DB_POOL_MAX: '1' });
-    await until('the connections', () => two.via.stats().open === 2 && one.via.stats().open === 1);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Once initialised (the warm-up done), it opens no other connection.
+    const started = [
+      container(two.url, { DB_POOL_MAX: '5' }),
+      container(one.url, { DB_POOL_MAX: '1' }),
+    ];
+    await Promise.all(started.map(({ deps }) => deps.ready));
 
     expect([two.via.stats().accepted, one.via.stats().accepted]).toEqual([INIT_CONNECTIONS, 1]);
   });
@@ -114,10 +108,7 @@ describe('createDependencies opens the pool at initialisation', () => {
     process.on('unhandledRejection', onUnhandled);
     try {
       const { deps, lines } = container(withPassword.toString());
-      await until('the warm-up line', () =>
-        lines.some((line) => line.message === 'database warm-up failed'),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await deps.ready;
       await via.setMode('pass');
       const answer = await deps.database.run((sql) => sql`select 1 as one`);
 

@@ -9,6 +9,7 @@ import {
   type NonHttpEventKind,
 } from '../../../middleware/non-http-event';
 import { httpApiEvent, lambdaContext, restEvent, scheduledEvent } from '../../support/events';
+import { signal } from '../../support/signals';
 import { chain, collectingLogger, corsJsonHeaders, okHandler, ORDERS_ROUTE } from './fixtures';
 
 /** A secret-looking value that must never reach a log line. */
@@ -59,13 +60,24 @@ const gatewayRequest = { resource: ORDERS_ROUTE, pathParameters: { id: 'R-1001' 
 const invoker = (lambda: unknown) =>
   lambda as (event: unknown, context: unknown) => Promise<unknown>;
 
-/** Container initialisation (the key set, the database) still under way until `initialised()`. */
+/**
+ * Container initialisation (the key set, the database) still under way until `initialised()`.
+ * `ready` is a thenable rather than a native promise so that `await ready` calls its `then`:
+ * `waited` is fulfilled once the middleware waits for it.
+ */
 const initialisation = () => {
   let initialised: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => {
+  const done = new Promise<void>((resolve) => {
     initialised = resolve;
   });
-  return { ready, initialised };
+  const waiting = signal();
+  const ready = {
+    then: (...callbacks: Parameters<Promise<void>['then']>) => {
+      waiting.give();
+      return done.then(...callbacks);
+    },
+  } as Promise<void>;
+  return { ready, initialised, waited: waiting.given };
 };
 
 describe('nonHttpEvent', () => {
@@ -165,15 +177,15 @@ describe('nonHttpEvent', () => {
   ])('answers %s only once the container is initialised: %s', async (_name, event, waits) => {
     // Arrange: initialisation (the key set, the database) still under way.
     const log = collectingLogger();
-    const { ready, initialised } = initialisation();
+    const { ready, initialised, waited } = initialisation();
     const invoke = invoker(baseChain({ logger: log.logger, ready }).handler(okHandler()));
     let answered = false;
 
-    // Act
+    // Act: the answer, or the middleware waiting for initialisation, whichever comes first.
     const answer = invoke(event, lambdaContext()).then(() => {
       answered = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await Promise.race([answer, waited]);
     const beforeInitialised = answered;
     initialised();
     await answer;
@@ -307,15 +319,15 @@ describe('nonHttpEvent: the pre-traffic check', () => {
 
   it('checks the database only once the container is initialised', async () => {
     // Prepare: initialisation (the key set, the database warm-up) still under way.
-    const { ready, initialised } = initialisation();
+    const { ready, initialised, waited } = initialisation();
     const database = databaseChecking(() => Promise.resolve());
     const lambda = baseChain({ logger: collectingLogger().logger, ready, database }).handler(
       okHandler(),
     );
 
-    // Act
+    // Act: the answer, or the middleware waiting for initialisation, whichever comes first.
     const answer = invoker(lambda)(preTrafficEvent(), lambdaContext());
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await Promise.race([answer, waited]);
     const checkedEarly = database.check.mock.calls.length;
     initialised();
 
