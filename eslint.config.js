@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 /** Import patterns of the layering rules below. */
 const SHARED_OUTWARDS = {
@@ -59,6 +60,20 @@ export default tseslint.config(
         tsconfigRootDir: import.meta.dirname,
       },
     },
+  },
+  // No import cycle in the runtime or the tools (tests/unit/tools/import-cycles.test.ts): ES
+  // imports, type-only ones aside, as they vanish at run time; require() is not followed.
+  {
+    files: ['{functions,middleware,shared,tools}/**/*.{ts,tsx,js,cjs,mjs}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.js', '.cjs', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.cjs', '.mjs', '.json'] }),
+      ],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   // Import direction: functions → middleware → shared, never back; shared knows no Middy.
   // Nothing a function bundle holds imports the tooling (tools/) or the catalogue (which imports
