@@ -1,5 +1,5 @@
 /**
- * The release's BeforeAllowTraffic hook (shared/release/pre-traffic.ts): not an endpoint of the
+ * The release's BeforeAllowTraffic hook (functions/release/hook.ts): not an endpoint of the
  * catalogue, and behind no route. CodeDeploy invokes it before moving a `live` alias to a new
  * version; it reads that deployment, checks the new version it moves the alias to, and reports to
  * CodeDeploy. Its clients are built once per container, their endpoints from the SDK's own
@@ -10,7 +10,8 @@
 import { CodeDeployClient } from '@aws-sdk/client-codedeploy';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { createLogger } from '../shared/logger';
-import { hookLogLevel, preTrafficHook } from '../shared/release/pre-traffic';
+import { hookLogLevel } from './release/environment';
+import { preTrafficHook } from './release/hook';
 
 /** A TCP connect that takes longer is a network fault, not a slow function. */
 const CONNECTION_TIMEOUT_MS = 3_000;

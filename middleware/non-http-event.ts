@@ -8,7 +8,7 @@
  * left half done when Lambda freezes the container; an unknown event is answered at once.
  *
  * The pre-traffic check of the release's hook and the heartbeat (`{ "source":
- * "portal-service-api.pre-traffic" }`, shared/release/pre-traffic-check.ts) also waits for
+ * "portal-service-api.pre-traffic" }`, shared/release/pre-traffic-answer.ts) also waits for
  * initialisation, then runs `select 1` on the container's database and checks its key set within
  * the invocation's remaining time, and answers `{ "check": "pre-traffic", "database": …,
  * "keySet": … }`, with one line saying the outcome by name and code only.
@@ -17,13 +17,12 @@ import type { KeySet } from '../shared/auth/key-set';
 import type { Database } from '../shared/db/database';
 import type { GatewayResult } from '../shared/http/event';
 import type { Logger } from '../shared/logger';
+import { PRE_TRAFFIC_MARGIN_MS, preTrafficCheck } from '../shared/release/pre-traffic-answer';
 import {
-  PRE_TRAFFIC_MARGIN_MS,
   PRE_TRAFFIC_SOURCE,
-  preTrafficCheck,
   type IssuerSetting,
   type PreTrafficAnswer,
-} from '../shared/release/pre-traffic-check';
+} from '../shared/release/pre-traffic-contract';
 import type { PortalMiddleware, PortalRequest } from './types';
 
 export { PRE_TRAFFIC_SOURCE };

@@ -1,6 +1,6 @@
 /**
  * The heartbeat in the template (docs/operations.md, "Heartbeat"): the function `heartbeat`
- * (functions/heartbeat.ts, shared/release/heartbeat.ts), run every minute by an EventBridge
+ * (functions/heartbeat.ts, functions/release/heartbeat.ts), run every minute by an EventBridge
  * schedule, invokes each function's `live` alias with the pre-traffic event and writes the
  * `Heartbeat` metric; its alarm pages when a minute's heartbeat is 0 or missing, three minutes
  * running. osls compiles the function and its schedule; here it gets its environment (the aliases,
@@ -8,8 +8,8 @@
  * those aliases, write its logs, and its traces when osls compiled it with Active tracing), no VPC
  * and no layer: it calls Lambda's API only. A stage without alarms has no heartbeat.
  */
-import { HEARTBEAT_METRIC, HEARTBEAT_RESERVE_MS } from '../../shared/release/heartbeat';
-import { invokeTimeoutMsFor } from '../../shared/release/pre-traffic';
+import { HEARTBEAT_METRIC, HEARTBEAT_RESERVE_MS } from '../../functions/release/heartbeat';
+import { invokeTimeoutMsFor } from '../../functions/release/bounds';
 import {
   assumedBy,
   compiledFunctionResources,

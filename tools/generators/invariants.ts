@@ -23,7 +23,7 @@
  * The pre-traffic hook (tools/generators/pre-traffic.ts), when the template has it, waits for
  * each invocation longer than every function it checks may run (PRE_TRAFFIC_INVOKE_TIMEOUT_MS
  * above each one's Timeout), and its own Timeout holds its invocations, the report and its own
- * work (hookTimeoutSecondsFor, shared/release/pre-traffic.ts). Its role grants
+ * work (hookTimeoutSecondsFor, functions/release/bounds.ts). Its role grants
  * lambda:InvokeFunction on each version its PRE_TRAFFIC_TARGETS name (a published version of its
  * function, `${Fn.Arn}:<number>`, which `${Fn.Arn}:*` covers; or the version's Ref); an Allow,
  * even under a condition or by NotResource, that reaches one of those functions' aliases (by
@@ -40,11 +40,8 @@
  * name and ARN, pseudo parameters stay as `${AWS::Region}`, so a policy names them as the
  * template's ARNs do (osls's do).
  */
-import {
-  hookTimeoutSecondsFor,
-  parseInvokeTimeout,
-  PreTrafficConfigError,
-} from '../../shared/release/pre-traffic';
+import { hookTimeoutSecondsFor } from '../../functions/release/bounds';
+import { parseInvokeTimeout, PreTrafficConfigError } from '../../functions/release/environment';
 import { resourcesOfType, type Resource, type Template } from './cloudformation';
 import { PRE_TRAFFIC_LOGICAL_ID, timeoutOf } from './pre-traffic';
 

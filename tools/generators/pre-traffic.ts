@@ -1,6 +1,6 @@
 /**
  * The pre-traffic check in the template (docs/releases.md, "Gradual releases"): the function
- * `preTraffic` (functions/pre-traffic.ts, shared/release/pre-traffic.ts) becomes each `live`
+ * `preTraffic` (functions/pre-traffic.ts, functions/release/hook.ts) becomes each `live`
  * alias's BeforeAllowTraffic hook, so CodeDeploy runs it before moving any traffic to a new
  * version. osls compiles it like the API's functions; here it gets its own environment (the
  * versions to check, PRE_TRAFFIC_TARGETS, and how long one invocation may take,
@@ -23,7 +23,7 @@ import {
   invokeTimeoutMsFor,
   LAMBDA_MAX_TIMEOUT_SECONDS,
   REPORT_RESERVE_MS,
-} from '../../shared/release/pre-traffic';
+} from '../../functions/release/bounds';
 import {
   assumedBy,
   compiledFunctionResources,

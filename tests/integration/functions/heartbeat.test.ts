@@ -5,7 +5,7 @@
  * Heartbeat 0 with one line naming the function and the cause, and no payload or URL.
  */
 import { catalogue, type Endpoint } from '../../../shared/catalogue';
-import type { HeartbeatOutcome } from '../../../shared/release/heartbeat';
+import type { HeartbeatOutcome } from '../../../functions/release/heartbeat';
 import {
   handlerEnvironment,
   SDK_ENV,

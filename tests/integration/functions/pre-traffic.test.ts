@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { catalogue, type Endpoint } from '../../../shared/catalogue';
-import { describeFailure, type HookOutcome } from '../../../shared/release/pre-traffic';
+import { describeFailure, type HookOutcome } from '../../../functions/release/hook';
 import {
   handlerEnvironment,
   SDK_ENV,

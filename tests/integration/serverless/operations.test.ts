@@ -32,7 +32,7 @@ import { run, SERVERLESS } from '../../support/processes';
 import { aliasLogicalId, OPERATIONS_VARIABLES } from '../../../tools/generators/operations';
 import { settingEntry } from '../../../tools/generators/registry';
 import { lambdaLogicalId } from '../../../tools/generators/serverless';
-import { invokeTimeoutMsFor } from '../../../shared/release/pre-traffic';
+import { invokeTimeoutMsFor } from '../../../functions/release/bounds';
 import { stagedNames, unstagedNames } from '../../../tools/generators/variables';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:portal-production-alarms';

@@ -26,7 +26,7 @@ import { settingEntry } from '../../../tools/generators/registry';
 import { stageRulesOf } from '../../../tools/generators/stages';
 import { readReleaseConfig } from '../../../tools/release/regions';
 import { TAGGABLE_TYPES, withTags } from '../../../tools/generators/tags';
-import { parseTargets } from '../../../shared/release/pre-traffic';
+import { parseTargets } from '../../../functions/release/environment';
 import { customDomain } from '../../support/custom-domain';
 
 const CONTEXT = { service: 'portal-service-api', logRetentionInDays: 30 };

@@ -1,6 +1,6 @@
 /**
  * The heartbeat: every minute (an EventBridge schedule), each function's `live` alias is invoked
- * with the pre-traffic event (shared/release/pre-traffic-check.ts), so a region without traffic
+ * with the pre-traffic event (shared/release/pre-traffic-contract.ts), so a region without traffic
  * still shows whether its live versions can reach their database and their key set. One line per
  * failing function names it and the cause (a status, an error's name or code: never a payload,
  * message or secret); one `heartbeat` line carries the `Heartbeat` metric (EMF, by Service): 1
@@ -20,11 +20,14 @@
  * invocation's remaining time less HEARTBEAT_RESERVE_MS, kept for the metric line. A heartbeat
  * that cannot read its environment writes 0.
  */
-import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
-import type { Logger } from '../logger';
-import { DEFAULT_METRICS_NAMESPACE, DEFAULT_METRICS_SERVICE } from '../metrics';
-import { preTrafficEvent, preTrafficProblem } from './pre-traffic';
-import { causeOf, safeName } from './pre-traffic-check';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { Logger } from '../../shared/logger';
+import { DEFAULT_METRICS_NAMESPACE, DEFAULT_METRICS_SERVICE } from '../../shared/metrics';
+import { causeOf, preTrafficEvent } from '../../shared/release/pre-traffic-contract';
+import { preTrafficProblem } from './answers';
+import { FUNCTION_NAME, type Env } from './environment';
+import { isObject } from './fields';
+import { invokeForAnswer } from './invoke';
 
 /** Kept out of the invocations' time for the metric line. */
 export const HEARTBEAT_RESERVE_MS = 1_000;
@@ -56,15 +59,9 @@ export class HeartbeatConfigError extends TypeError {
   override readonly name = 'HeartbeatConfigError';
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-const FUNCTION_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 /** A qualified ARN of an alias: arn:<partition>:lambda:<region>:<account>:function:<name>:<alias>. */
 const ALIAS_ARN =
   /^arn:aws(?:-[a-z]+)*:lambda:[a-z]{2}(?:-[a-z]+)+-\d:\d{12}:function:[A-Za-z0-9_-]{1,64}:[A-Za-z][A-Za-z0-9_-]{0,127}$/;
-
-const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** HEARTBEAT_TARGETS: a non-empty JSON array of functions and their aliases. */
 export const parseHeartbeatTargets = (raw: string | undefined): readonly HeartbeatTarget[] => {
@@ -121,31 +118,8 @@ export const heartbeat = ({ lambda, logger, env = process.env }: HeartbeatOption
     target: HeartbeatTarget,
     boundMs: number,
   ): Promise<string | undefined> => {
-    if (boundMs <= 0) return 'no time left to invoke it';
-    const abortSignal = AbortSignal.timeout(boundMs);
-    try {
-      const result = await lambda.send(
-        new InvokeCommand({
-          FunctionName: target.alias,
-          InvocationType: 'RequestResponse',
-          Payload: JSON.stringify(preTrafficEvent()),
-        }),
-        { abortSignal },
-      );
-      if (result.FunctionError !== undefined) {
-        return `function error ${safeName(result.FunctionError) ?? 'Unhandled'}`;
-      }
-      let answer: unknown;
-      try {
-        answer = JSON.parse(Buffer.from(result.Payload ?? new Uint8Array()).toString('utf8'));
-      } catch {
-        return 'answer is not JSON';
-      }
-      return preTrafficProblem(answer);
-    } catch (error) {
-      if (abortSignal.aborted) return `no answer within ${boundMs} ms`;
-      return `invocation failed (${causeOf(error)})`;
-    }
+    const invoked = await invokeForAnswer(lambda, target.alias, preTrafficEvent(), boundMs);
+    return 'cause' in invoked ? invoked.cause : preTrafficProblem(invoked.answer);
   };
 
   const run = async (

@@ -1,7 +1,8 @@
 /**
- * The pre-traffic check, function side: what a function answers when the release's
- * BeforeAllowTraffic hook (shared/release/pre-traffic.ts) invokes a new version, or the heartbeat
- * its `live` alias, with `{ "source": "portal-service-api.pre-traffic" }`.
+ * The pre-traffic check, the side being checked: what a function answers when the release's
+ * BeforeAllowTraffic hook (functions/release/hook.ts) invokes a new version, or the heartbeat
+ * its `live` alias, with `{ "source": "portal-service-api.pre-traffic" }`
+ * (shared/release/pre-traffic-contract.ts).
  *
  * The function runs `select 1` on its own database, as every query does (the secret read when
  * there is one, the pool's TLS, its connect timeout and deadline: Database.check), and holds
@@ -28,34 +29,17 @@
  */
 import type { KeySet } from '../auth/key-set';
 import type { Database } from '../db/database';
-
-/** The `source` of the event that asks a function for its pre-traffic check. */
-export const PRE_TRAFFIC_SOURCE = 'portal-service-api.pre-traffic';
-
-/** The event the hook sends. */
-export interface PreTrafficEvent {
-  readonly source: typeof PRE_TRAFFIC_SOURCE;
-}
+import {
+  errorFields,
+  safeName,
+  type IssuerSetting,
+  type PreTrafficAnswer,
+} from './pre-traffic-contract';
 
 /** One part's outcome: held, not part of this chain, or failed by name and code. */
 export type PartAnswer =
   | { readonly state: 'ok' | 'none' }
   | { readonly state: 'failed'; readonly error: string; readonly code?: string };
-
-/** What a function answers to it. */
-export type PreTrafficAnswer = {
-  readonly check: 'pre-traffic';
-  readonly database: 'ok' | 'none' | 'failed';
-  readonly error?: string;
-  readonly code?: string;
-  readonly keySet: 'ok' | 'none' | 'failed';
-  readonly keySetError?: string;
-  readonly keySetCode?: string;
-  readonly issuer: IssuerSetting | 'none';
-};
-
-/** Whether a chain that verifies tokens has its issuer setting. */
-export type IssuerSetting = 'set' | 'unset';
 
 /** What the check looks at: each absent from a chain built without it. */
 export interface PreTrafficParts {
@@ -73,29 +57,9 @@ export class PreTrafficTimeoutError extends Error {
   readonly code = 'ERR_PRE_TRAFFIC_TIMEOUT';
 }
 
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-
-/** A name or code that may leave the function or be logged: a short word, else nothing. */
-export const safeName = (value: unknown): string | undefined =>
-  typeof value === 'string' && NAME.test(value) ? value : undefined;
-
-/** An error as a cause: its name and code, never its message. */
-export const causeOf = (error: unknown): string => {
-  const { name, code } =
-    typeof error === 'object' && error !== null
-      ? (error as { name?: unknown; code?: unknown })
-      : {};
-  const errorName = safeName(name) ?? typeof error;
-  const errorCode = safeName(code);
-  return errorCode === undefined ? errorName : `${errorName} ${errorCode}`;
-};
-
 /** A failure as it may leave the function: its class name and code, nothing else of it. */
 export const failedPart = (error: unknown): PartAnswer => {
-  const { name, code } =
-    typeof error === 'object' && error !== null
-      ? (error as { name?: unknown; code?: unknown })
-      : {};
+  const { name, code } = errorFields(error);
   const errorCode = safeName(code);
   return {
     state: 'failed',

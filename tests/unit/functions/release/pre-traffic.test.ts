@@ -1,33 +1,36 @@
 /**
- * What the pre-traffic hook reads and judges (shared/release/pre-traffic.ts), invoking nothing;
+ * What the pre-traffic hook reads and judges (functions/release/), invoking nothing;
  * its runs against a local Lambda and CodeDeploy are tests/integration/functions/pre-traffic.test.ts.
  */
 import { isGatewayEvent } from '../../../../middleware/non-http-event';
 import { catalogue } from '../../../../shared/catalogue';
 import { headerValues, pathParameter } from '../../../../shared/http/event';
+import { preTrafficEvent } from '../../../../shared/release/pre-traffic-contract';
+import { preTrafficProblem, unauthenticatedProblem } from '../../../../functions/release/answers';
+import {
+  DEPLOYMENT_READ_TIMEOUT_MS,
+  HOOK_OVERHEAD_MS,
+  hookTimeoutSecondsFor,
+  invokeTimeoutMsFor,
+} from '../../../../functions/release/bounds';
 import {
   AppSpecError,
   appSpecOf,
-  DEFAULT_ORIGIN,
-  DEPLOYMENT_READ_TIMEOUT_MS,
   deployedFunctionName,
   deployedTargets,
-  HOOK_OVERHEAD_MS,
-  hookLogLevel,
-  hookTimeoutSecondsFor,
-  invokeTimeoutMsFor,
-  parseHookEvent,
   parseAppSpec,
+  parseHookEvent,
+  selectDeployed,
+} from '../../../../functions/release/deployment';
+import {
+  DEFAULT_ORIGIN,
+  hookLogLevel,
   parseInvokeTimeout,
   parseOrigin,
   parseTargets,
   PreTrafficConfigError,
-  preTrafficEvent,
-  preTrafficProblem,
-  selectDeployed,
-  unauthenticatedEvent,
-  unauthenticatedProblem,
-} from '../../../../shared/release/pre-traffic';
+} from '../../../../functions/release/environment';
+import { unauthenticatedEvent } from '../../../../functions/release/gateway-event';
 import { CORS } from '../../../support/handlers';
 import { BODIES } from '../../../support/portal-errors';
 
