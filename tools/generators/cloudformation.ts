@@ -38,6 +38,18 @@ export const refOf = (value: unknown): string | undefined => {
   return typeof ref === 'string' ? ref : undefined;
 };
 
+/** The logical id whose Arn `value` is (`Fn::GetAtt: [id, Arn]` or `id.Arn`), if it is one. */
+export const arnOf = (value: unknown): string | undefined => {
+  const getAtt = (value as { 'Fn::GetAtt'?: unknown } | null)?.['Fn::GetAtt'];
+  const parts: readonly unknown[] =
+    typeof getAtt === 'string' ? getAtt.split('.') : Array.isArray(getAtt) ? getAtt : [];
+  const [id, attribute] = parts;
+  return attribute === 'Arn' && typeof id === 'string' ? id : undefined;
+};
+
+/** Whether `value` is the Arn of `logicalId`. */
+export const isArnOf = (value: unknown, logicalId: string): boolean => arnOf(value) === logicalId;
+
 /** A role's trust policy: `service` (`lambda.amazonaws.com`) may assume it. */
 export const assumedBy = (service: string) => ({
   Version: '2012-10-17',

@@ -42,7 +42,7 @@
  */
 import { hookTimeoutSecondsFor } from '../../functions/release/bounds';
 import { parseInvokeTimeout, PreTrafficConfigError } from '../../functions/release/environment';
-import { resourcesOfType, type Resource, type Template } from './cloudformation';
+import { arnOf, resourcesOfType, type Resource, type Template } from './cloudformation';
 import { PRE_TRAFFIC_LOGICAL_ID, timeoutOf } from './pre-traffic';
 
 type Fields = Readonly<Record<string, unknown>>;
@@ -61,13 +61,6 @@ const LOG_GROUP_ARN_PREFIX =
 const LOG_STREAM = 'log-stream:2025/01/01/[$LATEST]0123456789abcdef0123456789abcdef';
 /** What an action that takes no resource ARN is asked on. */
 const ANY_RESOURCE = '*';
-
-/** The logical id `value` takes the Arn of (`Fn::GetAtt: [id, Arn]`), if it does. */
-const arnOf = (value: unknown): string | undefined => {
-  const getAtt = isObject(value) ? value['Fn::GetAtt'] : undefined;
-  const [id, attribute] = typeof getAtt === 'string' ? getAtt.split('.') : listOf(getAtt);
-  return attribute === 'Arn' && typeof id === 'string' ? id : undefined;
-};
 
 /**
  * `value` as text: strings as they are, Fn::Join and Fn::Sub rendered, a log group's Ref its

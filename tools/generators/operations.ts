@@ -19,6 +19,7 @@
  */
 import {
   assumedBy,
+  isArnOf,
   refOf,
   resourcesOfType,
   single,
@@ -297,11 +298,6 @@ export const ACCESS_LOG_FORMAT = JSON.stringify({
   .replace('"@status@"', '$context.status')
   .replace('"@responseLatency@"', '$context.responseLatency');
 
-const isGetAttArn = (value: unknown, logicalId: string): boolean => {
-  const getAtt = (value as { 'Fn::GetAtt'?: unknown } | null)?.['Fn::GetAtt'];
-  return Array.isArray(getAtt) && getAtt[0] === logicalId && getAtt[1] === 'Arn';
-};
-
 /** `OrdersPerDayLambdaFunction` → `OrdersPerDayLiveLambdaAlias`. */
 export const aliasLogicalId = (functionLogicalId: string): string =>
   `${functionLogicalId.replace(/LambdaFunction$/, '')}LiveLambdaAlias`;
@@ -339,7 +335,7 @@ export const liveAliases = (template: Template): Record<string, Resource> => {
     };
   }
   const aliasFor = (value: unknown): string | undefined =>
-    [...aliasOf].find(([fn]) => isGetAttArn(value, fn))?.[1];
+    [...aliasOf].find(([fn]) => isArnOf(value, fn))?.[1];
 
   for (const [id, method] of resourcesOfType(template, 'AWS::ApiGateway::Method')) {
     const integration = method.Properties?.Integration as

@@ -19,7 +19,7 @@
  *
  * d is API_ROUTE_DURATION_MS.
  */
-import { refOf, resourcesOfType, type Template } from './cloudformation';
+import { arnOf, refOf, resourcesOfType, type Template } from './cloudformation';
 
 /** The least rate a route is given, in requests per second (API Gateway's takes hundredths). */
 const MIN_RATE = 0.01;
@@ -52,13 +52,6 @@ export interface RouteThrottle extends Route {
   readonly burst: number;
 }
 
-const isGetAttArnOf = (value: unknown): string | undefined => {
-  const getAtt = (value as { 'Fn::GetAtt'?: unknown } | null)?.['Fn::GetAtt'];
-  return Array.isArray(getAtt) && getAtt[1] === 'Arn' && typeof getAtt[0] === 'string'
-    ? getAtt[0]
-    : undefined;
-};
-
 /** The function logical id each proxy method of the template calls (itself or its alias), with its routes. */
 export const routesOf = (template: Template): Map<string, Route[]> => {
   const resources = new Map(resourcesOfType(template, 'AWS::ApiGateway::Resource'));
@@ -79,7 +72,7 @@ export const routesOf = (template: Template): Map<string, Route[]> => {
       { Type?: string; Uri?: { 'Fn::Join'?: [string, unknown[]] } } | undefined;
     if (integration?.Type !== 'AWS_PROXY') continue;
     const fn = (integration.Uri?.['Fn::Join']?.[1] ?? [])
-      .map((part) => isGetAttArnOf(part) ?? aliasedFunction(refOf(part)))
+      .map((part) => arnOf(part) ?? aliasedFunction(refOf(part)))
       .find(Boolean);
     if (fn === undefined) continue;
     const route = {
