@@ -146,18 +146,23 @@ export const guardedSocket = (
           return;
         }
         // The connect timeout bounds the handshake too.
-        secure(socket, tls, host).then(
-          (secured) => {
-            clearTimeout(timer);
-            watch?.secured(socket, secured);
-            resolve(secured);
+        // Its failure is handed on as it is: a TLS error's code says what was refused.
+        const secured = secure(socket, tls, host).then(
+          (tlsSocket) => {
+            watch?.secured(socket, tlsSocket);
+            return tlsSocket;
           },
           (error: unknown) => {
-            clearTimeout(timer);
             socket.destroy();
-            reject(error instanceof Error ? error : new Error(String(error)));
+            throw error;
           },
         );
+        secured
+          .finally(() => {
+            clearTimeout(timer);
+          })
+          .catch(() => undefined);
+        resolve(secured);
       });
     });
   };
