@@ -2,7 +2,7 @@
  * What an endpoint of the catalogue answers, as data: a report (spec 2.4), a service in the
  * generic envelope (spec 2.5), or a body of its own (the plugin registry and its deployment
  * call), with the authentication it takes and the error statuses it can answer (spec 7).
- * Declarations such as shared/plugins/endpoints.ts use these types without importing the
+ * Declarations such as tools/plugin-endpoints.ts use these types without importing the
  * catalogue itself.
  */
 import type { ParameterDefinition, PropertyDefinition } from './reports/report';

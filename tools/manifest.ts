@@ -1,6 +1,6 @@
 /**
  * npm run manifest [-- --out DIR]
- * Writes the manifest for the portal team (spec 1, last bullet) from shared/catalogue.ts:
+ * Writes the manifest for the portal team (spec 1, last bullet) from tools/catalogue.ts:
  * docs/portal-manifest.json and docs/portal-manifest.md, formatted as the repository formats
  * them and free of timestamps, so they are committed and a test keeps them current. Fails
  * (exit 1) naming the report and property when a report cannot be integrated.
@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
-import { catalogue } from '../shared/catalogue';
+import { catalogue } from './catalogue';
 import { buildManifest, renderManifestMarkdown, type Manifest } from './generators/manifest';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -16,12 +16,12 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as prettier from 'prettier';
 import ts from 'typescript';
-import { camelCase, catalogue } from '../shared/catalogue';
+import { camelCase, catalogue } from './catalogue';
 import { argumentComplaint } from './argument-error';
 
 const ROOT = join(import.meta.dirname, '..');
 const TEMPLATES = join(import.meta.dirname, 'new-report');
-const CATALOGUE = 'shared/catalogue.ts';
+const CATALOGUE = 'tools/catalogue.ts';
 const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
 const USAGE = 'usage: npm run new:report -- <id>   (kebab-case, e.g. orders-by-state)';
@@ -93,7 +93,7 @@ const withReport = (source: string): string => {
     (statement): statement is ts.ImportDeclaration =>
       ts.isImportDeclaration(statement) &&
       ts.isStringLiteral(statement.moduleSpecifier) &&
-      statement.moduleSpecifier.text.startsWith('./reports/'),
+      statement.moduleSpecifier.text.startsWith('../shared/reports/'),
   );
   const lastImport = reportImports.at(-1) ?? fail(`${CATALOGUE} imports no report`);
   const declared = new Set<string>();
@@ -138,7 +138,7 @@ const withReport = (source: string): string => {
   const lineAt = lastReport.getEnd();
   return (
     source.slice(0, importAt) +
-    `\nimport { ${camel} } from './reports/${id}';` +
+    `\nimport { ${camel} } from '../shared/reports/${id}';` +
     source.slice(importAt, lineAt) +
     `,\n  report(${camel}, '${path}')` +
     source.slice(lineAt)

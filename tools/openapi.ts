@@ -1,6 +1,6 @@
 /**
  * npm run openapi [-- --out DIR]
- * Writes docs/openapi.json, the OpenAPI 3.1 document of every endpoint of shared/catalogue.ts,
+ * Writes docs/openapi.json, the OpenAPI 3.1 document of every endpoint of tools/catalogue.ts,
  * formatted as the repository formats it and free of timestamps, so it is committed and a test
  * keeps it current.
  */
@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
-import { catalogue } from '../shared/catalogue';
+import { catalogue } from './catalogue';
 import { buildOpenApiDocument, type OpenApiDocument } from './generators/openapi';
 
 const ROOT = join(import.meta.dirname, '..');

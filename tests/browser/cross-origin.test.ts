@@ -14,7 +14,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { IsoDate } from '../../shared/dates';
-import { catalogue } from '../../shared/catalogue';
+import { catalogue } from '../../tools/catalogue';
 import { addDays, todayIn } from '../../tools/dates';
 import { launchChromium } from '../../tools/local/chromium';
 import { pluginReports } from '../../tools/plugin/reports';

@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
 import { addDays, todayIn } from '../../tools/dates';
-import { catalogue } from '../../shared/catalogue';
+import { catalogue } from '../../tools/catalogue';
 import type { IsoDate } from '../../shared/dates';
 import { declaredParameters, sampleParameters } from '../support/declarations';
 import { browserPreflight, SPEC_CORS, specCorsOf } from '../support/handlers';

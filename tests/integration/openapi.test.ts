@@ -13,7 +13,7 @@ import { buildOpenApiDocument } from '../../tools/generators/openapi';
 import { preTrafficFunction } from '../../tools/generators/pre-traffic';
 import { heartbeatFunction } from '../../tools/generators/heartbeat';
 import { serverlessFunctions } from '../../tools/generators/serverless';
-import { catalogue } from '../../shared/catalogue';
+import { catalogue } from '../../tools/catalogue';
 import { closeContainerDependencies } from '../../shared/runtime';
 import { handlerOf } from '../support/declarations';
 import { SPEC_CODES } from '../support/portal-errors';

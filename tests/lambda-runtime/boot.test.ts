@@ -25,7 +25,7 @@ import type { JSONWebKeySet } from 'jose';
 import { LOCAL_PLUGIN_API_KEY, SAMPLE_PLUGIN_V1_BUNDLE_URL } from '../../tools/db/seed-plugins';
 import { LOCAL_ISSUER } from '../../tools/local/issuer';
 import { ensureLambdaRuntimeClient, type LambdaRuntimeClient } from '../../tools/local/lambda-ric';
-import { catalogue, type Endpoint } from '../../shared/catalogue';
+import { catalogue, type Endpoint } from '../../tools/catalogue';
 import { EVENTS_DIR, restEvent, sampleEvent } from '../support/events';
 import { run } from '../support/processes';
 import { testIssuer, tokenFor } from '../support/tokens';

@@ -16,7 +16,7 @@ import {
   type SampleOwner,
   type SampleRestaurant,
 } from '../../tools/db/sample-data';
-import { catalogue, type Endpoint } from '../../shared/catalogue';
+import { catalogue, type Endpoint } from '../../tools/catalogue';
 import { type CatalogueReport, type CatalogueService, type HttpMethod } from '../../shared/answers';
 import { loadConfig } from '../../shared/config';
 import type { DateRange, IsoDate } from '../../shared/dates';

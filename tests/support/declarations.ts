@@ -1,5 +1,5 @@
 /**
- * What the tests hold the code to, read from the catalogue (shared/catalogue.ts) and the
+ * What the tests hold the code to, read from the catalogue (tools/catalogue.ts) and the
  * definitions it lists, never from a list of the tests' own: every row a report answers has
  * exactly its declared keys, types and unit formats; each endpoint is answered by the `handler`
  * of its handler file (the module serverless.yml's generated `functions:` deploys); and a
@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { Endpoint } from '../../shared/catalogue';
+import type { Endpoint } from '../../tools/catalogue';
 import { addDays } from '../../tools/dates';
 import { SAMPLE_OWNERS, type SampleOwner } from '../../tools/db/sample-data';
 import { parseIsoDate, type DateRange, type IsoDate } from '../../shared/dates';

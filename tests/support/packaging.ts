@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { NO_TOPIC } from '../../tools/generators/operations';
 import { reservedConcurrencyVariable } from '../../tools/generators/serverless';
 import { STAGE_BOUND, stagedNames, unstagedNames } from '../../tools/generators/variables';
-import { catalogue } from '../../shared/catalogue';
+import { catalogue } from '../../tools/catalogue';
 import { ROOT, run, SERVERLESS, type Finished } from './processes';
 
 /** A resource as osls writes it: every one the tests read has Properties. */

@@ -1,6 +1,6 @@
 /**
  * Information: what one container of each report function serves, on the 1.2M-order data set,
- * for the busy restaurant. Every endpoint of the catalogue (shared/catalogue.ts) that answers a
+ * for the busy restaurant. Every endpoint of the catalogue (tools/catalogue.ts) that answers a
  * report or a service is bundled as serverless.yml bundles it and run on the deployed Node
  * (tools/bench/warm.ts's packagedContainer), asked what the other benchmarks ask: 31 days (and
  * a 31-day compare range for orders/day), 12 months for revenue, today for the rest.
@@ -19,7 +19,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { catalogue, type Endpoint } from '../../shared/catalogue';
+import { catalogue, type Endpoint } from '../catalogue';
 import { deployedFirstRequest } from './cold';
 import { loadAverage } from './deployed';
 import { FIRST_RESPONSE_CHILD, median, round, runChild } from './lib';

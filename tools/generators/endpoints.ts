@@ -3,7 +3,7 @@
  * string) and the error statuses it answers. Build time only: nothing under functions/,
  * middleware/ or shared/ imports tools/generators/ (lint-enforced).
  */
-import { type Endpoint } from '../../shared/catalogue';
+import { type Endpoint } from '../catalogue';
 import {
   ERROR_STATUSES,
   type Answer,

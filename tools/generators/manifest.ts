@@ -5,7 +5,7 @@
  * not integrate is a build failure: `buildManifest` validates it first (validate.ts) and
  * throws a TypeError naming every problem.
  */
-import type { Endpoint } from '../../shared/catalogue';
+import type { Endpoint } from '../catalogue';
 import type { Authentication, HttpMethod, JsonSchema } from '../../shared/answers';
 import type { PropertyDefinition, Unit } from '../../shared/reports/report';
 import {
@@ -125,7 +125,7 @@ export const buildManifest = (catalogue: readonly Endpoint[]): Manifest => {
   validateCatalogue(catalogue);
   return {
     service: 'portal-service-api',
-    generatedBy: 'npm run manifest (from shared/catalogue.ts)',
+    generatedBy: 'npm run manifest (from tools/catalogue.ts)',
     units: Object.values(UNITS),
     endpoints: catalogue.map(manifestEndpoint),
   };

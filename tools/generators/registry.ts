@@ -10,7 +10,7 @@
  * The functions' own limits (shared/settings.ts) are the ones shared/config.ts enforces in every
  * container: the function settings below take their range and default from there.
  */
-import { catalogue } from '../../shared/catalogue';
+import { catalogue } from '../catalogue';
 import { FUNCTION_SETTINGS, type FunctionSettingName } from '../../shared/settings';
 import { DEPLOYMENT_PREFERENCES } from './deployment';
 

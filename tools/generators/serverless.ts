@@ -6,7 +6,7 @@
  * YAML holds no per-function block to keep in step. It hands over each function's reserved
  * concurrency too (`resources.extensions`), once the connection budget below is checked.
  */
-import { catalogue as registry, type Endpoint } from '../../shared/catalogue';
+import { catalogue as registry, type Endpoint } from '../catalogue';
 import { answerSummary } from './endpoints';
 import { reservedConcurrencyVariable, settingEntry } from './registry';
 import { numberOf } from './settings-check';

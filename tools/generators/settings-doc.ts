@@ -3,7 +3,7 @@
  * the stages' defaults of serverless.yml's custom.stages: `npm run settings:doc` writes it
  * between the markers below, and a test holds the page to it.
  */
-import { catalogue } from '../../shared/catalogue';
+import { catalogue } from '../catalogue';
 import {
   reservedConcurrencyVariable,
   SETTINGS,

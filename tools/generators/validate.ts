@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Endpoint } from '../../shared/catalogue';
+import type { Endpoint } from '../catalogue';
 import type { PropertyDefinition, Unit } from '../../shared/reports/report';
 import { answerSummary, pathParameterNames } from './endpoints';
 import { PROPERTY_TYPES, UNITS } from './units';

@@ -6,7 +6,7 @@
  * plugin's limit cannot drift from the API's (31 days; 12 months for revenue).
  */
 import type { CatalogueReport } from '../../shared/answers';
-import { catalogue } from '../../shared/catalogue';
+import { catalogue } from '../catalogue';
 import { PortalError } from '../../shared/errors';
 import type { ParameterReader } from '../../shared/http/event';
 import type { PluginConfig, RangeRule, ReportSpec } from '../reports-plugin/src/reports';

@@ -1,5 +1,5 @@
 /**
- * Resolves serverless.yml's `functions:` from the catalogue (shared/catalogue.ts) through
+ * Resolves serverless.yml's `functions:` from the catalogue (tools/catalogue.ts) through
  * tools/generators/serverless.ts, loaded with tsx: each endpoint's function, handler, description
  * and routes, with the timeout and memory the stage's rules give it (custom.stages.<stage>.functions),
  * the release's pre-traffic check and the heartbeat. An invalid catalogue (a missing handler file, a repeated

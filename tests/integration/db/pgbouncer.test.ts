@@ -26,7 +26,7 @@ import {
   setRoleStatementTimeout,
   toMilliseconds,
 } from '../../../tools/db/service-role';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { loadConfig } from '../../../shared/config';
 import type { ReportDefinition, ServiceDefinition } from '../../../shared/reports/report';
 import { createDependencies, type Dependencies } from '../../../shared/runtime';

@@ -5,7 +5,7 @@
  */
 import type { IsoDate } from '../../../shared/dates';
 import { todayIn } from '../../../tools/dates';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { type CatalogueReport } from '../../../shared/answers';
 import type { PropertyDefinition, ReportResponse, RowValues } from '../../../shared/reports/report';
 import { dishes } from '../../../shared/reports/dishes';

@@ -4,7 +4,7 @@
  * database and key set). Healthy aliases write Heartbeat 1; a planted wrong key-set URL writes
  * Heartbeat 0 with one line naming the function and the cause, and no payload or URL.
  */
-import { catalogue, type Endpoint } from '../../../shared/catalogue';
+import { catalogue, type Endpoint } from '../../../tools/catalogue';
 import type { HeartbeatOutcome } from '../../../functions/release/heartbeat';
 import {
   handlerEnvironment,

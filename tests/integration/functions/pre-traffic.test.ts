@@ -8,7 +8,7 @@
  * deployment of another version of a function it checks (a rollback's) is Succeeded, unchecked.
  */
 import { randomUUID } from 'node:crypto';
-import { catalogue, type Endpoint } from '../../../shared/catalogue';
+import { catalogue, type Endpoint } from '../../../tools/catalogue';
 import { describeFailure, type HookOutcome } from '../../../functions/release/hook';
 import {
   handlerEnvironment,

@@ -10,7 +10,7 @@
  * error in the template packaged (skipped, and shown as skipped, when cfn-lint is not on PATH).
  */
 import { lambdaLogicalId } from '../../../tools/generators/serverless';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { expectLintPasses, withCfnLint } from '../../support/cfn-lint';
 import {
   expectPackaged,

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { HEARTBEAT_LOGICAL_ID } from '../../../tools/generators/heartbeat';
 import { lambdaLogicalId } from '../../../tools/generators/serverless';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { rdsCertificates } from '../../../shared/db/rds-cas';
 import {
   expectPackaged,

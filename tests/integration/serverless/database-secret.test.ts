@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { lambdaLogicalId } from '../../../tools/generators/serverless';
 import { stagedNames, unstagedNames } from '../../../tools/generators/variables';
 import { CFN_LINT_AVAILABLE, expectLintPasses } from '../../support/cfn-lint';

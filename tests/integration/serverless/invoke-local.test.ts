@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { EVENTS_DIR } from '../../support/events';
 import { ROOT, run, SERVERLESS } from '../../support/processes';
 

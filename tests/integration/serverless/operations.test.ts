@@ -16,7 +16,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { expectLintPasses, withCfnLint } from '../../support/cfn-lint';
 import { customDomain } from '../../support/custom-domain';
 import {

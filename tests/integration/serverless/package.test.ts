@@ -28,7 +28,7 @@ import {
   HEARTBEAT_ROLE_LOGICAL_ID,
 } from '../../../tools/generators/heartbeat';
 import { lambdaLogicalId } from '../../../tools/generators/serverless';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { expectLintPasses, withCfnLint } from '../../support/cfn-lint';
 import { expectInvariantsHold } from '../../support/invariants';
 import {

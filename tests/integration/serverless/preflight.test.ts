@@ -8,7 +8,7 @@
  * through AWS_ENDPOINT_URL_<SERVICE>, with dummy credentials; the release code has no test hook.
  * serverless is the stand-in of tests/support/release.ts, which records its calls.
  */
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { startAwsServers, type AwsServers } from '../../support/aws-servers';
 import { onlyReads, plantStack, preflightDeploy, problemLines } from '../../support/preflight';
 import {

@@ -10,7 +10,7 @@ import { bakeMinutes } from '../../../tools/release/bake';
 import { lambdaLogicalId } from '../../../tools/generators/serverless';
 import { reservedConcurrencyVariable, SETTINGS } from '../../../tools/generators/registry';
 import { stagedNames, unstagedNames } from '../../../tools/generators/variables';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import {
   expectPackaged,
   ofType,

@@ -20,7 +20,7 @@ import { startAwsServers, type AwsServers } from '../../support/aws-servers';
 import { CFN_LINT_AVAILABLE, expectLintPasses } from '../../support/cfn-lint';
 import { expectInvariantsHold } from '../../support/invariants';
 import { ofType, readTemplate } from '../../support/packaging';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { lambdaLogicalId } from '../../../tools/generators/serverless';
 import { ROOT } from '../../support/processes';
 import {

@@ -19,7 +19,7 @@ import {
   removeTemporary,
   type Template,
 } from '../../support/packaging';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { lambdaLogicalId } from '../../../tools/generators/serverless';
 import { unstagedMessage, type Scope } from '../../../tools/generators/variables';
 

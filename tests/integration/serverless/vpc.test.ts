@@ -8,7 +8,7 @@
  * staging and production from their own names only; params first; id shapes and limits) are
  * checked by calling it directly.
  */
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { lambdaLogicalId } from '../../../tools/generators/serverless';
 import { stagedNames, unstagedNames } from '../../../tools/generators/variables';
 import { CFN_LINT_AVAILABLE, expectLintPasses } from '../../support/cfn-lint';

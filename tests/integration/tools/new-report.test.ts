@@ -67,14 +67,14 @@ describe('npm run new:report', () => {
       'docs/openapi.json',
       'docs/portal-manifest.json',
       'docs/portal-manifest.md',
-      'shared/catalogue.ts',
+      'tools/catalogue.ts',
     ]);
     const catalogueLines = (text: string) => new Set(text.split('\n'));
-    const before = catalogueLines(copied.get('shared/catalogue.ts') ?? '');
+    const before = catalogueLines(copied.get('tools/catalogue.ts') ?? '');
     expect(
-      [...catalogueLines(read('shared/catalogue.ts'))].filter((line) => !before.has(line)),
+      [...catalogueLines(read('tools/catalogue.ts'))].filter((line) => !before.has(line)),
     ).toEqual([
-      `import { ${CAMEL} } from './reports/${NAME}';`,
+      `import { ${CAMEL} } from '../shared/reports/${NAME}';`,
       `  report(${CAMEL}, '/v1/restaurants/{id}/reports/${NAME}'),`,
     ]);
     const functions = inCopy([
@@ -144,20 +144,20 @@ describe('npm run new:report', () => {
     ['an id whose file exists', 'parameters', 'shared/reports/parameters.ts exists already'],
     ['an id the catalogue has', 'deploy-plugin', 'the catalogue has an endpoint deploy-plugin'],
     ['an id that is a reserved word', 'delete', 'a reserved word'],
-    ['an id the catalogue declares', 'custom', 'a name shared/catalogue.ts has'],
+    ['an id the catalogue declares', 'custom', 'a name tools/catalogue.ts has'],
   ])('refuses %s and writes nothing', (_case, name, message) => {
-    const before = readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8');
+    const before = readFileSync(join(copy, 'tools/catalogue.ts'), 'utf8');
 
     const refused = inCopy(['node_modules/tsx/dist/cli.mjs', 'tools/new-report.ts', name]);
 
     expect(refused.code).toBe(2);
     expect(refused.output).toContain(message);
-    expect(readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8')).toBe(before);
+    expect(readFileSync(join(copy, 'tools/catalogue.ts'), 'utf8')).toBe(before);
   });
 
   it('answers --help and -h with its usage on standard output and exit 0, writing nothing', () => {
     // Arrange
-    const before = readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8');
+    const before = readFileSync(join(copy, 'tools/catalogue.ts'), 'utf8');
 
     // Act
     const long = newReport(['help-probe', '--help']);
@@ -168,7 +168,7 @@ describe('npm run new:report', () => {
     expect(long).toEqual(help);
     expect(short).toEqual(help);
     expect(existsSync(join(copy, 'shared/reports/help-probe.ts'))).toBe(false);
-    expect(readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8')).toBe(before);
+    expect(readFileSync(join(copy, 'tools/catalogue.ts'), 'utf8')).toBe(before);
   });
 
   it.each([
@@ -183,7 +183,7 @@ describe('npm run new:report', () => {
     'refuses %s with exit 2, one line before the usage, and writes nothing',
     (_case, args, start) => {
       // Arrange
-      const before = readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8');
+      const before = readFileSync(join(copy, 'tools/catalogue.ts'), 'utf8');
 
       // Act
       const refused = newReport(args);
@@ -198,7 +198,7 @@ describe('npm run new:report', () => {
       });
       expect(line?.startsWith(start)).toBe(true);
       expect(existsSync(join(copy, 'shared/reports/unknown-probe.ts'))).toBe(false);
-      expect(readFileSync(join(copy, 'shared/catalogue.ts'), 'utf8')).toBe(before);
+      expect(readFileSync(join(copy, 'tools/catalogue.ts'), 'utf8')).toBe(before);
     },
   );
 });

@@ -1,6 +1,6 @@
 import { buildManifest, renderManifestMarkdown } from '../../../tools/generators/manifest';
 import { UNITS } from '../../../tools/generators/units';
-import { catalogue, report, type Endpoint } from '../../../shared/catalogue';
+import { catalogue, report, type Endpoint } from '../../../tools/catalogue';
 import { type CatalogueReport } from '../../../shared/answers';
 import type { PropertyDefinition, Unit } from '../../../shared/reports/report';
 

@@ -12,7 +12,7 @@ import {
   reservedConcurrencyVariable,
   serverlessFunctions,
 } from '../../../tools/generators/serverless';
-import { catalogue, report, type Endpoint } from '../../../shared/catalogue';
+import { catalogue, report, type Endpoint } from '../../../tools/catalogue';
 import { revenue } from '../../../shared/reports/revenue';
 import { ROOT } from '../../support/processes';
 

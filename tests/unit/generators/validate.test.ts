@@ -14,7 +14,7 @@ import {
   report,
   service,
   type Endpoint,
-} from '../../../shared/catalogue';
+} from '../../../tools/catalogue';
 import { type CatalogueReport, type CatalogueService } from '../../../shared/answers';
 import { ROOT } from '../../support/processes';
 

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { buildReportsPlugin, parseArguments, USAGE } from '../../../tools/plugin/build';
 import { currencyPath, pluginReports, probeRange } from '../../../tools/plugin/reports';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { MAX_RANGE_DAYS, parseDayRange } from '../../../shared/reports/parameters';
 import { MAX_RANGE_MONTHS, parseMonthRange } from '../../../shared/reports/revenue';
 import { run } from '../../support/processes';

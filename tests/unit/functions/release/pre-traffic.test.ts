@@ -3,7 +3,7 @@
  * its runs against a local Lambda and CodeDeploy are tests/integration/functions/pre-traffic.test.ts.
  */
 import { isGatewayEvent } from '../../../../middleware/non-http-event';
-import { catalogue } from '../../../../shared/catalogue';
+import { catalogue } from '../../../../tools/catalogue';
 import { headerValues, pathParameter } from '../../../../shared/http/event';
 import { preTrafficEvent } from '../../../../shared/release/pre-traffic-contract';
 import { preTrafficProblem, unauthenticatedProblem } from '../../../../functions/release/answers';

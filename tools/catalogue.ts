@@ -16,13 +16,13 @@ import type {
   CatalogueService,
   CustomAnswer,
   HttpMethod,
-} from './answers';
-import { deployPlugin, plugins } from './plugins/endpoints';
-import { dashboard } from './reports/dashboard';
-import { dishes } from './reports/dishes';
-import { ordersPerDay } from './reports/orders-per-day';
-import { ordersToday } from './reports/orders-today';
-import { revenue } from './reports/revenue';
+} from '../shared/answers';
+import { deployPlugin, plugins } from './plugin-endpoints';
+import { dashboard } from '../shared/reports/dashboard';
+import { dishes } from '../shared/reports/dishes';
+import { ordersPerDay } from '../shared/reports/orders-per-day';
+import { ordersToday } from '../shared/reports/orders-today';
+import { revenue } from '../shared/reports/revenue';
 
 export interface Endpoint {
   /** Kebab-case id of what it answers: names its handler file, function and sample event. */

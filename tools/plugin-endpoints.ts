@@ -3,10 +3,10 @@
  * 4.4, 4.6): their parameters and the JSON Schemas of their bodies, for the manifest and the
  * OpenAPI document. The chains that answer them are in middleware/compose.ts.
  */
-import type { CustomAnswer, JsonSchema } from '../answers';
-import { MAX_BUNDLE_URL_LENGTH } from './deployment';
-import { PORTAL_VERSION_PARAMETER } from './parameters';
-import { DEFAULT_PORTAL_VERSION, PORTAL_VERSIONS } from './registry';
+import type { CustomAnswer, JsonSchema } from '../shared/answers';
+import { MAX_BUNDLE_URL_LENGTH } from '../shared/plugins/deployment';
+import { PORTAL_VERSION_PARAMETER } from '../shared/plugins/parameters';
+import { DEFAULT_PORTAL_VERSION, PORTAL_VERSIONS } from '../shared/plugins/registry';
 
 /** Plugin Object (spec 2.1). */
 export const PLUGIN_OBJECT_SCHEMA: JsonSchema = {
