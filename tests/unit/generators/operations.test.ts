@@ -27,6 +27,7 @@ import { stageRulesOf } from '../../../tools/generators/stages';
 import { readReleaseConfig } from '../../../tools/release/regions';
 import { TAGGABLE_TYPES, withTags } from '../../../tools/generators/tags';
 import { parseTargets } from '../../../functions/release/environment';
+import { metricsNamespaceProblem } from '../../../shared/metrics';
 import { customDomain } from '../../support/custom-domain';
 
 const CONTEXT = { service: 'portal-service-api', logRetentionInDays: 30 };
@@ -357,6 +358,20 @@ describe('operationsSettings', () => {
     // Assess: the message is `NAME is "value"` and what follows, unless given whole
     expect(read).toThrow(TypeError);
     expect(read).toThrow(rest.startsWith(name) ? rest : `${name} is "${value}"${rest}`);
+  });
+
+  it.each([
+    'Portal Reports',
+    'Brand/Portal',
+    'Portal$Api',
+    'Portal\u00e9',
+    'AWS/Lambda',
+    'N'.repeat(256),
+  ])("checks METRICS_NAMESPACE=%j by shared/metrics.ts's rule, as the functions do", (value) => {
+    const read = () => settingsFor('production', { METRICS_NAMESPACE: value });
+    const problem = metricsNamespaceProblem(value);
+    if (problem === undefined) expect(read().metricsNamespace).toBe(value);
+    else expect(read).toThrow(`METRICS_NAMESPACE is "${value}": it ${problem}`);
   });
 
   it('names the variable the value came from: a regional form', () => {
