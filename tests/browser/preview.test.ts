@@ -560,6 +560,11 @@ const tokenFor = async (sub: string, restaurantId: string) => {
 
 /** Picks a report and its period in the plugin's sticky controls. */
 const choose = async (page: Page, report: ReportId, range?: { from: string; to: string }) => {
+  // On a phone the controls are folded to one line first.
+  const fold = page.getByTestId('reports-fold');
+  if ((await fold.isVisible()) && (await fold.getAttribute('aria-expanded')) === 'false') {
+    await fold.click();
+  }
   await page.getByTestId('reports-picker').selectOption(report);
   if (!range) return;
   await page.getByTestId('reports-from').fill(range.from);
@@ -1055,9 +1060,9 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it("downloads the CSV for a spreadsheet: a byte-order mark, then the API's file with amounts in the currency's decimals, under the API's file name", async () => {
+  it("downloads the CSV for a spreadsheet: a byte-order mark, then the API's file with English headers, en-US dates and amounts in the currency's decimals, under the API's file name", async () => {
     const { page, problems } = await open();
-    await signIn(page);
+    await signIn(page, 'owner-1', 'en-US');
     const period = week();
     await choose(page, 'orders-per-day', period);
     await page.getByTestId('reports-table').waitFor();
@@ -1070,20 +1075,25 @@ describe('the portal preview of npm start, in headless Chromium', () => {
     const expected = await direct('R-1001', 'orders-per-day', `${query(period)}&format=csv`);
     const disposition = expected.response.headers.get('content-disposition') ?? '';
     const digits = minorUnitsOf(restaurantOf('R-1001').currency);
-    // The API's lines, each last value (sales) written with the currency's decimals.
+    // The API's lines, each date as en-US types it, each sales with the currency's decimals.
     const [header, ...lines] = expected.body.toString('utf8').split('\r\n');
     const withDecimals = lines.map((line) =>
-      line.replace(
-        /"(\d+)(?:\.(\d+))?"$/,
-        (_whole, units: string, fraction: string | undefined) =>
-          `"${units}.${(fraction ?? '').padEnd(digits, '0')}"`,
-      ),
+      line
+        .replace(/^"(\d{4})-(\d\d)-(\d\d)"/, '"$2/$3/$1"')
+        .replace(
+          /"(\d+)(?:\.(\d+))?"$/,
+          (_whole, units: string, fraction: string | undefined) =>
+            `"${units}.${(fraction ?? '').padEnd(digits, '0')}"`,
+        ),
     );
+    const currency = restaurantOf('R-1001').currency;
 
     expect(expected.status).toBe(200);
     expect(digits).toBe(2);
     expect([...saved.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    expect(saved.subarray(3).toString('utf8')).toBe([header, ...withDecimals].join('\r\n'));
+    expect(saved.subarray(3).toString('utf8')).toBe(
+      [`"Day","Orders","Sales (${currency})"`, ...withDecimals].join('\r\n'),
+    );
     expect(header).toBe('day,orders,sales');
     expect(
       withDecimals.slice(0, -1).every((line) => /^"[^"]+","\d+","\d+\.\d{2}"$/.test(line)),

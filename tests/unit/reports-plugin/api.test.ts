@@ -165,14 +165,54 @@ describe('calls', () => {
         'u',
         't',
       ),
-    ).resolves.toEqual({ currency: 'KWD', date: '2026-11-26' });
+    ).resolves.toEqual({
+      currency: 'KWD',
+      date: '2026-11-26',
+      figures: [],
+      compareDate: undefined,
+    });
     await expect(
       fetchDashboard(
         respond(() => Response.json({ data: { currency: null, date: '26.11.2026' } })),
         'u',
         't',
       ),
-    ).resolves.toEqual({ currency: undefined, date: undefined });
+    ).resolves.toEqual({
+      currency: undefined,
+      date: undefined,
+      figures: [],
+      compareDate: undefined,
+    });
+  });
+
+  it('reads the dashboard’s figures of today against the same weekday a week earlier', async () => {
+    const pair = (value: number, compare: number) => ({ value, compare });
+    const data = {
+      date: '2026-11-26',
+      compareDate: '2026-11-19',
+      currency: 'AED',
+      orders: pair(12, 8),
+      revenue: pair(300, 400),
+      averageOrderValue: pair(25, 50),
+      cancellationRate: pair(0.1, 0),
+    };
+    await expect(
+      fetchDashboard(
+        respond(() => Response.json({ data })),
+        'u',
+        't',
+      ),
+    ).resolves.toEqual({
+      currency: 'AED',
+      date: '2026-11-26',
+      compareDate: '2026-11-19',
+      figures: [
+        { key: 'orders', value: 12, compare: { value: 8, change: 0.5 } },
+        { key: 'sales', value: 300, compare: { value: 400, change: -0.25 } },
+        { key: 'average', value: 25, compare: { value: 50, change: -0.5 } },
+        { key: 'cancelled', value: 0.1, compare: { value: 0, change: null } },
+      ],
+    });
   });
 
   it('the CSV file name is the one Content-Disposition gives', () => {

@@ -1,10 +1,15 @@
-import { spreadsheetCsv } from '../../../tools/reports-plugin/src/csv';
+import { sheetMarks, spreadsheetCsv } from '../../../tools/reports-plugin/src/csv';
+import { translator } from '../../../tools/reports-plugin/src/i18n';
+import de from '../../../tools/reports-plugin/messages/de.json' with { type: 'json' };
+import en from '../../../tools/reports-plugin/messages/en.json' with { type: 'json' };
 import { pluginReports } from '../../../tools/plugin/reports';
-import { catalogue } from '../../../shared/catalogue';
+import { catalogue } from '../../../tools/catalogue';
 import { toCsv } from '../../../shared/reports/csv';
 import type { ReportRow } from '../../../shared/reports/report';
 
 const BOM = '\uFEFF';
+const EN = { locale: 'en-US', t: translator(en), currency: 'AED' };
+const DE = { locale: 'de-DE', t: translator(de), currency: 'AED' };
 
 /** A report as the plugin knows it, and the CSV the API writes of `rows` for it. */
 const report = (id: string) => {
@@ -34,13 +39,13 @@ describe('the CSV the plugin saves for a spreadsheet', () => {
     ]);
 
     // Act
-    const saved = spreadsheetCsv(csv, properties, 2);
+    const saved = spreadsheetCsv(csv, properties, 2, EN);
 
     // Assess
     expect(saved).toBe(
-      `${BOM}day,orders,sales,day_comparison,orders_comparison,sales_comparison\r\n` +
-        '"2026-11-20","37","534.40","2026-11-13","2","37.00"\r\n' +
-        '"2026-11-21","0","0.00","","",""\r\n',
+      `${BOM}"Day","Orders","Sales (AED)","Day, comparison period","Orders, comparison period","Sales, comparison period (AED)"\r\n` +
+        '"11/20/2026","37","534.40","11/13/2026","2","37.00"\r\n' +
+        '"11/21/2026","0","0.00","","",""\r\n',
     );
     expect(Buffer.from(saved, 'utf8').subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
   });
@@ -57,8 +62,8 @@ describe('the CSV the plugin saves for a spreadsheet', () => {
     const { properties } = report('orders-per-day');
     const csv = `day,orders,sales\r\n"2026-11-20","3","${value}"\r\n`;
 
-    expect(spreadsheetCsv(csv, properties, digits)).toBe(
-      `${BOM}day,orders,sales\r\n"2026-11-20","3","${written}"\r\n`,
+    expect(spreadsheetCsv(csv, properties, digits, EN)).toBe(
+      `${BOM}"Day","Orders","Sales (AED)"\r\n"11/20/2026","3","${written}"\r\n`,
     );
   });
 
@@ -72,12 +77,13 @@ describe('the CSV the plugin saves for a spreadsheet', () => {
     ]);
 
     // Act
-    const saved = spreadsheetCsv(csv, properties, 3);
+    const saved = spreadsheetCsv(csv, properties, 3, EN);
 
     // Assess
     expect(saved).toBe(
       BOM +
         csv
+          .replace('dish,orders,sales', '"Dish","Orders","Sales (AED)"')
           .replace('"12.5"', '"12.500"')
           .replace('"4"\r\n', '"4.000"\r\n')
           .replace('"7.25"', '"7.250"'),
@@ -85,7 +91,6 @@ describe('the CSV the plugin saves for a spreadsheet', () => {
   });
 
   it.each([
-    ['an unknown currency', 'day,orders,sales\r\n"2026-11-20","3","4.5"\r\n', undefined],
     ['another number of columns', 'day,orders\r\n"2026-11-20","3"\r\n', 2],
     [
       'rows of unequal width',
@@ -99,6 +104,35 @@ describe('the CSV the plugin saves for a spreadsheet', () => {
   ])('with %s, only adds the byte-order mark', (_case, csv, digits) => {
     const { properties } = report('orders-per-day');
 
-    expect(spreadsheetCsv(csv, properties, digits)).toBe(BOM + csv);
+    expect(spreadsheetCsv(csv, properties, digits, EN)).toBe(BOM + csv);
+  });
+
+  it('follows a German owner’s Excel: `;`, decimal commas, German headers, dates and times', () => {
+    const days = report('orders-per-day');
+    const csv = days.apiCsv([{ data: { date: '2026-11-20', orderCount: 1234, revenue: -4.5 } }]);
+    expect(sheetMarks('de-DE')).toEqual({ decimal: ',', separator: ';' });
+    expect(sheetMarks('ar-AE')).toEqual({ decimal: '.', separator: ',' });
+    expect(spreadsheetCsv(csv, days.properties, 2, DE)).toBe(
+      `${BOM}"Tag";"Bestellungen";"Umsatz (AED)"\r\n"20.11.2026";"1234";"-4,50"\r\n`,
+    );
+    // An unknown currency: amounts as the API wrote them, with the locale's mark.
+    expect(spreadsheetCsv(csv, days.properties, undefined, { ...DE, currency: undefined })).toBe(
+      `${BOM}"Tag";"Bestellungen";"Umsatz"\r\n"20.11.2026";"1234";"-4,5"\r\n`,
+    );
+    const today = report('orders-today');
+    const orders = today.apiCsv([
+      {
+        data: {
+          id: 'O-1',
+          placedAt: '2026-11-26T16:45:00+04:00',
+          state: 'DELIVERED',
+          itemCount: 2,
+          total: 12,
+        },
+      },
+    ]);
+    expect(spreadsheetCsv(orders, today.properties, 2, DE).split('\r\n')[1]).toBe(
+      '"O-1";"26.11.2026 16:45:00";"DELIVERED";"2";"12,00"',
+    );
   });
 });

@@ -19,12 +19,13 @@ const ROWS: ReportRow[] = [
 ];
 
 describe('the summary cards', () => {
-  it('sum each numeric column over the rows', () => {
+  it('total orders and sales over the days, the average order value being sales / orders', () => {
     expect(sumOf(ROWS, 'orderCount')).toBe(4);
     expect(sumOf(ROWS, 'revenue', 'compare')).toBe(0);
     expect(summaryFigures(PROPERTIES, ROWS, false)).toEqual([
-      { property: PROPERTIES[1], value: 4 },
-      { property: PROPERTIES[2], value: 14.75 },
+      { key: 'orders', value: 4 },
+      { key: 'sales', value: 14.75 },
+      { key: 'average', value: 14.75 / 4 },
     ]);
   });
 
@@ -33,13 +34,40 @@ describe('the summary cards', () => {
     expect(change(3, 4)).toBe(-0.25);
     expect(change(1, 0)).toBeNull();
     expect(summaryFigures(PROPERTIES, ROWS, true)).toEqual([
-      { property: PROPERTIES[1], value: 4, compare: { value: 4, change: 0 } },
-      { property: PROPERTIES[2], value: 14.75, compare: { value: 0, change: null } },
+      { key: 'orders', value: 4, compare: { value: 4, change: 0 } },
+      { key: 'sales', value: 14.75, compare: { value: 0, change: null } },
+      { key: 'average', value: 14.75 / 4, compare: { value: 0, change: null } },
     ]);
   });
 
-  it('count a missing or non-numeric value as nothing', () => {
-    expect(sumOf([{ data: { orderCount: 'n/a' } }, { data: {} }], 'orderCount')).toBe(0);
+  it('count orders by row where rows are orders, with the cancellation rate', () => {
+    const properties: ReportProperty[] = [
+      { key: 'state', name: 'State', type: 'string' },
+      { key: 'total', name: 'Total', type: 'number', unit: 'CURRENCY' },
+    ];
+    const rows: ReportRow[] = [
+      { data: { state: 'DELIVERED', total: 30 } },
+      { data: { state: 'PLACED', total: 10 } },
+      { data: { state: 'CANCELLED', total: 99 } },
+      { data: { state: 'REJECTED', total: 1 } },
+    ];
+    expect(summaryFigures(properties, rows, false)).toEqual([
+      { key: 'orders', value: 2 },
+      { key: 'sales', value: 40 },
+      { key: 'average', value: 20 },
+      { key: 'cancelled', value: 0.5 },
+    ]);
+  });
+
+  it('give only sales for rows that overlap (dishes), and count a missing value as nothing', () => {
+    const dishes: ReportProperty[] = [
+      { key: 'name', name: 'Dish', type: 'string' },
+      { key: 'orderCount', name: 'Orders', type: 'integer' },
+      { key: 'revenue', name: 'Sales', type: 'number', unit: 'CURRENCY' },
+    ];
+    expect(
+      summaryFigures(dishes, [{ data: { name: 'a', orderCount: 2, revenue: 'n/a' } }], false),
+    ).toEqual([{ key: 'sales', value: 0 }]);
     expect(sumOf([{ data: { orderCount: 2 } }], 'orderCount', 'compare')).toBe(0);
   });
 });

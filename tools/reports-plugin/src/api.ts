@@ -6,6 +6,7 @@
 import type { MessageKey } from './i18n';
 import type { DateRange } from './range';
 import type { ReportSpec } from './reports';
+import { compared, type Figure, type FigureKey } from './summary';
 
 export type RowValues = Readonly<Record<string, string | number>>;
 export interface ReportRow {
@@ -141,12 +142,25 @@ export const fetchRows = async (
   return body.data as ReportRow[];
 };
 
-/** What the plugin reads of the dashboard: `data.currency` and `data.date` when well formed. */
+/** What the plugin reads of the dashboard: its currency, date and figures when well formed. */
 export interface DashboardFacts {
   readonly currency: string | undefined;
   /** Today in the restaurant's time zone. */
   readonly date: string | undefined;
+  /** Today so far against the same weekday a week earlier, up to the same time of day. */
+  readonly figures: readonly Figure[];
+  readonly compareDate: string | undefined;
 }
+
+const FIGURES: Readonly<Record<FigureKey, string>> = {
+  orders: 'orders',
+  sales: 'revenue',
+  average: 'averageOrderValue',
+  cancelled: 'cancellationRate',
+};
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+const day = (value: unknown) =>
+  typeof value === 'string' && ISO_DAY.test(value) ? value : undefined;
 
 export const fetchDashboard = async (
   fetchImpl: Fetch,
@@ -155,11 +169,22 @@ export const fetchDashboard = async (
   signal?: AbortSignal,
 ): Promise<DashboardFacts> => {
   const response = await authorisedGet(fetchImpl, url, token, signal);
-  const body = (await response.json()) as { data?: { currency?: unknown; date?: unknown } };
-  const { currency, date } = body.data ?? {};
+  const data = ((await response.json()) as { data?: Record<string, unknown> }).data ?? {};
+  const value: Partial<Record<FigureKey, number>> = {};
+  const base: Partial<Record<FigureKey, number>> = {};
+  for (const [key, field] of Object.entries(FIGURES) as [FigureKey, string][]) {
+    const pair = data[field] as { value?: unknown; compare?: unknown } | undefined;
+    if (typeof pair?.value === 'number' && typeof pair.compare === 'number') {
+      value[key] = pair.value;
+      base[key] = pair.compare;
+    }
+  }
+  const { currency } = data;
   return {
     currency: typeof currency === 'string' && /^[A-Z]{3}$/.test(currency) ? currency : undefined,
-    date: typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date) ? date : undefined,
+    date: day(data.date),
+    figures: compared(value, base),
+    compareDate: day(data.compareDate),
   };
 };
 

@@ -8,9 +8,9 @@ import { formatValue, headerText, type FormatContext } from './format';
 import type { ReportProperty, ReportSpec } from './reports';
 
 const WIDTH = 480;
-const HEIGHT = 180;
-const TOP = 18;
-const BOTTOM = 22;
+const HEIGHT = 186;
+const TOP = 22;
+const BOTTOM = 26;
 
 /** The axis of a time series: its day or month column; undefined for other reports. */
 export const timeAxis = (report: ReportSpec): ReportProperty | undefined =>
@@ -59,6 +59,20 @@ export const seriesSummary = (
   };
 };
 
+const Label = ({
+  x,
+  text,
+  anchor,
+}: {
+  x: number;
+  text: string;
+  anchor: (x: number, text: string) => string;
+}) => (
+  <text x={x} y={HEIGHT - 7} text-anchor={anchor(x, text)} data-testid="reports-chart-label">
+    {text}
+  </text>
+);
+
 interface ChartProps {
   readonly measure: ReportProperty;
   readonly axis: ReportProperty;
@@ -89,6 +103,20 @@ const Chart = ({ measure, axis, rows, comparing, context, rtl }: ChartProps) => 
   const every = Math.ceil(rows.length / (narrow ? 4 : 8));
   const height = (n: number) => (top > 0 ? (Math.max(0, n) / top) * plot : 0);
   const place = (index: number) => (rtl ? rows.length - 1 - index : index) * slot;
+  // A label centred on its bars unless that would cut it at an edge (half its width, at most
+  // 0.32 em a character, further): then it starts or ends there, in the reading direction.
+  const anchor = (x: number, text: string) => {
+    const half = text.length * (narrow ? 16 : 11) * 0.32;
+    return x < half
+      ? rtl
+        ? 'end'
+        : 'start'
+      : x > WIDTH - half
+        ? rtl
+          ? 'start'
+          : 'end'
+        : 'middle';
+  };
   return (
     <figure class="rp-chart" data-testid="reports-chart" data-key={measure.key}>
       <figcaption>{headerText(measure, context)}</figcaption>
@@ -99,7 +127,7 @@ const Chart = ({ measure, axis, rows, comparing, context, rtl }: ChartProps) => 
         data-testid="reports-chart-image"
       >
         {/* "start" follows the inherited direction: leftwards from the right edge in RTL. */}
-        <text x={rtl ? WIDTH : 0} y={12} text-anchor="start">
+        <text x={rtl ? WIDTH : 0} y={15} text-anchor="start">
           {formatValue(measure, top, context)}
         </text>
         <line x1={0} x2={WIDTH} y1={TOP} y2={TOP} class="rp-grid" />
@@ -126,9 +154,11 @@ const Chart = ({ measure, axis, rows, comparing, context, rtl }: ChartProps) => 
                 );
               })}
               {index % every === 0 && (
-                <text x={x + slot / 2} y={HEIGHT - 6} text-anchor="middle">
-                  {formatValue(axis, row.data[axis.key], { ...context, short: true })}
-                </text>
+                <Label
+                  x={x + slot / 2}
+                  text={formatValue(axis, row.data[axis.key], { ...context, short: true })}
+                  anchor={anchor}
+                />
               )}
             </g>
           );

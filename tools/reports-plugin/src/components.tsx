@@ -35,7 +35,7 @@ import {
   type Selection,
 } from './state';
 import type { Store } from './store';
-import { summaryFigures } from './summary';
+import { sumOf, summaryFigures, type Figure, type FigureKey } from './summary';
 
 /** How long typing must pause before a changed report is asked for. */
 export const SETTLE_MS = 400;
@@ -179,7 +179,11 @@ const downloadCsv = async (context: PluginContext, report: ReportSpec, selection
     currency?.restaurantId === restaurant.id && currency.currency
       ? minorUnits(currency.currency)
       : undefined;
-  const text = spreadsheetCsv(await response.text(), report.properties, digits);
+  const text = spreadsheetCsv(await response.text(), report.properties, digits, {
+    locale: context.speech.locale,
+    t: context.speech.t,
+    currency: currency?.restaurantId === restaurant.id ? currency.currency : undefined,
+  });
   const blob = new Blob([text], { type: 'text/csv;charset=utf-8' });
   const link = document.createElement('a');
   link.href = URL.createObjectURL(blob);
@@ -230,6 +234,7 @@ export const Controls = ({ context }: { context: PluginContext }) => {
   const report = reportOf(reports, selection.reportId);
   const presets = report.range ? presetsFor(report.range, today) : [];
   const problem = selectionProblem(report, selection);
+  const [open, setOpen] = useState(false);
   const [downloading, setDownloading] = useState(false);
   const [downloadFailure, setDownloadFailure] = useState<ReportFailure | undefined>();
   const update = (change: Partial<Selection>) => {
@@ -237,13 +242,35 @@ export const Controls = ({ context }: { context: PluginContext }) => {
   };
   return (
     <div
-      class="rp-controls"
+      class={open ? 'rp-controls' : 'rp-controls rp-folded'}
       dir={speech.dir}
       lang={speech.lang}
       role="group"
       aria-label={t('controls')}
       data-testid="reports-controls"
     >
+      {/* On a phone the controls fold to this one line: the report and its period. */}
+      <button
+        type="button"
+        class="rp-fold"
+        aria-expanded={open}
+        data-testid="reports-fold"
+        onClick={() => {
+          setOpen(!open);
+        }}
+      >
+        {[
+          localName(t, report.title),
+          selection.preset
+            ? t(`preset.${selection.preset}`)
+            : report.range &&
+              [selection.range.from, selection.range.to]
+                .map((date) => periodDate(date, { locale: speech.locale, t, short: true }, report))
+                .join(' – '),
+        ]
+          .filter(Boolean)
+          .join(' · ')}
+      </button>
       <Field id={`${id}r`} label={t('report')}>
         <select
           id={`${id}r`}
@@ -404,44 +431,106 @@ const periodDate = (date: string, context: FormatContext, report: ReportSpec): s
     context,
   );
 
-const percent = (locale: string) =>
+const percent = (locale: string, sign = false) =>
   new Intl.NumberFormat(locale, {
     style: 'percent',
     maximumFractionDigits: 1,
-    signDisplay: 'exceptZero',
+    signDisplay: sign ? 'exceptZero' : 'auto',
   });
 
-/** A card per numeric column: its sum and, with a comparison, that sum and the change. */
+const MONEY: ReportProperty = { key: '', name: '', type: 'number', unit: 'CURRENCY' };
+
+/** A figure's name and value in the owner's words and numbers. */
+const figureText = (key: FigureKey, value: number, context: FormatContext) =>
+  key === 'cancelled'
+    ? percent(context.locale).format(value)
+    : formatValue(
+        key === 'orders' ? { ...MONEY, type: 'integer', unit: undefined } : MONEY,
+        value,
+        context,
+      );
+
+const figureName = (key: FigureKey, context: FormatContext) =>
+  key === 'orders' || key === 'cancelled'
+    ? key === 'orders'
+      ? localName(context.t, 'Orders')
+      : context.t('card.cancelled')
+    : headerText(
+        { ...MONEY, name: key === 'sales' ? 'Sales' : context.t('card.average') },
+        context,
+      );
+
+/** A card per figure, with the comparison's figure and the change ▲/▼ against it. */
 const Cards = ({
-  properties,
-  rows,
-  comparing,
+  figures,
+  label,
+  testId,
   context,
 }: {
-  readonly properties: readonly ReportProperty[];
-  readonly rows: readonly ReportRow[];
-  readonly comparing: boolean;
+  readonly figures: readonly Figure[];
+  readonly label: string;
+  readonly testId: string;
   readonly context: FormatContext;
 }) => (
-  <ul class="rp-cards">
-    {summaryFigures(properties, rows, comparing).map(({ property, value, compare }) => (
-      <li key={property.key} class="rp-card" data-testid="reports-card" data-key={property.key}>
-        <span>{headerText(property, context)}</span>
-        <strong data-testid="reports-card-value">{formatValue(property, value, context)}</strong>
-        {compare && (
-          <span>
-            <span data-testid="reports-card-change">
-              {compare.change === null ? '–' : percent(context.locale).format(compare.change)}
-            </span>{' '}
-            <span data-testid="reports-card-compare">
-              {context.t('card.compare', { value: formatValue(property, compare.value, context) })}
+  <section class="rp-cards" aria-label={label} data-testid={testId}>
+    <h3>{label}</h3>
+    <ul>
+      {figures.map(({ key, value, compare }) => (
+        <li key={key} class="rp-card" data-testid="reports-card" data-key={key}>
+          <span>{figureName(key, context)}</span>
+          <strong data-testid="reports-card-value">{figureText(key, value, context)}</strong>
+          {compare && (
+            <span>
+              <span data-testid="reports-card-change">
+                {compare.change ? (
+                  <span aria-hidden="true">{compare.change > 0 ? '▲ ' : '▼ '}</span>
+                ) : null}
+                {compare.change === null
+                  ? '–'
+                  : percent(context.locale, true).format(compare.change)}
+              </span>{' '}
+              <span data-testid="reports-card-compare">
+                {context.t('card.compare', { value: figureText(key, compare.value, context) })}
+              </span>
             </span>
-          </span>
-        )}
-      </li>
-    ))}
-  </ul>
+          )}
+        </li>
+      ))}
+    </ul>
+  </section>
 );
+
+/** The top dishes by sales (the API's order), each bar its share of all dishes' sales. */
+const Sellers = ({
+  rows,
+  sales,
+  context,
+}: {
+  readonly rows: readonly ReportRow[];
+  readonly sales: string;
+  readonly context: FormatContext;
+}) => {
+  const total = sumOf(rows, sales);
+  return (
+    <figure class="rp-chart" data-testid="reports-sellers">
+      <figcaption>{context.t('sellers')}</figcaption>
+      <ol class="rp-sellers">
+        {rows.slice(0, 8).map((row, index) => {
+          const share = total ? sumOf([row], sales) / total : 0;
+          return (
+            <li key={index} data-testid="reports-seller">
+              <span>{String(row.data.name)}</span>
+              <span>
+                <span class="rp-hbar" style={{ width: `${share * 100}%` }} />
+              </span>
+              <span data-testid="reports-share">{percent(context.locale).format(share)}</span>
+            </li>
+          );
+        })}
+      </ol>
+    </figure>
+  );
+};
 
 export const ReportView = ({ context }: { context: PluginContext }) => {
   const { reports, state, speech } = context;
@@ -512,6 +601,8 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
   );
 
   const comparing = compare !== undefined;
+  const today =
+    restaurant && currencyState?.restaurantId === restaurant.id ? currencyState.today : undefined;
   const properties = shownProperties(report);
   const rows = shown?.state === 'done' ? shown.rows : undefined;
   const filled = rows !== undefined && hasData(report, rows);
@@ -555,8 +646,27 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
           {t('empty')}
         </p>
       )}
+      {today && (
+        <Cards
+          figures={today.figures}
+          label={t('card.today', {
+            date: formatValue(
+              { ...MONEY, type: 'string', unit: 'DATE' },
+              today.compareDate,
+              formatContext,
+            ),
+          })}
+          testId="reports-today"
+          context={formatContext}
+        />
+      )}
       {rows && filled && (
-        <Cards properties={properties} rows={rows} comparing={comparing} context={formatContext} />
+        <Cards
+          figures={summaryFigures(properties, rows, comparing)}
+          label={t('card.totals')}
+          testId="reports-cards"
+          context={formatContext}
+        />
       )}
       {rows && filled && (
         <Charts
@@ -567,6 +677,9 @@ export const ReportView = ({ context }: { context: PluginContext }) => {
           context={formatContext}
           rtl={speech.dir === 'rtl'}
         />
+      )}
+      {rows && filled && report.properties.some((p) => p.key === 'name') && (
+        <Sellers rows={rows} sales="revenue" context={formatContext} />
       )}
       {rows && filled && (
         // Scrolls by itself, in either direction, when the columns are wider than the screen.

@@ -37,6 +37,7 @@ const DATE_OPTIONS: Readonly<Record<string, Intl.DateTimeFormatOptions>> = {
   DATE_short: { day: 'numeric', month: 'short' },
   DATE_MONTH_short: { month: 'short' },
   DATE_YEAR_short: { year: 'numeric' },
+  sheet: { day: '2-digit', month: '2-digit', year: 'numeric' },
 };
 
 const dateFormat = (locale: string, kind: string): Intl.DateTimeFormat =>
@@ -44,6 +45,22 @@ const dateFormat = (locale: string, kind: string): Intl.DateTimeFormat =>
     `${kind}|${locale}`,
     () => new Intl.DateTimeFormat(locale, { ...DATE_OPTIONS[kind], timeZone: 'UTC' }),
   );
+
+/**
+ * A calendar date (or a date-time's own wall clock) the way a spreadsheet in the locale types it,
+ * in Latin digits without direction marks (`20.11.2026`, `11/20/2026 16:45:00`), or undefined.
+ */
+export const sheetDate = (value: string, locale: string): string | undefined => {
+  const [day = '', time] = DATE_TIME.test(value)
+    ? [value.slice(0, 10), /^\d\d:\d\d(:\d\d)?/.exec(value.slice(11))?.[0]]
+    : [value];
+  const instant = calendarDate(day);
+  if (instant === undefined) return undefined;
+  const date = dateFormat(`${locale}-u-nu-latn`, 'sheet')
+    .format(instant)
+    .replace(/[\u200e\u200f\u061c]/g, '');
+  return time ? `${date} ${time}` : date;
+};
 
 /** The instant of a YYYY-MM-DD calendar date at midnight UTC, or undefined. */
 const calendarDate = (value: string): number | undefined => {

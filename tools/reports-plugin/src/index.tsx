@@ -37,9 +37,13 @@ const show = (element: HTMLElement, sdk: PortalSdk, speech: Speech): (() => void
     currencyRequest = controller;
     const url = `${config.apiUrl}${config.currencyPath.replace('{id}', encodeURIComponent(restaurant.id))}`;
     fetchDashboard(context.fetch, url, sdk.getToken(), controller.signal).then(
-      ({ currency, date }) => {
+      ({ currency, date, figures, compareDate }) => {
         if (controller.signal.aborted) return;
-        state.currency.set({ restaurantId: restaurant.id, currency });
+        state.currency.set({
+          restaurantId: restaurant.id,
+          currency,
+          ...(compareDate && figures.length ? { today: { figures, compareDate } } : {}),
+        });
         if (date) state.today.set(date);
       },
       () => {

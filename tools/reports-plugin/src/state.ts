@@ -14,6 +14,7 @@ import {
 } from './range';
 import type { RangeRule, ReportSpec } from './reports';
 import { createStore, type Store } from './store';
+import type { Figure } from './summary';
 
 /**
  * The restaurant as the plugin keeps it: the part of the SDK's RestaurantData (tools/portal/sdk.ts)
@@ -38,6 +39,8 @@ export interface Selection {
 export interface CurrencyState {
   readonly restaurantId: string;
   readonly currency: string | undefined;
+  /** The dashboard's figures of today against the same weekday a week earlier. */
+  readonly today?: { readonly figures: readonly Figure[]; readonly compareDate: string };
 }
 
 export interface PluginState {
