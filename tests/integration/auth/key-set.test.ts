@@ -195,7 +195,9 @@ const keySetFor = (options: Partial<KeySetOptions> = {}): KeySet =>
     url: server.url,
     logger: createLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
     now: () => clock,
-    timeoutMs: 200,
+    // Short, for the tests of a server that never answers; long enough for a loopback answer
+    // on a machine whose cores are busy with other work.
+    timeoutMs: 1_000,
     ...options,
   });
 
