@@ -48,7 +48,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -58,6 +57,7 @@ import { claimsFor, SAMPLE_OWNER } from './db/sample-data';
 import { LOCAL_PLUGIN_API_KEY } from './db/seed-plugins';
 import { addDays, todayIn } from './dates';
 import { banner } from './local/banner';
+import { accepts } from './local/ports';
 import { startPreview, type PreviewServer } from './local/preview';
 import { READY_FILE_VARIABLE, removeReadyFile, writeReadyFile } from './local/ready';
 import { GRACE_MS, signalGroup, stopGroup, watchLauncher } from './local/shutdown';
@@ -183,22 +183,8 @@ if (readyFile) {
 }
 
 /** Whether something already accepts connections on localhost:port (IPv4 or IPv6). */
-const portInUse = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = connect({ host: 'localhost', port });
-    socket.setTimeout(2000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
+const portInUse = (port: number): Promise<boolean> => accepts('localhost', port);
+
 // Else the readiness probe could be answered by whatever holds the port.
 if (await portInUse(port)) {
   process.stderr.write(`Port ${port} is in use on localhost: stop what uses it, or set PORT\n`);

@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, watch } from 'node:fs';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +17,7 @@ import { declaredParameters, sampleParameters } from '../support/declarations';
 import { browserPreflight, SPEC_CORS, specCorsOf } from '../support/handlers';
 import { run } from '../support/processes';
 import { freshEnv, startService, TSX, type RunningService } from '../support/service';
+import { accepts } from '../../tools/local/ports';
 import { startService as startThroughNpm } from '../../tools/local/service';
 
 let service: RunningService;
@@ -294,24 +295,6 @@ const removal = (file: string, timeoutMs: number): Promise<void> =>
     };
     watcher.on('change', check);
     check();
-  });
-
-/** Whether something accepts a connection on `host`:`port`. */
-const accepts = (host: string, port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = connect({ host, port });
-    socket.setTimeout(2000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
   });
 
 const exitOf = (service: RunningService): Promise<unknown> =>
