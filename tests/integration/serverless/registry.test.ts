@@ -175,6 +175,8 @@ const PROBES: Readonly<Record<string, Probe>> = {
   DB_POOL_MAX: toFunctions('DB_POOL_MAX', '3'),
   DB_STATEMENT_TIMEOUT_MS: toFunctions('DB_STATEMENT_TIMEOUT_MS', '4000'),
   DB_STATEMENT_TIMEOUT_VIA: toFunctions('DB_STATEMENT_TIMEOUT_VIA', 'role'),
+  // Small: the other probes leave 0.5 s of the request budget below the function timeout.
+  DB_PROXY_QUEUE_MS: toFunctions('DB_PROXY_QUEUE_MS', '400'),
   DB_CONNECT_TIMEOUT_SECONDS: toFunctions('DB_CONNECT_TIMEOUT_SECONDS', '3'),
   DB_PREPARE: toFunctions('DB_PREPARE', 'false'),
   DB_CA: toFunctions('DB_CA', 'rds-proxy', 'database-ca/rds-proxy.pem'),
